@@ -1,0 +1,151 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+)
+
+// sqDist returns Σ_k (a_k − b_k)², with term k added to partial sum k mod 4
+// in increasing k and the result (s0 + s1) + (s2 + s3). Four partial sums
+// hide the latency of the additions; the float64 conversions forbid fusing
+// the multiplies into the adds, so the result is the same on every
+// architecture and wherever it is computed.
+func sqDist(a, b []float64) float64 {
+	var s [4]float64
+	sqDistLanes(&s, a, b)
+	return (s[0] + s[1]) + (s[2] + s[3])
+}
+
+// sqDistLanes adds the terms of a and b to the partial sums s, term k to
+// s[k mod 4].
+func sqDistLanes(s *[4]float64, a, b []float64) {
+	b = b[:len(a)]
+	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
+	k := 0
+	for ; k+4 <= len(a); k += 4 {
+		t0, t1, t2, t3 := a[k]-b[k], a[k+1]-b[k+1], a[k+2]-b[k+2], a[k+3]-b[k+3]
+		s0 += float64(t0 * t0)
+		s1 += float64(t1 * t1)
+		s2 += float64(t2 * t2)
+		s3 += float64(t3 * t3)
+	}
+	if k < len(a) {
+		t := a[k] - b[k]
+		s0 += float64(t * t)
+	}
+	if k+1 < len(a) {
+		t := a[k+1] - b[k+1]
+		s1 += float64(t * t)
+	}
+	if k+2 < len(a) {
+		t := a[k+2] - b[k+2]
+		s2 += float64(t * t)
+	}
+	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
+}
+
+// sqDistBelow is sqDist that gives up, returning ok = false, once a partial
+// result reaches bound. Sums of non-negative terms never decrease under
+// rounding, so ok = false implies sqDist(a, b) ≥ bound; when ok is true, d
+// equals sqDist(a, b) bit for bit. The bound is checked every 16 terms
+// (which keeps each lane's sequence of additions that of sqDist).
+func sqDistBelow(a, b []float64, bound float64) (d float64, ok bool) {
+	const step = 16
+	var s [4]float64
+	k := 0
+	for ; k+step < len(a); k += step {
+		sqDistLanes(&s, a[k:k+step], b[k:k+step])
+		if (s[0]+s[1])+(s[2]+s[3]) >= bound {
+			return 0, false
+		}
+	}
+	sqDistLanes(&s, a[k:], b[k:])
+	d = (s[0] + s[1]) + (s[2] + s[3])
+	return d, d < bound
+}
+
+func checkPoints(x []float64, n, d int) {
+	if d < 1 {
+		panic(fmt.Sprintf("kernels: dimension %d < 1", d))
+	}
+	if n < 0 || len(x) != n*d {
+		panic(fmt.Sprintf("kernels: len(x) = %d, want n·d = %d·%d", len(x), n, d))
+	}
+}
+
+// SqDistRow sets dst[j] to the squared Euclidean distance between rows i and
+// j of the row-major point set x of dimension d, for every row j; dst[i] is
+// 0. It panics unless len(x) is a multiple of d, len(dst) is the number of
+// rows and i is a row.
+func SqDistRow(dst []float64, x []float64, d, i int) {
+	if d < 1 || len(x)%d != 0 {
+		panic(fmt.Sprintf("kernels: len(x) = %d is not a multiple of d = %d", len(x), d))
+	}
+	n := len(x) / d
+	if len(dst) != n {
+		panic(fmt.Sprintf("kernels: len(dst) = %d, want %d", len(dst), n))
+	}
+	if i < 0 || i >= n {
+		panic(fmt.Sprintf("kernels: row %d out of range [0, %d)", i, n))
+	}
+	xi := x[i*d : (i+1)*d]
+	for j := range n {
+		dst[j] = sqDist(xi, x[j*d:(j+1)*d])
+	}
+	dst[i] = 0
+}
+
+// tileRows picks the tile edge of SqDistances so that the two blocks of
+// points of a tile stay in L1 (about 2·16 KiB) and the output tile in L2.
+func tileRows(d int) int {
+	return min(max(2048/d, 16), 128)
+}
+
+// SqDistances fills the n×n row-major dst with the squared Euclidean
+// distances between the rows of x (n×d): symmetric bit for bit, with a zero
+// diagonal, and equal to SqDistRow element by element. It works on square
+// tiles of the upper triangle in parallel; each tile writes its mirror image
+// too. It panics if len(x) ≠ n·d or len(dst) ≠ n·n, and returns ctx.Err() if
+// cancelled (dst then holds partial results).
+func SqDistances(ctx context.Context, dst []float64, x []float64, n, d, threads int) error {
+	checkPoints(x, n, d)
+	if len(dst) != n*n {
+		panic(fmt.Sprintf("kernels: len(dst) = %d, want n² = %d", len(dst), n*n))
+	}
+	t := tileRows(d)
+	nb := (n + t - 1) / t
+	return ParallelFor(ctx, nb*(nb+1)/2, threads, 1, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			bi, bj := upperPair(p, nb)
+			sqDistTile(dst, x, n, d, bi*t, min(bi*t+t, n), bj*t, min(bj*t+t, n))
+		}
+	})
+}
+
+// upperPair maps p in [0, nb(nb+1)/2) to the p-th pair (bi, bj), bi ≤ bj, of
+// the upper triangle in row-major order.
+func upperPair(p, nb int) (bi, bj int) {
+	for bi = 0; p >= nb-bi; bi++ {
+		p -= nb - bi
+	}
+	return bi, bi + p
+}
+
+// sqDistTile computes the block rows [i0, i1) × columns [j0, j1) (i0 ≤ j0)
+// and its transpose, skipping the lower half of a diagonal block.
+func sqDistTile(dst, x []float64, n, d, i0, i1, j0, j1 int) {
+	for i := i0; i < i1; i++ {
+		xi := x[i*d : (i+1)*d]
+		row := dst[i*n : (i+1)*n]
+		js := j0
+		if i0 == j0 {
+			row[i] = 0
+			js = i + 1
+		}
+		for j := js; j < j1; j++ {
+			v := sqDist(xi, x[j*d:(j+1)*d])
+			row[j] = v
+			dst[j*n+i] = v
+		}
+	}
+}

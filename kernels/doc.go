@@ -1,0 +1,50 @@
+// Package kernels holds the numeric building blocks that the transforms
+// share: a deterministic chunked parallel-for, pairwise distances, exact
+// k-nearest neighbours and neighbour ranks. It knows nothing of Arrow.
+//
+// # Conventions
+//
+// Point sets are plain row-major []float64 slices: n points of dimension d
+// are stored as x[i*d : (i+1)*d] for point i. Square matrices (n×n) are
+// row-major too. Indices of points are int32 where they are stored in bulk
+// (neighbour lists, orders, ranks), so n must be below 2³¹.
+//
+// Distances are squared Euclidean distances Σ_k (a_k − b_k)², summed
+// directly from the coordinate differences: term k goes to partial sum
+// k mod 4, and the result is (s0 + s1) + (s2 + s3), with no fused
+// multiply-add. This is exact up to the rounding of each term (no
+// ‖a‖² + ‖b‖² − 2⟨a, b⟩ cancellation), symmetric bit for bit, zero for
+// identical points, and the same on every architecture and in every
+// function of the package. SqDistRow, SqDistances and KNN return squared
+// distances; KNNFromDistances and the rank functions take whatever
+// dissimilarity they are given and only use its order. Inputs must be
+// finite: NaN gives unspecified (but never panicking) neighbour orders.
+//
+// # Ties
+//
+// Neighbours are ordered by (distance, index): among neighbours at the same
+// distance the one with the smaller index comes first. The point itself is
+// never its own neighbour, but duplicates of it are (at distance 0). Ranks
+// count from 1 for the nearest neighbour; a point has rank 0 with respect to
+// itself. +0 and −0 are the same distance. Ranker finds the full order of
+// a row in linear time (a stable radix sort), which is what the rank-based
+// quality measures need for every row.
+//
+// # Parallelism and determinism
+//
+// Long-running functions take a context.Context and a thread count
+// (threads ≤ 0 means runtime.GOMAXPROCS(0)). Work is split into static
+// chunks that depend only on the problem size, never on the thread count;
+// every output element is computed by one chunk with a fixed operation
+// order, and floating-point reductions are summed per chunk and then in chunk
+// order (ParallelSum, ParallelSumVec). Results are therefore bit-identical
+// for any thread count. A cancelled context stops the work between chunks
+// and the function returns ctx.Err(); the destination then holds partial
+// results.
+//
+// # Errors
+//
+// Wrong slice lengths and out-of-range arguments (k, row index) are
+// programmer errors and panic, as in gonum. Functions return an error only
+// for cancellation.
+package kernels

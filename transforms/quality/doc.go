@@ -1,0 +1,81 @@
+// Package quality measures how well an embedding Y (N×d) keeps the
+// neighbourhoods and the class structure of its input X (N×D).
+//
+// Evaluate compares Y with X point by point; EvaluateDistances gives the
+// classification metrics of a precomputed N×N distance matrix. Both return a
+// Report whose Rows are the long metrics table (metric, k, subset, value) that
+// the evaluate stage writes.
+//
+// # Conventions
+//
+// Points are rows of row-major []float64 slices. Distances are squared
+// Euclidean distances computed by package kernels; only their order
+// matters, so the results are those of plain Euclidean distances.
+// r(i,j) is the rank of j among the neighbours of i in X (nearest = 1) and
+// r̂(i,j) the rank in Y. Neighbours at the same distance are ranked by index,
+// the smaller index first, in both spaces; a point is never its own
+// neighbour, but its duplicates are. N_k(i) and N̂_k(i) are the k nearest
+// neighbours in X and Y; U_k(i) = N̂_k(i) \ N_k(i) are the intrusions and
+// V_k(i) = N_k(i) \ N̂_k(i) the extrusions. c_i is the class of point i.
+// k ranges over [1, N−2]; K = 0 in a Row means the metric has no k.
+//
+// # Metrics (in Report order)
+//
+//   - trustworthiness, k, subset all (Venna and Kaski 2001):
+//     T(k) = 1 − G(k) Σ_i Σ_{j∈U_k(i)} (r(i,j) − k), with
+//     G(k) = 2 / (N k (2N − 3k − 1)) for k < N/2 and
+//     G(k) = 2 / (N (N−k) (N−k−1)) for k ≥ N/2, so T ∈ [0, 1] for every k.
+//     With classes also subsets inter and intra (Colange et al. 2020): the
+//     same sum restricted to intrusions of another class (c_j ≠ c_i), or of
+//     the same class, with the same G(k). T = T_intra + T_inter − 1.
+//   - continuity, k, subsets all, intra, inter: the same with V_k(i) and
+//     r̂(i,j): C(k) = 1 − G(k) Σ_i Σ_{j∈V_k(i)} (r̂(i,j) − k).
+//     C = C_intra + C_inter − 1.
+//   - rnx, k, all: R_NX(k) = ((N−1) Q_NX(k) − k) / (N−1−k) with
+//     Q_NX(k) = Σ_i |N_k(i) ∩ N̂_k(i)| / (kN) (Lee and Verleysen 2009). 1 for
+//     a perfect embedding, about 0 for a random one.
+//   - rnx_auc, K = 0, all: Σ_k R_NX(k)/k ÷ Σ_k 1/k over every k = 1..N−2,
+//     whatever Options.Ks holds.
+//   - knn_accuracy, k, subsets embedding and input (classes only): the
+//     leave-one-out k-NN classification accuracy, by majority vote among the
+//     k nearest neighbours. A tie between classes goes to the tied class
+//     whose nearest member is nearest. The input subset is the same
+//     classifier in X, as a reference.
+//   - nn_error, K = 1, subsets embedding and input: the leave-one-out 1-NN
+//     error rate.
+//   - knn_gain, k, all (de Bodt et al. 2019):
+//     G_NN(k) = (1/(Nk)) Σ_i (|{j ∈ N̂_k(i): c_j = c_i}| − |{j ∈ N_k(i): c_j = c_i}|),
+//     positive when the embedding gathers classes better than the input.
+//   - With Options.Ordinal (the classes are ordered by value), on the best
+//     axis w of the embedding: the direction that maximises the Pearson
+//     correlation between the class rank and the projection y·w (the
+//     least-squares regression direction of the rank on the centred
+//     coordinates), oriented so that center_spearman ≥ 0. The class rank is
+//     the position of the class value among the values present.
+//     ordinal_spearman, K = 0, all: Spearman's ρ between class rank and
+//     projection over the points (average ranks for ties).
+//     center_spearman, K = 0, all: ρ between class rank and the projection
+//     of the class centres (class means of Y).
+//     center_discordant_pairs, K = 0, all: the number of class pairs a < b
+//     whose centres are strictly out of order along w.
+//     Report.CenterOrder lists the class values by projected centre. A ρ is
+//     NaN when the projection is constant (Y has no direction correlated
+//     with the classes).
+//
+// EvaluateDistances reports knn_accuracy and nn_error with subset distances.
+//
+// # Cost and determinism
+//
+// Everything is exact and costs O(N²(D + d)) time: for each point both
+// distance rows are computed and ranked in linear time (kernels.Ranker), and
+// the metrics are accumulated as integer counts. Q_NX(k) for every k comes
+// from a histogram of max(r(i,j), r̂(i,j)), so no N×N co-ranking matrix is
+// built; memory is O(N) per thread. Integer sums are exact in any order, so
+// results are bit-identical for every thread count.
+//
+// # Errors
+//
+// Bad data or options (sizes, fewer than 4 points, NaN or ±Inf, k out of
+// range, negative class values, fewer than 2 classes) give an *Error that
+// wraps one of the sentinel errors; cancellation returns ctx.Err().
+package quality

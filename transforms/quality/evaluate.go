@@ -1,0 +1,231 @@
+package quality
+
+import (
+	"context"
+	"math"
+	"slices"
+)
+
+// Metric names: the values of Row.Metric.
+const (
+	MetricTrustworthiness       = "trustworthiness"
+	MetricContinuity            = "continuity"
+	MetricRNX                   = "rnx"
+	MetricRNXAUC                = "rnx_auc"
+	MetricKNNAccuracy           = "knn_accuracy"
+	MetricNNError               = "nn_error"
+	MetricKNNGain               = "knn_gain"
+	MetricOrdinalSpearman       = "ordinal_spearman"
+	MetricCenterSpearman        = "center_spearman"
+	MetricCenterDiscordantPairs = "center_discordant_pairs"
+)
+
+// Subset names: the values of Row.Subset.
+const (
+	SubsetAll       = "all"       // every pair of points
+	SubsetIntra     = "intra"     // class-aware T/C: within-class part
+	SubsetInter     = "inter"     // class-aware T/C: between-class part
+	SubsetEmbedding = "embedding" // classification in the embedding
+	SubsetInput     = "input"     // the same classification in the input space
+	SubsetDistances = "distances" // classification on a given distance matrix
+)
+
+// Options selects the metrics.
+type Options struct {
+	// Ks are the neighbourhood sizes of the per-k metrics, each in
+	// [1, N−2]; order and repeats do not matter. Empty: only the metrics
+	// without k (rnx_auc, nn_error and the ordinal metrics).
+	Ks []int
+	// Threads is the number of goroutines; ≤ 0 means GOMAXPROCS. The
+	// results do not depend on it.
+	Threads int
+	// Ordinal says the classes are ordered by their value and adds the
+	// ordinal metrics. It needs classes and embedding coordinates.
+	Ordinal bool
+}
+
+// Row is one row of the long metrics table (columns metric, k, subset,
+// value). K is 0 for metrics without a neighbourhood size.
+type Row struct {
+	Metric string
+	K      int
+	Subset string
+	Value  float64
+}
+
+// Report holds the metrics of one evaluation.
+type Report struct {
+	N    int   // number of points
+	Rows []Row // in a fixed order: by metric as listed in the package documentation, then k, then subset
+	// CenterOrder lists the class values in the order of their projected
+	// centres along the best ordinal axis (ties by class value); nil
+	// without Options.Ordinal.
+	CenterOrder []int
+}
+
+// Value returns the value of the row with the given metric, k and subset.
+func (r *Report) Value(metric string, k int, subset string) (float64, bool) {
+	for _, row := range r.Rows {
+		if row.Metric == metric && row.K == k && row.Subset == subset {
+			return row.Value, true
+		}
+	}
+	return 0, false
+}
+
+func (r *Report) add(metric string, k int, subset string, v float64) {
+	r.Rows = append(r.Rows, Row{Metric: metric, K: k, Subset: subset, Value: v})
+}
+
+// Evaluate compares an embedding y (N×d, row-major) with the input x (N×D)
+// point by point. classes, if not nil, holds a class value ≥ 0 per point and
+// adds the class-aware metrics; with opts.Ordinal the values are taken as
+// ordered. Bad data (sizes, NaN or ±Inf, class values, k out of range)
+// gives an *Error; cancellation gives ctx.Err().
+func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options) (*Report, error) {
+	n, err := checkCoordinates(x, D, y, d)
+	if err != nil {
+		return nil, err
+	}
+	ks, err := checkKs(opts.Ks, n)
+	if err != nil {
+		return nil, err
+	}
+	var lab *labels
+	if classes != nil {
+		if lab, err = newLabels(classes, n); err != nil {
+			return nil, err
+		}
+	} else if opts.Ordinal {
+		return nil, dataError("classes", -1, -1, ErrNoClasses, "the ordinal metrics need classes")
+	}
+	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, ks, lab, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{N: n}
+	c.structureRows(rep, n, ks, lab != nil)
+	if lab != nil {
+		c.classRows(rep, n, ks, SubsetEmbedding, SubsetInput)
+	}
+	if opts.Ordinal {
+		o := ordinalMetrics(y, n, d, lab)
+		rep.add(MetricOrdinalSpearman, 0, SubsetAll, o.spearman)
+		rep.add(MetricCenterSpearman, 0, SubsetAll, o.centerSpearman)
+		rep.add(MetricCenterDiscordantPairs, 0, SubsetAll, float64(o.discordant))
+		rep.CenterOrder = o.centerOrder
+	}
+	return rep, nil
+}
+
+// EvaluateDistances gives the classification metrics (nn_error and
+// knn_accuracy, subset "distances") for a precomputed N×N row-major
+// dissimilarity matrix. Only the order of each row's off-diagonal values is
+// used (plain or squared distances give the same results); the matrix need
+// not be symmetric. classes are required; opts.Ordinal is refused.
+func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int, opts Options) (*Report, error) {
+	if n < 4 {
+		return nil, dataError("distances", -1, -1, ErrTooFewPoints, "N = %d", n)
+	}
+	if len(dist) != n*n {
+		return nil, dataError("distances", -1, -1, ErrSize, "%d values for N = %d (want N² = %d)", len(dist), n, n*n)
+	}
+	if err := checkFinite("distances", dist, n); err != nil {
+		return nil, err
+	}
+	if opts.Ordinal {
+		return nil, dataError("options", -1, -1, ErrOption, "the ordinal metrics need embedding coordinates")
+	}
+	ks, err := checkKs(opts.Ks, n)
+	if err != nil {
+		return nil, err
+	}
+	if classes == nil {
+		return nil, dataError("classes", -1, -1, ErrNoClasses, "")
+	}
+	lab, err := newLabels(classes, n)
+	if err != nil {
+		return nil, err
+	}
+	c, err := classify(ctx, matrixSpace(dist, n), n, ks, lab, opts.Threads)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Report{N: n}
+	c.classRows(rep, n, ks, "", SubsetDistances)
+	return rep, nil
+}
+
+func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {
+	if D < 1 || len(x)%D != 0 {
+		return 0, dataError("x", -1, -1, ErrSize, "%d values are not rows of D = %d", len(x), D)
+	}
+	if d < 1 || len(y)%d != 0 {
+		return 0, dataError("y", -1, -1, ErrSize, "%d values are not rows of d = %d", len(y), d)
+	}
+	n := len(x) / D
+	if len(y)/d != n {
+		return 0, dataError("y", -1, -1, ErrSize, "%d rows, input has %d", len(y)/d, n)
+	}
+	if n < 4 {
+		return 0, dataError("x", -1, -1, ErrTooFewPoints, "N = %d", n)
+	}
+	if err := checkFinite("x", x, D); err != nil {
+		return 0, err
+	}
+	if err := checkFinite("y", y, d); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+func checkFinite(input string, v []float64, cols int) error {
+	for p, f := range v {
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return dataError(input, p/cols, p%cols, ErrNotFinite, "%v", f)
+		}
+	}
+	return nil
+}
+
+// checkKs returns the sorted, de-duplicated neighbourhood sizes.
+func checkKs(ks []int, n int) ([]int, error) {
+	for _, k := range ks {
+		if k < 1 || k > n-2 {
+			return nil, dataError("options", -1, -1, ErrK, "k = %d with N = %d", k, n)
+		}
+	}
+	s := slices.Clone(ks)
+	slices.Sort(s)
+	return slices.Compact(s), nil
+}
+
+// labels holds the classes renumbered densely, 0..len(values)−1, in the
+// order of their values.
+type labels struct {
+	id     []int32 // dense class of each point
+	values []int   // class value of each dense class, increasing
+}
+
+func newLabels(classes []int, n int) (*labels, error) {
+	if len(classes) != n {
+		return nil, dataError("classes", -1, -1, ErrSize, "%d classes for %d points", len(classes), n)
+	}
+	for i, c := range classes {
+		if c < 0 {
+			return nil, dataError("classes", i, -1, ErrClass, "%d", c)
+		}
+	}
+	values := slices.Clone(classes)
+	slices.Sort(values)
+	values = slices.Compact(values)
+	if len(values) < 2 {
+		return nil, dataError("classes", -1, -1, ErrTooFewClasses, "only class %d", values[0])
+	}
+	lab := &labels{id: make([]int32, n), values: values}
+	for i, c := range classes {
+		p, _ := slices.BinarySearch(values, c)
+		lab.id[i] = int32(p)
+	}
+	return lab, nil
+}
