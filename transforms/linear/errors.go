@@ -1,0 +1,48 @@
+package linear
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Errors returned by PCA and LDA wrap one of them (test with
+// errors.Is); errors about one position of the input are *InputError.
+var (
+	ErrNoData        = errors.New("no data")
+	ErrTooFewRows    = errors.New("too few rows")
+	ErrDims          = errors.New("invalid output dimension")
+	ErrNonFinite     = errors.New("non-finite value")
+	ErrLength        = errors.New("length mismatch")
+	ErrTooFewClasses = errors.New("fewer than 2 classes")
+	ErrClassRange    = errors.New("class index out of range")
+	ErrEmptyClass    = errors.New("empty class")
+	ErrOption        = errors.New("invalid option")
+	ErrNumerical     = errors.New("numerical failure")
+)
+
+// InputError reports a bad value at one position of the input, like
+// encoding/csv's ParseError.
+type InputError struct {
+	Row int   // 0-based row of x, or index into classes
+	Col int   // 0-based column of x, or −1 when the value is a class index
+	Err error // wraps one of the sentinel errors
+}
+
+func (e *InputError) Error() string {
+	if e.Col < 0 {
+		return fmt.Sprintf("linear: row %d: %v", e.Row, e.Err)
+	}
+	return fmt.Sprintf("linear: row %d, column %d: %v", e.Row, e.Col, e.Err)
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// wrapf wraps sentinel with a formatted detail and the package prefix.
+func wrapf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("linear: %w: "+format, append([]any{sentinel}, args...)...)
+}
+
+// detailf wraps sentinel with a formatted detail, for InputError.Err.
+func detailf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+}

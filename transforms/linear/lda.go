@@ -1,0 +1,266 @@
+package linear
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// LDAOptions tunes LDA. The zero value selects the defaults.
+type LDAOptions struct {
+	// Shrinkage is the ε added to the diagonal of S_w. 0 selects
+	// 1e−6·trace(S_w)/D (see the package documentation); negative or
+	// non-finite values are an error.
+	Shrinkage float64
+}
+
+// LDAResult is a fitted Fisher discriminant analysis.
+type LDAResult struct {
+	Projection               // Origin: mean of all rows; Axes: discriminant axes, then filled ones
+	Eigenvalues   []float64  // λ of S_b w = λ(S_w+εI)w per discriminant axis, descending
+	Discriminants int        // number of discriminant axes (≤ k−1); axes after them are filled
+	Shrinkage     float64    // the ε used
+	Centers       *mat.Dense // k×D class centres
+	Warnings      []string   // sentences for the user, e.g. about filled axes
+}
+
+// LDA fits d axes of Fisher's linear discriminant analysis to the n×D data x
+// with classes[i] ∈ 0..k−1. Axis 1 is oriented so that the last class centre
+// lies on its positive side relative to the first one; the other axes so
+// that their component of largest absolute value is positive. When d exceeds
+// the number of discriminant axes (at most k−1), the rest are the top
+// principal directions of x orthogonal to the discriminant axes, and
+// Warnings says so. x and classes are not modified.
+func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, error) {
+	n, D := x.Dims()
+	if n == 0 || D == 0 {
+		return nil, wrapf(ErrNoData, "x is empty")
+	}
+	if d < 1 || d > D {
+		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
+	}
+	if s := opts.Shrinkage; s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return nil, wrapf(ErrOption, "shrinkage %v, want a finite value ≥ 0", s)
+	}
+	counts, err := checkClasses(classes, n, k)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFinite(x); err != nil {
+		return nil, err
+	}
+
+	centers := classCenters(x, classes, counts)
+	mean := columnMeans(x)
+
+	// Within-class scatter S_w = RᵀR with R the rows minus their class centre.
+	resid := mat.NewDense(n, D, nil)
+	for i := range n {
+		for j := range D {
+			resid.Set(i, j, x.At(i, j)-centers.At(classes[i], j))
+		}
+	}
+	var sw mat.SymDense
+	sw.SymOuterK(1, resid.T())
+	shrink := opts.Shrinkage
+	if shrink == 0 {
+		shrink = defaultShrinkage(&sw, centers, counts, mean)
+	}
+	for j := range D {
+		sw.SetSym(j, j, sw.At(j, j)+shrink)
+	}
+	var chol mat.Cholesky
+	if !chol.Factorize(&sw) {
+		return nil, wrapf(ErrNumerical, "S_w + εI is not positive definite (ε = %g); increase the shrinkage", shrink)
+	}
+	var l mat.TriDense
+	chol.LTo(&l)
+
+	// S_b = HᵀH with rows √n_k (c_k − m). The generalized problem
+	// S_b w = λ L Lᵀ w becomes the SVD of G = L⁻¹Hᵀ: z = left singular
+	// vector, λ = σ², w = L⁻ᵀ z.
+	h := mat.NewDense(k, D, nil)
+	for c := range k {
+		s := math.Sqrt(float64(counts[c]))
+		for j := range D {
+			h.Set(c, j, s*(centers.At(c, j)-mean[j]))
+		}
+	}
+	var warnings []string
+	var g mat.Dense
+	if err := l.SolveTo(&g, false, h.T()); err != nil {
+		if !isCondition(err) {
+			return nil, wrapf(ErrNumerical, "whitening: %v", err)
+		}
+		warnings = append(warnings, fmt.Sprintf("S_w + εI is ill-conditioned (ε = %g); the discriminant axes may be inaccurate", shrink))
+	}
+	var svd mat.SVD
+	if !svd.Factorize(&g, mat.SVDThinU) {
+		return nil, wrapf(ErrNumerical, "SVD of the whitened between-class matrix did not converge")
+	}
+	sv := svd.Values(nil)
+	nDisc := min(d, k-1, numericalRank(sv, float64(max(D, k))*eps*sv[0]))
+
+	axes := mat.NewDense(D, d, nil)
+	lambda := make([]float64, nDisc)
+	var disc *mat.Dense
+	if nDisc > 0 {
+		var u mat.Dense
+		svd.UTo(&u)
+		var w mat.Dense
+		if err := l.SolveTo(&w, true, u.Slice(0, D, 0, nDisc)); err != nil && !isCondition(err) {
+			return nil, wrapf(ErrNumerical, "back-substitution: %v", err)
+		}
+		for j := range nDisc {
+			col := mat.Col(nil, j, &w)
+			norm := math.Sqrt(dot(col, col))
+			for i, v := range col {
+				axes.Set(i, j, v/norm)
+			}
+			lambda[j] = sv[j] * sv[j]
+		}
+		disc = mat.DenseCopyOf(axes.Slice(0, D, 0, nDisc))
+	}
+	if nDisc < d {
+		fill, _, err := PrincipalAxesOrthogonal(x, disc, d-nDisc)
+		if err != nil {
+			return nil, err
+		}
+		axes.Slice(0, D, nDisc, d).(*mat.Dense).Copy(fill)
+		warnings = append(warnings, fillWarning(k, nDisc, d))
+	}
+
+	first, last := mat.Row(nil, 0, centers), mat.Row(nil, k-1, centers)
+	for i := range first {
+		last[i] -= first[i]
+	}
+	OrientAlong(axes, 0, last)
+	for j := 1; j < d; j++ {
+		OrientByLargest(axes, j)
+	}
+	return &LDAResult{
+		Projection:    Projection{Origin: mean, Axes: axes},
+		Eigenvalues:   lambda,
+		Discriminants: nDisc,
+		Shrinkage:     shrink,
+		Centers:       centers,
+		Warnings:      warnings,
+	}, nil
+}
+
+// defaultShrinkage is 1e−6·trace(S_w)/D, with trace(S_b) and then 1 standing
+// in for a zero trace(S_w).
+func defaultShrinkage(sw *mat.SymDense, centers *mat.Dense, counts []int, mean []float64) float64 {
+	D := sw.SymmetricDim()
+	tr := mat.Trace(sw)
+	if tr == 0 {
+		for c, nc := range counts {
+			for j := range D {
+				v := centers.At(c, j) - mean[j]
+				tr += float64(nc) * v * v
+			}
+		}
+	}
+	if tr == 0 {
+		return 1
+	}
+	return 1e-6 * tr / float64(D)
+}
+
+func isCondition(err error) bool {
+	var c mat.Condition
+	return errors.As(err, &c)
+}
+
+// fillWarning explains why only nDisc of the d axes are discriminant.
+func fillWarning(k, nDisc, d int) string {
+	var why string
+	switch {
+	case nDisc == 0:
+		return fmt.Sprintf("the %d class centres coincide, so LDA has no discriminant axis; %s the direction%s of largest data variance",
+			k, axisRange(1, d), plural(d))
+	case nDisc == k-1:
+		why = fmt.Sprintf("%d classes give at most %d discriminant %s", k, nDisc, axisWord(nDisc))
+	default:
+		why = fmt.Sprintf("the %d class centres give only %d discriminant %s", k, nDisc, axisWord(nDisc))
+	}
+	them := "them"
+	if nDisc == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("%s; %s the direction%s of largest data variance orthogonal to %s",
+		why, axisRange(nDisc+1, d), plural(d-nDisc), them)
+}
+
+// axisRange is "axis 3 is" or "axes 3–5 are" (1-based).
+func axisRange(from, to int) string {
+	if from == to {
+		return fmt.Sprintf("axis %d is", from)
+	}
+	return fmt.Sprintf("axes %d–%d are", from, to)
+}
+
+func axisWord(n int) string {
+	if n == 1 {
+		return "axis"
+	}
+	return "axes"
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}
+
+// checkClasses validates the class indices against n rows and k classes and
+// returns the count of each class.
+func checkClasses(classes []int, n, k int) ([]int, error) {
+	if len(classes) != n {
+		return nil, wrapf(ErrLength, "%d class indices for %d rows", len(classes), n)
+	}
+	if k < 2 {
+		return nil, wrapf(ErrTooFewClasses, "k = %d", k)
+	}
+	counts := make([]int, k)
+	for i, c := range classes {
+		if c < 0 || c >= k {
+			return nil, &InputError{Row: i, Col: -1, Err: detailf(ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)}
+		}
+		counts[c]++
+	}
+	for c, nc := range counts {
+		if nc == 0 {
+			return nil, wrapf(ErrEmptyClass, "class %d has no rows", c)
+		}
+	}
+	return counts, nil
+}
+
+// classCenters returns the k×D matrix of class means.
+func classCenters(x *mat.Dense, classes []int, counts []int) *mat.Dense {
+	_, D := x.Dims()
+	centers := mat.NewDense(len(counts), D, nil)
+	for i, c := range classes {
+		for j := range D {
+			centers.Set(c, j, centers.At(c, j)+x.At(i, j))
+		}
+	}
+	for c, nc := range counts {
+		for j := range D {
+			centers.Set(c, j, centers.At(c, j)/float64(nc))
+		}
+	}
+	return centers
+}
