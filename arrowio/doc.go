@@ -1,0 +1,82 @@
+// Package arrowio moves tables in and out of ordinate: Parquet (a file, a
+// glob, or a directory of part files, read row group by row group), Arrow IPC
+// files and streams (stdin/stdout), and CSV with a header row.
+//
+// It knows nothing of the methods. It offers four things:
+//
+//   - Open: a Reader that streams record batches from any supported source,
+//     together with the position (file, first input row) of each batch.
+//   - Selection: the column contract of every stage (--id, --features,
+//     --label, --soft-labels, --keep, --on-invalid), compiled against a schema
+//     into a Plan that turns record batches into a Frame of plain Go slices.
+//   - Create: an atomic Writer (temporary file in the target folder, renamed
+//     on Close, removed on Abort) for Parquet (zstd), Arrow IPC file, Arrow IPC
+//     stream and CSV.
+//   - Provenance: the JSON stored under the footer key "ordinate", and Inspect
+//     to read it back.
+//
+// # Conventions
+//
+// Row numbers are 0-based input row numbers counted across all files of the
+// input in the order they are read (part files sorted by name); they are the
+// values of the synthesised "row" id column. Errors about data carry the part
+// file, the column, the row number and, when an id column is selected, the id
+// value, as an *Error that wraps one of the sentinel errors of errors.go.
+//
+// Invalid values are NaN, ±Inf and null in a used column. Feature matrices
+// are float64, row-major, N×D.
+//
+// Every Arrow array, record batch and reader handed out must be released by
+// the caller, as everywhere in arrow-go. All functions take an allocator
+// option so that tests can check for leaks with memory.CheckedAllocator.
+//
+// # Reading
+//
+// Open reads one input as a single stream of batches of at most
+// WithBatchSize rows (default 65536), with one schema: every part file must
+// have the same column names and types (those read, with WithColumns). Parquet is read row group by row
+// group (a batch never spans two), through a buffered stream per column
+// chunk, so memory is bounded by a row group and does not grow with the
+// file. Arrow IPC record batches larger than the batch size are sliced.
+// WithColumns reads only some top-level columns (for Parquet, only their
+// column chunks).
+//
+// CSV needs a header row; a value is null when, spaces trimmed, it is
+// empty, NA, N/A, null or NULL (encoding/csv skips blank lines, so an
+// empty value alone on a line must be quoted). Open reads all CSV files once
+// to infer the column types: int64 when every non-null value is a base-10
+// integer, float64 when every one parses with strconv.ParseFloat (NaN, Inf
+// and out-of-range values included) or there is none, utf8 otherwise. A
+// utf8 column more than half of whose values are numbers carries the row
+// and text of its first other value in its field metadata
+// (MetaFirstTextRow, MetaFirstTextValue), so that using it as a feature can
+// fail with ErrNotNumeric pointing there. Ragged rows, bad quotes and
+// duplicate or empty header names are ErrCorrupt with their row.
+//
+// A damaged file gives an *Error wrapping ErrCorrupt (ErrEmpty for a file of
+// 0 bytes), never a panic: calls into arrow-go run under recover, batches are
+// validated before they are handed out, and the metadata that arrow-go
+// trusts (IPC schemas and footers, the Arrow schema stored in Parquet
+// footers, declared buffer sizes) is checked first, because a damaged count
+// there makes arrow-go ask for more memory than there is, which no recover
+// catches. After a panic inside arrow-go the memory it had allocated is left
+// to the garbage collector: a CheckedAllocator then reports it as a leak.
+// Neither Parquet nor Arrow IPC has checksums on its data, so damage there
+// may go unseen and read as other values.
+//
+// # Writing
+//
+// Create picks the format from the extension (FormatOf) and writes to a
+// temporary file next to the target; Close renames it into place, so a
+// reader never sees a partial output and a failed run leaves none. Only
+// standard output ("-", an Arrow IPC stream) is written as it goes.
+// Provenance goes in with SetMetadata: Parquet writes it to the footer at
+// Close, so it can carry the row count (Writer.Rows) and the run time;
+// Arrow IPC writes it with the schema, before the first batch; CSV has no
+// place for it. Inspect reads it back with the schema, row count and row
+// groups, from the footer alone for Parquet.
+//
+// arrow-go v18.8's readers trust the counts in a file's schema, so a
+// damaged one can exhaust memory, which no recover catches; Inspect checks
+// the schema before arrow-go decodes it and gives an error instead.
+package arrowio

@@ -1,0 +1,244 @@
+package arrowio
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// parquetBufferSize is the read buffer of each column chunk. Chunks are
+// streamed through it rather than read whole, so that memory stays bounded
+// by a page per column, not by a row group.
+const parquetBufferSize = 1 << 20
+
+// parquetPart reads one Parquet file row group by row group.
+type parquetPart struct {
+	name   string
+	f      *os.File
+	pf     *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema // the projected schema
+	leaves []int         // leaf columns to read; nil for all
+	rg     int           // next row group
+	rr     pqarrow.RecordReader
+	want   int64 // rows the footer gives for the row group being read
+	got    int64 // rows read from it
+}
+
+// openParquet checks the schemas of all files and returns a reader over
+// them. The first file stays open for reading.
+func openParquet(ctx context.Context, src Source, cfg *readConfig) (Reader, error) {
+	open := func(_ context.Context, name string) (partReader, error) {
+		return openParquetPart(name, cfg)
+	}
+	return openChecked(ctx, src, cfg, func(name string) (partReader, *arrow.Schema, error) {
+		p, err := openParquetPart(name, cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return p, p.schema, nil
+	}, open)
+}
+
+// openChecked opens every file of src with openOne to compare its schema
+// with that of the first file, keeps the first one open and returns the
+// reader.
+func openChecked(ctx context.Context, src Source, cfg *readConfig,
+	openOne func(name string) (partReader, *arrow.Schema, error),
+	open func(context.Context, string) (partReader, error)) (Reader, error) {
+	var first partReader
+	var schema *arrow.Schema
+	for i, name := range src.Files {
+		if err := ctx.Err(); err != nil {
+			closeParts(first)
+			return nil, err
+		}
+		var p partReader
+		var s *arrow.Schema
+		err := catchPanic(func() (err error) {
+			if p, s, err = openOne(name); err == nil {
+				err = checkTypes(s)
+			}
+			return err
+		})
+		if p != nil && err != nil {
+			closeParts(p)
+		}
+		if err != nil {
+			closeParts(first)
+			return nil, readError(name, -1, err)
+		}
+		if i == 0 {
+			first, schema = p, s
+			continue
+		}
+		_ = catchPanic(p.close)
+		if err := checkSchema(src.Files[0], name, &schema, s); err != nil {
+			closeParts(first)
+			return nil, err
+		}
+	}
+	return newMultiReader(ctx, src, schema, cfg, first, open), nil
+}
+
+func closeParts(p partReader) {
+	if p != nil {
+		_ = catchPanic(p.close)
+	}
+}
+
+// openParquetPart opens name and reads its footer.
+func openParquetPart(name string, cfg *readConfig) (*parquetPart, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	p := &parquetPart{name: name, f: f}
+	ok := false
+	defer func() {
+		if !ok { // also when arrow-go panics
+			p.close()
+		}
+	}()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fileError(name, err)
+	}
+	if fi.Size() == 0 {
+		return nil, &Error{File: name, Row: -1, Err: fmt.Errorf("%w: empty file", ErrEmpty)}
+	}
+	props := parquet.NewReaderProperties(cfg.mem)
+	props.BufferedStreamEnabled = true
+	props.BufferSize = parquetBufferSize
+	if p.pf, err = file.NewParquetReader(f, file.WithReadProps(props)); err != nil {
+		return nil, err
+	}
+	if v := p.pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+		if err := verifyStoredSchema(*v); err != nil {
+			return nil, err
+		}
+	}
+	p.fr, err = pqarrow.NewFileReader(p.pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
+	if err != nil {
+		return nil, err
+	}
+	full, err := p.fr.Schema()
+	if err != nil {
+		return nil, err
+	}
+	idx, err := columnIndices(name, full, cfg.columns)
+	if err != nil {
+		return nil, err
+	}
+	p.schema = projectSchema(full, idx)
+	if idx != nil {
+		// Map the top-level fields to their leaf columns through the
+		// schema manifest, so that nested (list) columns are read whole.
+		for _, i := range idx {
+			p.leaves = appendLeaves(p.leaves, &p.fr.Manifest.Fields[i])
+		}
+	}
+	ok = true
+	return p, nil
+}
+
+// appendLeaves appends the leaf column indices under f.
+func appendLeaves(dst []int, f *pqarrow.SchemaField) []int {
+	if f.IsLeaf() {
+		return append(dst, f.ColIndex)
+	}
+	for i := range f.Children {
+		dst = appendLeaves(dst, &f.Children[i])
+	}
+	return dst
+}
+
+func (p *parquetPart) next(ctx context.Context) (arrow.RecordBatch, error) {
+	for {
+		if p.rr == nil {
+			if p.rg >= p.pf.NumRowGroups() {
+				return nil, nil
+			}
+			rg := p.rg
+			p.rg++
+			p.want, p.got = p.pf.MetaData().RowGroup(rg).NumRows(), 0
+			if p.want == 0 {
+				continue
+			}
+			if p.want < 0 {
+				return nil, fmt.Errorf("row group %d has %d rows", rg, p.want)
+			}
+			if err := p.checkRowGroup(rg); err != nil {
+				return nil, err
+			}
+			rr, err := p.fr.GetRecordReader(ctx, p.leaves, []int{rg})
+			if err != nil {
+				return nil, err
+			}
+			p.rr = rr
+		}
+		if p.rr.Next() {
+			rec := p.rr.RecordBatch()
+			p.got += rec.NumRows()
+			if p.got > p.want {
+				return nil, fmt.Errorf("row group %d has more rows than the %d of the footer", p.rg-1, p.want)
+			}
+			rec.Retain()
+			return rec, nil
+		}
+		err := p.rr.Err()
+		p.rr.Release()
+		p.rr = nil
+		if err != nil {
+			return nil, err
+		}
+		if p.got != p.want {
+			return nil, fmt.Errorf("row group %d ends after %d of the %d rows of the footer", p.rg-1, p.got, p.want)
+		}
+	}
+}
+
+// checkRowGroup checks the column chunks that will be read from row group
+// rg for what makes pqarrow fail after it has allocated buffers, which it
+// would then not free: an unknown compression codec.
+func (p *parquetPart) checkRowGroup(rg int) error {
+	md := p.pf.MetaData().RowGroup(rg)
+	check := func(i int) error {
+		col, err := md.ColumnChunk(i)
+		if err != nil {
+			return err
+		}
+		if _, err := compress.GetCodec(col.Compression()); err != nil {
+			return fmt.Errorf("row group %d, column %s: %w", rg, col.PathInSchema(), err)
+		}
+		return nil
+	}
+	if p.leaves == nil {
+		for i := range md.NumColumns() {
+			if err := check(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, i := range p.leaves {
+		if err := check(i); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *parquetPart) close() error {
+	if p.rr != nil {
+		p.rr.Release()
+		p.rr = nil
+	}
+	return p.f.Close()
+}

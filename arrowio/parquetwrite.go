@@ -1,0 +1,289 @@
+package arrowio
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/arrow-go/v18/parquet"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+)
+
+// Row group sizing when WithRowGroupRows is not given: aim at this many
+// bytes of values per row group, within [minRowGroupRows, maxRowGroupRows]
+// rows. Buffered row groups are held in memory until full, so the byte
+// target bounds the writer's memory.
+const (
+	rowGroupTargetBytes = 64 << 20
+	minRowGroupRows     = 1024
+	maxRowGroupRows     = 1 << 20
+)
+
+// parquetEncoder writes Parquet through pqarrow. It gathers batches until
+// a row group is full and then writes that row group column by column, so
+// that small batches do not make small row groups.
+//
+// It does this itself rather than through pqarrow's WriteBuffered because
+// pqarrow v18.8 writes fixed-size-list columns wrongly when they are sliced
+// (it ignores the slice offset, and WriteBuffered slices at row group
+// boundaries) and refuses them when they hold nulls. Top-level fixed-size
+// lists are therefore handed to pqarrow as the equivalent variable-size
+// lists, with an empty list under each null; the Parquet column is the same
+// LIST either way, and the stored Arrow schema still says fixed-size list,
+// so readers get the type back.
+type parquetEncoder struct {
+	fw        *pqarrow.FileWriter
+	mem       memory.Allocator
+	wschema   *arrow.Schema // what pqarrow is given: fixed-size lists as lists
+	asList    []bool        // per column: a fixed-size list written as a list
+	groupRows int64
+	pending   []arrow.RecordBatch // in wschema, not yet written
+	rows      int64               // rows in pending
+	base      arrow.Metadata      // the schema metadata, written to the footer at finish
+	meta      *kvMeta
+}
+
+func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *writeConfig) (*parquetEncoder, error) {
+	rows := cfg.rowGroupRows
+	if rows <= 0 {
+		rows = defaultRowGroupRows(schema)
+	}
+	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(cfg.mem))
+	opts := []parquet.WriterProperty{
+		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithAllocator(cfg.mem),
+		parquet.WithCreatedBy("ordinate"),
+		parquet.WithMaxRowGroupLength(rows),
+	}
+	// Dictionaries rarely pay for floats (few repeats) and cost a fallback
+	// to plain encoding per column chunk; turn them off leaf by leaf.
+	pq, err := pqarrow.ToParquet(schema, parquet.NewWriterProperties(opts...), arrProps)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; i < pq.NumColumns(); i++ {
+		col := pq.Column(i)
+		if t := col.PhysicalType(); t == parquet.Types.Float || t == parquet.Types.Double {
+			opts = append(opts, parquet.WithDictionaryPath(col.ColumnPath(), false))
+		}
+	}
+	// The schema metadata is left out of the file writer's schema and
+	// written with the SetMetadata pairs at finish, so that every key is in
+	// the footer once with its last value.
+	bare := arrow.NewSchema(schema.Fields(), nil)
+	fw, err := pqarrow.NewFileWriter(bare, sink, parquet.NewWriterProperties(opts...), arrProps)
+	if err != nil {
+		return nil, err
+	}
+	e := &parquetEncoder{fw: fw, mem: cfg.mem, groupRows: rows, base: schema.Metadata(), meta: meta}
+	fields := schema.Fields()
+	e.asList = make([]bool, len(fields))
+	for i, f := range fields {
+		if dt, ok := f.Type.(*arrow.FixedSizeListType); ok {
+			e.asList[i] = true
+			fields[i].Type = arrow.ListOfField(dt.ElemField())
+		}
+	}
+	e.wschema = arrow.NewSchema(fields, nil)
+	return e, nil
+}
+
+func (e *parquetEncoder) write(rec arrow.RecordBatch) error {
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	cols := make([]arrow.Array, rec.NumCols())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, c := range rec.Columns() {
+		if !e.asList[i] {
+			c.Retain()
+			cols[i] = c
+			continue
+		}
+		l, err := fixedSizeAsList(c.(*array.FixedSizeList), e.wschema.Field(i).Type.(*arrow.ListType), e.mem)
+		if err != nil {
+			return fmt.Errorf("column %q: %w", rec.ColumnName(i), err)
+		}
+		cols[i] = l
+	}
+	e.pending = append(e.pending, array.NewRecordBatch(e.wschema, cols, rec.NumRows()))
+	e.rows += rec.NumRows()
+	for e.rows >= e.groupRows {
+		if err := e.flush(e.groupRows); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush writes the first n pending rows as one row group.
+func (e *parquetEncoder) flush(n int64) error {
+	if err := e.fw.NewRowGroupChecked(); err != nil {
+		return err
+	}
+	chunks := make([]arrow.Array, len(e.pending))
+	for c := range e.wschema.NumFields() {
+		for k, rec := range e.pending {
+			chunks[k] = rec.Column(c)
+		}
+		col := arrow.NewChunked(e.wschema.Field(c).Type, chunks)
+		err := e.fw.WriteColumnChunked(col, 0, n)
+		col.Release()
+		if err != nil {
+			return err
+		}
+	}
+	// Drop the rows written; a batch cut by the row group boundary keeps
+	// its tail.
+	left := n
+	for len(e.pending) > 0 && left > 0 {
+		rec := e.pending[0]
+		if k := rec.NumRows(); k > left {
+			e.pending[0] = rec.NewSlice(left, k)
+			rec.Release()
+			break
+		}
+		left -= rec.NumRows()
+		rec.Release()
+		e.pending = e.pending[1:]
+	}
+	e.rows -= n
+	return nil
+}
+
+func (e *parquetEncoder) finish() error {
+	if e.rows > 0 {
+		if err := e.flush(e.rows); err != nil {
+			return err
+		}
+	}
+	keys, vals := e.meta.merged(e.base)
+	for i, k := range keys {
+		if err := e.fw.AppendKeyValueMetadata(k, vals[i]); err != nil {
+			return err
+		}
+	}
+	return e.fw.Close()
+}
+
+func (e *parquetEncoder) release() {
+	for _, rec := range e.pending {
+		rec.Release()
+	}
+	e.pending, e.rows = nil, 0
+	e.fw.Close()
+}
+
+// fixedSizeAsList returns a as a list array of type lt with the same
+// values, offset 0, and an empty list under each null.
+func fixedSizeAsList(a *array.FixedSizeList, lt *arrow.ListType, mem memory.Allocator) (arrow.Array, error) {
+	n, size := a.Len(), int(a.DataType().(*arrow.FixedSizeListType).Len())
+	if int64(n)*int64(size) > math.MaxInt32 {
+		return nil, fmt.Errorf("%d values in one batch are more than a Parquet list column can take at once", int64(n)*int64(size))
+	}
+	first := a.Data().Offset() * size // the child is not sliced with a
+	child := a.ListValues()
+
+	offsets := memory.NewResizableBuffer(mem)
+	defer offsets.Release()
+	offsets.Resize(arrow.Int32Traits.BytesRequired(n + 1))
+	offs := arrow.Int32Traits.CastFromBytes(offsets.Bytes())
+
+	var (
+		values arrow.Array
+		bitmap *memory.Buffer
+	)
+	if a.NullN() == 0 {
+		for i := range offs {
+			offs[i] = int32(i * size)
+		}
+		values = array.NewSlice(child, int64(first), int64(first+n*size))
+	} else {
+		bitmap = memory.NewResizableBuffer(mem)
+		defer bitmap.Release()
+		bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+		bits := bitmap.Bytes()
+		clear(bits)
+		// Gather the values of runs of valid lists.
+		var runs []arrow.Array
+		defer func() {
+			for _, r := range runs {
+				r.Release()
+			}
+		}()
+		cur, runStart := int32(0), -1
+		endRun := func(i int) {
+			if runStart >= 0 {
+				runs = append(runs, array.NewSlice(child, int64(first+runStart*size), int64(first+i*size)))
+				runStart = -1
+			}
+		}
+		for i := range n {
+			offs[i] = cur
+			if a.IsNull(i) {
+				endRun(i)
+				continue
+			}
+			bitutil.SetBit(bits, i)
+			cur += int32(size)
+			if runStart < 0 {
+				runStart = i
+			}
+		}
+		endRun(n)
+		offs[n] = cur
+		if len(runs) == 0 {
+			values = array.NewSlice(child, 0, 0)
+		} else {
+			var err error
+			if values, err = array.Concatenate(runs, mem); err != nil {
+				return nil, err
+			}
+		}
+	}
+	defer values.Release()
+	if a.NullN() == 0 {
+		offs[n] = int32(n * size)
+	}
+	data := array.NewData(lt, n, []*memory.Buffer{bitmap, offsets}, []arrow.ArrayData{values.Data()}, a.NullN(), 0)
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+// defaultRowGroupRows is min(1<<20, max(1024, 64 MiB / row width)).
+func defaultRowGroupRows(schema *arrow.Schema) int64 {
+	width := 0
+	for _, f := range schema.Fields() {
+		width += valueWidth(f.Type)
+	}
+	if width == 0 {
+		return maxRowGroupRows
+	}
+	return min(maxRowGroupRows, max(minRowGroupRows, int64(rowGroupTargetBytes/width)))
+}
+
+// valueWidth estimates the bytes one value of t takes: the bit width for
+// fixed-width types (at least one byte), n times the element for
+// fixed-size lists, 16 for everything else (strings, lists, dictionaries).
+func valueWidth(t arrow.DataType) int {
+	switch t := t.(type) {
+	case *arrow.FixedSizeListType:
+		return max(1, int(t.Len())*valueWidth(t.Elem()))
+	case *arrow.DictionaryType:
+		return 16
+	case arrow.FixedWidthDataType:
+		return max(1, t.BitWidth()/8)
+	}
+	return 16
+}
