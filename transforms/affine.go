@@ -1,0 +1,112 @@
+package transforms
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Model places new rows in a fitted embedding.
+type Model interface {
+	// Header describes the model (stage, dims, inputs, parameters).
+	Header() ModelHeader
+	// InputFeatures are the feature columns Transform expects, in order. When
+	// Header().FeatureList is set they are the elements of that list column.
+	InputFeatures() []string
+	// Transform maps the n×D row-major x to the n×d row-major dst and returns
+	// dst, allocating it when nil. It is safe for concurrent use.
+	Transform(dst, x []float64, n int) []float64
+}
+
+// Affine is the model of the linear stages: y = ((x − Mean) ⊘ Scale − Origin)·Axes.
+type Affine struct {
+	Stage        string
+	Features     []string // input features in column order of Axes' rows
+	FeatureList  string   // list column the features come from, or ""
+	Standardized bool
+	Mean, Scale  []float64
+	Origin       []float64
+	Axes         *mat.Dense // D×d
+	Params       map[string]any
+
+	// y = x·w − b with w = Axes ⊘ Scale (row-wise) and b = (Mean ⊘ Scale + Origin)·Axes,
+	// so that Transform is one pass over x.
+	w []float64 // D×d row-major
+	b []float64 // d
+}
+
+// NewAffine builds the model from a fitted scaling, the stage's origin (in
+// the standardised space) and its D×d axes.
+func NewAffine(stage string, s *Scaling, featureList string, standardized bool, origin []float64, axes *mat.Dense, params map[string]any) *Affine {
+	m := &Affine{
+		Stage: stage, Features: s.Names, FeatureList: featureList, Standardized: standardized,
+		Mean: s.Mean, Scale: s.Scale, Origin: origin, Axes: axes, Params: params,
+	}
+	if err := m.prepare(); err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func (m *Affine) prepare() error {
+	D := len(m.Features)
+	r, d := m.Axes.Dims()
+	if r != D || len(m.Mean) != D || len(m.Scale) != D || len(m.Origin) != D {
+		return fmt.Errorf("%w: affine model has %d features but axes of %d rows, %d means, %d scales, %d origin values",
+			ErrModel, D, r, len(m.Mean), len(m.Scale), len(m.Origin))
+	}
+	m.w = make([]float64, D*d)
+	m.b = make([]float64, d)
+	for f := range D {
+		if !(m.Scale[f] > 0) {
+			return fmt.Errorf("%w: feature %q has scale %g", ErrModel, m.Features[f], m.Scale[f])
+		}
+		shift := m.Mean[f]/m.Scale[f] + m.Origin[f]
+		for j := range d {
+			a := m.Axes.At(f, j)
+			m.w[f*d+j] = a / m.Scale[f]
+			m.b[j] += shift * a
+		}
+	}
+	return nil
+}
+
+// Dims is the output dimension d.
+func (m *Affine) Dims() int { _, d := m.Axes.Dims(); return d }
+
+// InputFeatures implements Model.
+func (m *Affine) InputFeatures() []string { return m.Features }
+
+// Header implements Model.
+func (m *Affine) Header() ModelHeader {
+	return ModelHeader{
+		Format: ModelFormat, Version: ModelVersion, Kind: "affine", Stage: m.Stage,
+		Dims: m.Dims(), Features: len(m.Features), FeatureList: m.FeatureList,
+		Standardized: m.Standardized, Params: m.Params,
+	}
+}
+
+// Transform implements Model.
+func (m *Affine) Transform(dst, x []float64, n int) []float64 {
+	D, d := len(m.Features), m.Dims()
+	if dst == nil {
+		dst = make([]float64, n*d)
+	}
+	if len(x) != n*D || len(dst) != n*d {
+		panic(fmt.Sprintf("transforms: Affine.Transform: x has %d values and dst %d for n=%d, D=%d, d=%d", len(x), len(dst), n, D, d))
+	}
+	for i := range n {
+		out := dst[i*d : (i+1)*d]
+		for j := range out {
+			out[j] = -m.b[j]
+		}
+		row := x[i*D : (i+1)*D]
+		for f, v := range row {
+			wf := m.w[f*d : (f+1)*d]
+			for j := range out {
+				out[j] += v * wf[j]
+			}
+		}
+	}
+	return dst
+}

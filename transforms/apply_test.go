@@ -1,0 +1,93 @@
+package transforms
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+// TestApplyStreams applies a model to a file of many batches and checks
+// every row against the model's direct transform, that ids and kept columns
+// stay aligned, and that the work was done batch by batch.
+func TestApplyStreams(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.parquet")
+	const n = 25_000
+	rng := rand.New(rand.NewPCG(5, 6))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "x1", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x2", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x3", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "tag", Type: arrow.BinaryTypes.String},
+	}, nil)
+	x := make([]float64, n*3)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	for i := range n {
+		b.Field(0).(*array.Int64Builder).Append(int64(1000 + i))
+		for f := range 3 {
+			x[i*3+f] = rng.NormFloat64()
+			b.Field(1 + f).(*array.Float64Builder).Append(x[i*3+f])
+		}
+		b.Field(4).(*array.StringBuilder).Append([]string{"a", "b", "c"}[i%3])
+	}
+	rec := b.NewRecordBatch()
+	b.Release()
+	writeTable(t, in, nil, rec)
+
+	m := testModel()
+	want := m.Transform(nil, x, n)
+	r, err := arrowio.Open(ctx, in, arrowio.WithBatchSize(4096))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	out := filepath.Join(dir, "out.parquet")
+	var w arrowio.Writer
+	st, err := Apply(ctx, m, r, arrowio.Selection{ID: "id", Keep: []string{"tag"}}, func(s *arrow.Schema) (arrowio.Writer, error) {
+		w, err = arrowio.Create(ctx, out, s)
+		return w, err
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st.Rows != n || st.Batches < n/4096 {
+		t.Errorf("stats %+v: want %d rows in at least %d batches", st, n, n/4096)
+	}
+	r2, err := arrowio.Open(ctx, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Release()
+	f, err := arrowio.ReadFrame(ctx, r2, arrowio.Selection{ID: "id", Features: []string{"emb_*"}, Keep: []string{"tag"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Release()
+	if f.N != n || f.D != 2 {
+		t.Fatalf("output %d×%d, want %d×2", f.N, f.D, n)
+	}
+	ids := f.ID.(*array.Int64)
+	tags := f.Keep[0].(*array.String)
+	for i := range n {
+		if ids.Value(i) != int64(1000+i) || tags.Value(i) != []string{"a", "b", "c"}[i%3] {
+			t.Fatalf("row %d: id %d tag %s", i, ids.Value(i), tags.Value(i))
+		}
+		for j := range 2 {
+			if f.X[i*2+j] != want[i*2+j] {
+				t.Fatalf("row %d: y%d = %v, want %v", i, j, f.X[i*2+j], want[i*2+j])
+			}
+		}
+	}
+}
