@@ -1,0 +1,50 @@
+package main
+
+import (
+	"io"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	app := &cli.App{
+		Name:    "ordinate",
+		Usage:   "supervised dimensionality reduction for Arrow, Parquet and CSV pipelines",
+		Version: toolVersion(),
+		Description: `ordinate reads a table, fits a published dimensionality-reduction method with
+supervision from labels, and writes the embedding (id, kept columns, emb_0 … emb_{d-1})
+as Parquet, Arrow or CSV, with the run's provenance in the file's metadata.
+
+Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input data.
+
+Examples:
+   ordinate demo
+   ordinate bvp --in grades.parquet --label grade --order low,mid,high --out emb.parquet --model-out bvp.model.parquet
+   ordinate apply --model bvp.model.parquet --in 'new/*.parquet' --out new-emb.parquet
+   ordinate evaluate --embedding emb.parquet --in grades.parquet --label grade --out metrics.parquet
+   ordinate inspect emb.parquet`,
+		Reader:                 stdin,
+		Writer:                 stdout,
+		ErrWriter:              stderr,
+		EnableBashCompletion:   false,
+		HideHelpCommand:        true,
+		UseShortOptionHandling: false,
+		ExitErrHandler:         func(*cli.Context, error) {},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return inputError{err}
+		},
+		Commands: []*cli.Command{
+			bvpCommand(),
+			pcaCommand(),
+			ldaCommand(),
+			applyCommand(),
+			evaluateCommand(),
+			inspectCommand(),
+			demoCommand(),
+		},
+	}
+	for _, c := range app.Commands {
+		c.OnUsageError = app.OnUsageError
+	}
+	return app
+}

@@ -1,0 +1,92 @@
+// Command ordinate runs supervised dimensionality reduction stages over
+// Arrow, Parquet and CSV tables. Run `ordinate --help` for the commands, and
+// `ordinate demo` for a tour on bundled data.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitRuntime = 1 // runtime failure: I/O, interrupt, internal error
+	exitInput   = 2 // usage error or bad input data: retrying will not help
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// After the first signal the run winds down and removes its temporary
+	// files; restoring the default handlers lets a second signal end a run
+	// that is blocked, e.g. on a silent stdin.
+	go func() { <-ctx.Done(); stop() }()
+	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code. It is main
+// without the process: tests call it directly.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	code := exitCode(err)
+	fmt.Fprintf(stderr, "ordinate: %v\n", err)
+	if ctx.Err() != nil {
+		fmt.Fprintln(stderr, "ordinate: interrupted; no output was written")
+	}
+	return code
+}
+
+// inputError marks errors caused by the command line or the input data.
+type inputError struct{ err error }
+
+func (e inputError) Error() string { return e.err.Error() }
+func (e inputError) Unwrap() error { return e.err }
+
+// badInput wraps err (if not nil) as a usage / bad-input error: exit code 2.
+func badInput(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ie inputError
+	if errors.As(err, &ie) {
+		return err
+	}
+	return inputError{err}
+}
+
+func usagef(format string, a ...any) error { return inputError{fmt.Errorf(format, a...)} }
+
+// exitCode maps an error to the exit code. Actions classify their errors
+// (see action); errors that urfave/cli raises itself (unknown command or flag,
+// missing required flag) are usage errors.
+func exitCode(err error) int {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return exitRuntime
+	}
+	var ie inputError
+	if errors.As(err, &ie) {
+		return exitInput
+	}
+	var re runtimeError
+	if errors.As(err, &re) {
+		return exitRuntime
+	}
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return exitInput
+}
