@@ -224,7 +224,7 @@ func (e *env) readFrame(role, path string, sel arrowio.Selection) (*arrowio.Fram
 	}
 	defer r.Release()
 	e.prog.Start("reading "+filepath.Base(path), 0)
-	f, err := arrowio.ReadFrame(e.ctx, r, sel)
+	f, err := arrowio.ReadFrame(e.ctx, countingReader{r, e.prog}, sel)
 	e.prog.Finish()
 	if err != nil {
 		if e.ctx.Err() != nil {
@@ -353,4 +353,18 @@ func isDataError(err error) bool {
 		}
 	}
 	return false
+}
+
+// countingReader reports the rows of every batch it hands out to a Progress.
+type countingReader struct {
+	arrowio.Reader
+	prog transforms.Progress
+}
+
+func (c countingReader) Next() bool {
+	if !c.Reader.Next() {
+		return false
+	}
+	c.prog.Add(c.Reader.RecordBatch().NumRows())
+	return true
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -455,5 +456,35 @@ func TestEvaluateDistances(t *testing.T) {
 	code, _, e = runCmd(t, nil, "evaluate", "--distances", short, "--in", thyroid, "--label", "label", "--out", filepath.Join(dir, "x.parquet"))
 	if code != exitInput || !strings.Contains(e, "no distance for the pair") {
 		t.Errorf("incomplete table: exit %d, stderr %s", code, e)
+	}
+}
+
+func TestLogFormatJSON(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "e.parquet")
+	code, _, errOut := runCmd(t, nil, "bvp", "--in", thyroid, "--label", "label", "--dims", "3", "--out", out, "--log-format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	var sawWarning bool
+	for _, l := range lines {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("stderr line is not JSON: %q", l)
+		}
+		if rec["level"] == "WARN" && strings.Contains(fmt.Sprint(rec["msg"]), "axis 3") {
+			sawWarning = true
+		}
+	}
+	// Three classes give two informative BVP axes: the third is filled, with a warning.
+	if !sawWarning {
+		t.Errorf("no JSON warning about the filled third axis in:\n%s", errOut)
+	}
+	info, err := arrowio.Inspect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Provenance.Figures["null_filled"] != float64(1) || len(info.Provenance.Warnings) == 0 {
+		t.Errorf("provenance: null_filled %v, warnings %v", info.Provenance.Figures["null_filled"], info.Provenance.Warnings)
 	}
 }

@@ -24,17 +24,18 @@ type progress struct {
 	start    time.Time
 	last     time.Time
 	drawn    bool
-	interval time.Duration
+	interval time.Duration // between reports
+	quietFor time.Duration // tasks shorter than this show nothing
 }
 
 const (
 	progressInterval = 5 * time.Second
 	barInterval      = 200 * time.Millisecond
-	progressQuiet    = time.Second // tasks shorter than this show nothing
+	progressQuiet    = time.Second
 )
 
 func newProgress(w io.Writer, log *slog.Logger) *progress {
-	p := &progress{w: w, log: log, interval: progressInterval}
+	p := &progress{w: w, log: log, interval: progressInterval, quietFor: progressQuiet}
 	if f, ok := w.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
@@ -58,7 +59,7 @@ func (p *progress) Add(n int64) {
 	defer p.mu.Unlock()
 	p.done += n
 	now := time.Now()
-	if now.Sub(p.start) < progressQuiet || now.Sub(p.last) < p.interval {
+	if now.Sub(p.start) < p.quietFor || now.Sub(p.last) < p.interval {
 		return
 	}
 	p.last = now
