@@ -454,7 +454,7 @@ func TestEvaluateDistances(t *testing.T) {
 	short := filepath.Join(dir, "short.csv")
 	write(t, short, strings.Join(strings.Split(b.String(), "\n")[:100], "\n")+"\n")
 	code, _, e = runCmd(t, nil, "evaluate", "--distances", short, "--in", thyroid, "--label", "label", "--out", filepath.Join(dir, "x.parquet"))
-	if code != exitInput || !strings.Contains(e, "no distance for the pair") {
+	if code != exitInput || !strings.Contains(e, "no value for the pair") {
 		t.Errorf("incomplete table: exit %d, stderr %s", code, e)
 	}
 }
