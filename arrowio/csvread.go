@@ -164,24 +164,6 @@ func readCSVHeader(name string, cr *csv.Reader) ([]string, error) {
 	return header, nil
 }
 
-// openCSVFile opens name, failing with ErrEmpty for a 0-byte file.
-func openCSVFile(name string) (*os.File, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, fileError(name, err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fileError(name, err)
-	}
-	if fi.Size() == 0 {
-		f.Close()
-		return nil, &Error{File: name, Row: -1, Err: fmt.Errorf("%w: empty file", ErrEmpty)}
-	}
-	return f, nil
-}
-
 // scanCSV is pass 1: it reads every file whole, checks headers and records,
 // and infers the column types over all rows.
 func scanCSV(ctx context.Context, files []string, cfg *readConfig) (*csvInput, error) {
@@ -194,7 +176,7 @@ func scanCSV(ctx context.Context, files []string, cfg *readConfig) (*csvInput, e
 		header []string
 	)
 	for fi, name := range files {
-		f, err := openCSVFile(name)
+		f, _, err := openFile(name)
 		if err != nil {
 			return nil, err
 		}
@@ -321,7 +303,7 @@ type csvPart struct {
 }
 
 func openCSVPart(name string, in *csvInput, cfg *readConfig) (partReader, error) {
-	f, err := openCSVFile(name)
+	f, _, err := openFile(name)
 	if err != nil {
 		return nil, err
 	}

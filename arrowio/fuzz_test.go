@@ -18,7 +18,7 @@ import (
 // *Error wrapping a sentinel, row numbers that count the rows, and every
 // batch handed out safe to read value by value. Seeds are small valid
 // files; testdata/fuzz holds inputs that exhausted memory before the
-// metadata checks of ipcread.go.
+// metadata checks of ipcverify.go.
 
 // fuzzRecords are the seed tables: the full test schema, a record with a
 // single float column and one with no rows.

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -449,52 +448,4 @@ func FuzzInspect(f *testing.F) {
 			t.Errorf("no error but rows %d, schema %v", fi.Rows, fi.Schema)
 		}
 	})
-}
-
-// wtSchemaMessage is the IPC stream that serialises wtSchema: schema
-// message and end-of-stream marker, as pqarrow stores it.
-func wtSchemaMessage(t *testing.T) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	w := ipc.NewWriter(&buf, ipc.WithSchema(wtSchema()))
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-// Every byte of a schema message damaged in turn: checkSchemaMessage never
-// panics, and what it lets through arrow-go decodes without crashing the
-// process (which is what the check is for: the crashes it prevents cannot
-// be recovered).
-func TestCheckSchemaMessage(t *testing.T) {
-	good := wtSchemaMessage(t)
-	if err := checkSchemaMessage(good); err != nil {
-		t.Fatalf("valid schema message refused: %v", err)
-	}
-	refused := 0
-	for p := range good {
-		for _, v := range []byte{0x00, 0x7f, 0xff} {
-			b := bytes.Clone(good)
-			b[p] = v
-			if err := checkSchemaMessage(b); err != nil {
-				refused++
-				continue
-			}
-			func() {
-				defer func() { _ = recover() }() // arrow-go may panic; that is recoverable
-				if r, err := ipc.NewReader(bytes.NewReader(b)); err == nil {
-					r.Release()
-				}
-			}()
-		}
-	}
-	if refused == 0 {
-		t.Errorf("no damaged message refused")
-	}
-	for _, b := range [][]byte{nil, {1, 2}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f}, good[:20]} {
-		if err := checkSchemaMessage(b); err == nil {
-			t.Errorf("%x: accepted", b)
-		}
-	}
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // DefaultBatchSize is the number of rows per record batch unless
@@ -59,11 +58,8 @@ func WithColumns(names []string) ReadOption {
 // inferred from a first pass over all of its files (so that CSV format errors
 // are reported by Open). The reader checks ctx between batches.
 func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) {
-	cfg := readConfig{mem: memory.DefaultAllocator, batchSize: DefaultBatchSize, stdin: os.Stdin}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	cfg.mem = cappedAllocator{cfg.mem}
+	cfg := newReadConfig(opts)
+	cfg.mem = newCappedAllocator(cfg.mem, maxAlloc)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -86,10 +82,13 @@ func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) 
 	panic("arrowio: unreachable format")
 }
 
-// Magic bytes for sniffing files with an unknown extension.
+// Magic bytes: Parquet starts and ends with PAR1, an Arrow IPC file starts
+// with ARROW1 and an IPC stream with the continuation marker of its schema
+// message.
 var (
 	magicPAR1   = []byte("PAR1")
 	magicARROW1 = []byte("ARROW1")
+	magicStream = []byte{0xff, 0xff, 0xff, 0xff}
 )
 
 // sniffTable tells the format of a file by its magic bytes: Parquet starts and
@@ -123,6 +122,25 @@ func fileError(name string, err error) error {
 		err = pe.Err
 	}
 	return &Error{File: name, Row: -1, Err: err}
+}
+
+// openFile opens name for reading and returns its size; a file of 0
+// bytes gives ErrEmpty.
+func openFile(name string) (*os.File, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, fileError(name, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, fileError(name, err)
+	}
+	if fi.Size() == 0 {
+		f.Close()
+		return nil, 0, &Error{File: name, Row: -1, Err: fmt.Errorf("%w: empty file", ErrEmpty)}
+	}
+	return f, fi.Size(), nil
 }
 
 // skipName reports whether a name found by a glob or directory walk is not
@@ -226,37 +244,6 @@ func resolveInput(path string) (files []string, size int64, format Format, err e
 	return files, size, format, nil
 }
 
-// maxAlloc is the largest single buffer that a reader asks its allocator
-// for. Damaged files can claim absurd sizes (of message bodies, pages,
-// uncompressed buffers); a larger request panics with an *allocError, which
-// catchPanic turns into ErrCorrupt, instead of exhausting memory. No real
-// buffer comes near it: Arrow strings and Parquet pages stay below 2 GiB.
-const maxAlloc = 2 << 30
-
-// allocError is the panic of a cappedAllocator.
-type allocError struct{ n int }
-
-func (e *allocError) Error() string {
-	return fmt.Sprintf("a buffer of %d bytes was asked for (limit %d)", e.n, maxAlloc)
-}
-
-// cappedAllocator refuses requests above maxAlloc.
-type cappedAllocator struct{ memory.Allocator }
-
-func (a cappedAllocator) Allocate(n int) []byte {
-	if n < 0 || n > maxAlloc {
-		panic(&allocError{n})
-	}
-	return a.Allocator.Allocate(n)
-}
-
-func (a cappedAllocator) Reallocate(n int, b []byte) []byte {
-	if n < 0 || n > maxAlloc {
-		panic(&allocError{n})
-	}
-	return a.Allocator.Reallocate(n, b)
-}
-
 // partReader reads the batches of one file.
 type partReader interface {
 	// next returns the next batch, which the caller must release, or nil
@@ -332,6 +319,21 @@ func columnIndices(file string, s *arrow.Schema, names []string) ([]int, error) 
 	return idx, nil
 }
 
+// projection is the columns of a part that its reader hands out.
+type projection struct {
+	schema *arrow.Schema // their schema
+	idx    []int         // their indices; nil for all columns
+}
+
+// newProjection selects the named columns of s (all for none).
+func newProjection(file string, s *arrow.Schema, names []string) (projection, error) {
+	idx, err := columnIndices(file, s, names)
+	if err != nil {
+		return projection{}, err
+	}
+	return projection{schema: projectSchema(s, idx), idx: idx}, nil
+}
+
 // projectSchema returns the schema of the fields idx of s (s itself for nil).
 func projectSchema(s *arrow.Schema, idx []int) *arrow.Schema {
 	if idx == nil {
@@ -345,17 +347,17 @@ func projectSchema(s *arrow.Schema, idx []int) *arrow.Schema {
 	return arrow.NewSchema(fields, &md)
 }
 
-// projectBatch returns the columns idx of rec as a new batch and releases
-// rec. For nil idx it returns rec.
-func projectBatch(rec arrow.RecordBatch, s *arrow.Schema, idx []int) arrow.RecordBatch {
-	if idx == nil {
+// batch returns the projected columns of rec as a new batch and releases
+// rec; it returns rec itself when every column is read.
+func (pr projection) batch(rec arrow.RecordBatch) arrow.RecordBatch {
+	if pr.idx == nil {
 		return rec
 	}
-	cols := make([]arrow.Array, len(idx))
-	for i, j := range idx {
+	cols := make([]arrow.Array, len(pr.idx))
+	for i, j := range pr.idx {
 		cols[i] = rec.Column(j)
 	}
-	out := array.NewRecordBatch(s, cols, rec.NumRows())
+	out := array.NewRecordBatch(pr.schema, cols, rec.NumRows())
 	rec.Release()
 	return out
 }

@@ -3,7 +3,7 @@ package arrowio
 import (
 	"context"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
@@ -20,7 +20,7 @@ const parquetBufferSize = 1 << 20
 // parquetPart reads one Parquet file row group by row group.
 type parquetPart struct {
 	name   string
-	f      *os.File
+	c      io.Closer // closed with the part; may be nil
 	pf     *file.Reader
 	fr     *pqarrow.FileReader
 	schema *arrow.Schema // the projected schema
@@ -95,56 +95,58 @@ func closeParts(p partReader) {
 
 // openParquetPart opens name and reads its footer.
 func openParquetPart(name string, cfg *readConfig) (*parquetPart, error) {
-	f, err := os.Open(name)
+	f, _, err := openFile(name)
 	if err != nil {
-		return nil, fileError(name, err)
+		return nil, err
 	}
-	p := &parquetPart{name: name, f: f}
 	ok := false
 	defer func() {
 		if !ok { // also when arrow-go panics
-			p.close()
+			f.Close()
 		}
 	}()
-	fi, err := f.Stat()
+	p, err := newParquetPart(name, f, f, cfg)
 	if err != nil {
-		return nil, fileError(name, err)
+		return nil, err
 	}
-	if fi.Size() == 0 {
-		return nil, &Error{File: name, Row: -1, Err: fmt.Errorf("%w: empty file", ErrEmpty)}
-	}
+	ok = true
+	return p, nil
+}
+
+// newParquetPart reads the footer of the Parquet file f, checking the
+// Arrow schema stored there before pqarrow decodes it. Once the part is
+// made, c is closed with it.
+func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *readConfig) (*parquetPart, error) {
 	props := parquet.NewReaderProperties(cfg.mem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = parquetBufferSize
-	if p.pf, err = file.NewParquetReader(f, file.WithReadProps(props)); err != nil {
+	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
+	if err != nil {
 		return nil, err
 	}
-	if v := p.pf.MetaData().KeyValueMetadata().FindValue("ARROW:schema"); v != nil {
+	if v := pf.MetaData().KeyValueMetadata().FindValue(parquetSchemaKey); v != nil {
 		if err := verifyStoredSchema(*v); err != nil {
 			return nil, err
 		}
 	}
-	p.fr, err = pqarrow.NewFileReader(p.pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
+	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
 	if err != nil {
 		return nil, err
 	}
-	full, err := p.fr.Schema()
+	full, err := fr.Schema()
 	if err != nil {
 		return nil, err
 	}
-	idx, err := columnIndices(name, full, cfg.columns)
+	pr, err := newProjection(name, full, cfg.columns)
 	if err != nil {
 		return nil, err
 	}
-	p.schema = projectSchema(full, idx)
-	if idx != nil {
-		// Map the top-level fields to their leaf columns through the
-		// schema manifest, so that nested (list) columns are read whole.
-		for _, i := range idx {
-			p.leaves = appendLeaves(p.leaves, &p.fr.Manifest.Fields[i])
-		}
+	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema}
+	// Map the top-level fields to their leaf columns through the schema
+	// manifest, so that nested (list) columns are read whole.
+	for _, i := range pr.idx {
+		p.leaves = appendLeaves(p.leaves, &fr.Manifest.Fields[i])
 	}
-	ok = true
 	return p, nil
 }
 
@@ -240,5 +242,5 @@ func (p *parquetPart) close() error {
 		p.rr.Release()
 		p.rr = nil
 	}
-	return p.f.Close()
+	return closeIf(p.c)
 }

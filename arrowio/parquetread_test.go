@@ -92,7 +92,8 @@ func TestParquetZeroRows(t *testing.T) {
 }
 
 // TestParquetHostileStoredSchema damages the Arrow schema that Parquet
-// files carry under ARROW:schema, which pqarrow decodes without limits.
+// files carry under ARROW:schema, which pqarrow decodes without limits;
+// Open and Inspect must both refuse it.
 func TestParquetHostileStoredSchema(t *testing.T) {
 	full := makeTestRecord(memory.NewGoAllocator(), 5, 2)
 	defer full.Release()
@@ -120,6 +121,7 @@ func TestParquetHostileStoredSchema(t *testing.T) {
 		{"children length", base64.StdEncoding.EncodeToString(stream)},
 		{"not base64", "!!!"},
 		{"truncated", base64.StdEncoding.EncodeToString(stream[:12])},
+		{"schema body length", base64.StdEncoding.EncodeToString(schemaMessageWithBody(t, full.Schema(), 1<<40))},
 	}
 	dir := t.TempDir()
 	for _, c := range cases {
@@ -147,6 +149,10 @@ func TestParquetHostileStoredSchema(t *testing.T) {
 			_, err = readAll(t, path, nil, WithReadAllocator(mem))
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ARROW:schema") {
 				t.Errorf("%s: got %v, want ErrCorrupt naming ARROW:schema", c.name, err)
+			}
+			_, err = Inspect(t.Context(), path, WithReadAllocator(mem))
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "ARROW:schema") {
+				t.Errorf("%s: Inspect: got %v, want ErrCorrupt naming ARROW:schema", c.name, err)
 			}
 			if mem.max > 8<<20 {
 				t.Errorf("%s: allocated %d bytes at once", c.name, mem.max)

@@ -2,6 +2,7 @@ package arrowio
 
 import (
 	"io"
+	"os"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -58,6 +59,15 @@ type readConfig struct {
 
 // ReadOption configures Open.
 type ReadOption func(*readConfig)
+
+// newReadConfig applies opts to the defaults.
+func newReadConfig(opts []ReadOption) readConfig {
+	cfg := readConfig{mem: memory.DefaultAllocator, batchSize: DefaultBatchSize, stdin: os.Stdin}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg
+}
 
 // WithReadAllocator sets the allocator for every Arrow buffer the reader makes.
 func WithReadAllocator(mem memory.Allocator) ReadOption {
