@@ -42,9 +42,20 @@
 // and the function returns ctx.Err(); the destination then holds partial
 // results.
 //
+// # Perplexity and t-SNE
+//
+// Perplexity calibration (PerplexityRow, Perplexity, PerplexitySparse) takes
+// SQUARED distances d2 and finds per point the precision β with
+// p_j ∝ exp(−β·d2_j) whose entropy is log(perplexity) in nats; the Gaussian
+// bandwidth is σ = (2β)^(−1/2). The t-SNE functions (TSNEGradExact,
+// TSNEKLExact, TSNEBH, TSNEKLSparse) take a joint P summing to 1 and return
+// the true gradient of KL(P‖Q), factor 4 included; tsne.go states the
+// formulas.
+//
 // # Errors
 //
 // Wrong slice lengths and out-of-range arguments (k, row index) are
 // programmer errors and panic, as in gonum. Functions return an error only
-// for cancellation.
+// for cancellation, and for a perplexity out of range (ErrPerplexity),
+// which usually comes from the user.
 package kernels

@@ -37,6 +37,7 @@ Examples:
 			bvpCommand(),
 			pcaCommand(),
 			ldaCommand(),
+			tsneCommand(),
 			applyCommand(),
 			evaluateCommand(),
 			inspectCommand(),

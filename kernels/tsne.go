@@ -1,0 +1,354 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// t-SNE objective and gradients.
+//
+// Conventions: y is the n×dims row-major embedding; P is the symmetric joint
+// affinity matrix (Σ_ij p_ij = 1, p_ii = 0); w_ij = (1 + ‖y_i − y_j‖²)⁻¹ is
+// the Student-t kernel, Z = Σ_{i≠j} w_ij and q_ij = w_ij/Z. The gradient of
+// KL(P‖Q) = Σ p_ij log(p_ij/q_ij) is
+//
+//	∂KL/∂y_i = 4 Σ_j (p_ij − q_ij) w_ij (y_i − y_j),
+//
+// factor 4 included. With early exaggeration α the attractive part uses α·P.
+// Terms with p_ij = 0 contribute nothing to KL.
+
+// tsneGrain is the number of points per chunk of the t-SNE loops.
+const tsneGrain = 32
+
+// TSNEJointP turns the dense n×n conditional probabilities cond (rows
+// p_{j|i} summing to 1, as Perplexity returns) into the joint
+// p_ij = (p_{j|i} + p_{i|j})/(2n), in place. The result is symmetric bit for
+// bit.
+func TSNEJointP(cond []float64, n int) {
+	if n < 0 || len(cond) != n*n {
+		panic(fmt.Sprintf("kernels: len(cond) = %d, want n² = %d", len(cond), n*n))
+	}
+	s := 1 / (2 * float64(n))
+	for i := range n {
+		cond[i*n+i] = 0
+		for j := i + 1; j < n; j++ {
+			v := (cond[i*n+j] + cond[j*n+i]) * s
+			cond[i*n+j], cond[j*n+i] = v, v
+		}
+	}
+}
+
+// SparseAffinities is a sparse symmetric n×n matrix in compressed sparse row
+// form: row i's column indices are Col[RowPtr[i]:RowPtr[i+1]], increasing,
+// with the values in Val at the same positions.
+type SparseAffinities struct {
+	N      int
+	RowPtr []int
+	Col    []int32
+	Val    []float64
+}
+
+// TSNEJointPSparse symmetrises conditional probabilities given over k
+// neighbour lists (idx and cond in the layout of KNN: row i's neighbours and
+// p_{j|i} at [i*k, (i+1)*k)) into the joint p_ij = (p_{j|i} + p_{i|j})/(2n),
+// where a missing p_{i|j} counts as 0. The pattern is the union of the
+// neighbour graph and its transpose. It panics on wrong lengths or if a
+// neighbour index is out of range or equal to its row.
+func TSNEJointPSparse(idx []int32, cond []float64, n, k int) *SparseAffinities {
+	if n < 0 || k < 1 || len(idx) != n*k || len(cond) != n*k {
+		panic(fmt.Sprintf("kernels: len(idx) = %d, len(cond) = %d, want n·k = %d·%d", len(idx), len(cond), n, k))
+	}
+	count := make([]int, n+1)
+	for i := range n {
+		for _, j := range idx[i*k : (i+1)*k] {
+			if j < 0 || int(j) >= n || int(j) == i {
+				panic(fmt.Sprintf("kernels: neighbour %d of row %d out of range or self", j, i))
+			}
+			count[i+1]++
+			count[j+1]++
+		}
+	}
+	for i := range n {
+		count[i+1] += count[i]
+	}
+	type entry struct {
+		col int32
+		v   float64
+	}
+	ent := make([]entry, count[n])
+	fill := slices.Clone(count[:n])
+	for i := range n {
+		for q, j := range idx[i*k : (i+1)*k] {
+			v := cond[i*k+q]
+			ent[fill[i]] = entry{j, v}
+			fill[i]++
+			ent[fill[j]] = entry{int32(i), v}
+			fill[j]++
+		}
+	}
+	s := 1 / (2 * float64(n))
+	a := &SparseAffinities{N: n, RowPtr: make([]int, n+1)}
+	a.Col = make([]int32, 0, count[n])
+	a.Val = make([]float64, 0, count[n])
+	for i := range n {
+		row := ent[count[i]:count[i+1]]
+		// Sorted by (column, value): the sum of the entries of a pair does
+		// not depend on their input order, so P is symmetric bit for bit.
+		slices.SortFunc(row, func(x, y entry) int {
+			switch {
+			case x.col < y.col:
+				return -1
+			case x.col > y.col:
+				return 1
+			case x.v < y.v:
+				return -1
+			case x.v > y.v:
+				return 1
+			}
+			return 0
+		})
+		for e := 0; e < len(row); {
+			v := row[e].v
+			f := e + 1
+			for ; f < len(row) && row[f].col == row[e].col; f++ {
+				v += row[f].v
+			}
+			a.Col = append(a.Col, row[e].col)
+			a.Val = append(a.Val, v*s)
+			e = f
+		}
+		a.RowPtr[i+1] = len(a.Col)
+	}
+	return a
+}
+
+func checkEmbedding(y []float64, n, dims int) {
+	if dims < 1 || n < 0 || len(y) != n*dims {
+		panic(fmt.Sprintf("kernels: len(y) = %d, want n·dims = %d·%d", len(y), n, dims))
+	}
+}
+
+// TSNEGradExact writes the exact gradient of KL(P‖Q) at y into grad (n×dims)
+// for the dense n×n joint P (symmetric, as TSNEJointP makes it), with the
+// attractive term scaled by exaggeration, and returns Z. Row i's sums run
+// over j in a fixed order and Z is summed in row order, so the result is
+// bit-identical for any thread count. It costs O(n²·dims) time and
+// allocates O(n·dims). It panics on wrong lengths and returns ctx.Err() if
+// cancelled.
+func TSNEGradExact(ctx context.Context, grad, y, p []float64, n, dims int, exaggeration float64, threads int) (z float64, err error) {
+	checkEmbedding(y, n, dims)
+	if len(grad) != n*dims || len(p) != n*n {
+		panic(fmt.Sprintf("kernels: len(grad) = %d, len(p) = %d, want %d and %d", len(grad), len(p), n*dims, n*n))
+	}
+	rep := make([]float64, n*dims)
+	rowZ := make([]float64, n)
+	if err := tsneGradRows(ctx, grad, rep, rowZ, y, p, n, dims, exaggeration, threads); err != nil {
+		return 0, err
+	}
+	for _, v := range rowZ {
+		z += v
+	}
+	tsneCombine(grad, rep, z)
+	return z, nil
+}
+
+// tsneGradRows is the row-by-row form of the exact gradient's sums.
+func tsneGradRows(ctx context.Context, grad, rep, rowZ, y, p []float64, n, dims int, exaggeration float64, threads int) error {
+	return ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			rowZ[i] = tsneExactRow(grad[i*dims:(i+1)*dims], rep[i*dims:(i+1)*dims], y, p[i*n:(i+1)*n], i, dims, exaggeration)
+		}
+	})
+}
+
+// tsneCombine sets grad = 4(grad − rep/Z): grad holds the attractive sums.
+func tsneCombine(grad, rep []float64, z float64) {
+	inv := 1 / z
+	for i := range grad {
+		grad[i] = 4 * (grad[i] - rep[i]*inv)
+	}
+}
+
+// tsneExactRow sets att = α Σ_j p_ij w_ij (y_i − y_j) and
+// rep = Σ_j w_ij² (y_i − y_j), and returns Σ_{j≠i} w_ij.
+func tsneExactRow(att, rep, y, prow []float64, i, dims int, alpha float64) float64 {
+	var z float64
+	if dims == 2 {
+		// Two interleaved sets of accumulators (even and odd j) halve the
+		// add latency chains; they are combined in a fixed order.
+		yi0, yi1 := y[2*i], y[2*i+1]
+		var a0, a1, r0, r1, z2, b0, b1, s0, s1 float64
+		j := 0
+		for ; j+1 < len(prow); j += 2 {
+			d0, d1 := yi0-y[2*j], yi1-y[2*j+1]
+			e0, e1 := yi0-y[2*j+2], yi1-y[2*j+3]
+			w := 1 / (1 + d0*d0 + d1*d1)
+			v := 1 / (1 + e0*e0 + e1*e1)
+			z += w
+			z2 += v
+			pw, pv := prow[j]*w, prow[j+1]*v
+			a0 += pw * d0
+			a1 += pw * d1
+			b0 += pv * e0
+			b1 += pv * e1
+			ww, vv := w*w, v*v
+			r0 += ww * d0
+			r1 += ww * d1
+			s0 += vv * e0
+			s1 += vv * e1
+		}
+		if j < len(prow) {
+			d0, d1 := yi0-y[2*j], yi1-y[2*j+1]
+			w := 1 / (1 + d0*d0 + d1*d1)
+			z += w
+			pw := prow[j] * w
+			a0 += pw * d0
+			a1 += pw * d1
+			ww := w * w
+			r0 += ww * d0
+			r1 += ww * d1
+		}
+		att[0], att[1] = alpha*(a0+b0), alpha*(a1+b1)
+		rep[0], rep[1] = r0+s0, r1+s1
+		return (z + z2) - 1 // j = i contributed w = 1 and nothing else
+	}
+	clear(att)
+	clear(rep)
+	yi := y[i*dims : (i+1)*dims]
+	for j, pij := range prow {
+		if j == i {
+			continue
+		}
+		yj := y[j*dims : (j+1)*dims]
+		var d2 float64
+		for c := range dims {
+			t := yi[c] - yj[c]
+			d2 += t * t
+		}
+		w := 1 / (1 + d2)
+		z += w
+		pw, ww := pij*w, w*w
+		for c := range dims {
+			t := yi[c] - yj[c]
+			att[c] += pw * t
+			rep[c] += ww * t
+		}
+	}
+	for c := range att {
+		att[c] *= alpha
+	}
+	return z
+}
+
+// TSNEKLExact returns KL(P‖Q) at y for the dense joint P (terms with
+// p_ij = 0 omitted), summed per row and then in row order.
+func TSNEKLExact(ctx context.Context, y, p []float64, n, dims, threads int) (float64, error) {
+	checkEmbedding(y, n, dims)
+	if len(p) != n*n {
+		panic(fmt.Sprintf("kernels: len(p) = %d, want n² = %d", len(p), n*n))
+	}
+	rowZ := make([]float64, n)
+	rowKL := make([]float64, n)
+	rowP := make([]float64, n)
+	err := ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			yi := y[i*dims : (i+1)*dims]
+			var z, kl, ps float64
+			for j, pij := range p[i*n : (i+1)*n] {
+				if j == i {
+					continue
+				}
+				w := 1 / (1 + tsneSqDist(yi, y[j*dims:(j+1)*dims]))
+				z += w
+				if pij > 0 {
+					kl += pij * math.Log(pij/w)
+					ps += pij
+				}
+			}
+			rowZ[i], rowKL[i], rowP[i] = z, kl, ps
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	return tsneKLFinish(rowZ, rowKL, rowP), nil
+}
+
+// tsneKLFinish combines Σ p log(p/w) + log Z · Σ p, in row order.
+func tsneKLFinish(rowZ, rowKL, rowP []float64) float64 {
+	var z, kl, ps float64
+	for i := range rowZ {
+		z += rowZ[i]
+		kl += rowKL[i]
+		ps += rowP[i]
+	}
+	return kl + math.Log(z)*ps
+}
+
+func tsneSqDist(a, b []float64) float64 {
+	var s float64
+	for c, v := range a {
+		t := v - b[c]
+		s += t * t
+	}
+	return s
+}
+
+// tsneAttractSparse sets att_i = α Σ_j p_ij w_ij (y_i − y_j) over the
+// sparse P, for rows [lo, hi).
+func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, alpha float64) {
+	if dims == 2 {
+		for i := lo; i < hi; i++ {
+			y0, y1 := y[2*i], y[2*i+1]
+			var a0, a1 float64
+			for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
+				j := int(p.Col[e])
+				d0, d1 := y0-y[2*j], y1-y[2*j+1]
+				pw := p.Val[e] / (1 + (d0*d0 + d1*d1))
+				a0 += pw * d0
+				a1 += pw * d1
+			}
+			att[2*i], att[2*i+1] = alpha*a0, alpha*a1
+		}
+		return
+	}
+	for i := lo; i < hi; i++ {
+		a := att[i*dims : (i+1)*dims]
+		clear(a)
+		yi := y[i*dims : (i+1)*dims]
+		for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
+			yj := y[int(p.Col[e])*dims : (int(p.Col[e])+1)*dims]
+			pw := p.Val[e] / (1 + tsneSqDist(yi, yj))
+			for c := range dims {
+				a[c] += pw * (yi[c] - yj[c])
+			}
+		}
+		for c := range a {
+			a[c] *= alpha
+		}
+	}
+}
+
+// TSNEKLSparse returns KL(P‖Q) at y over the entries of the sparse P, with
+// q_ij = w_ij/z for the given normalisation z (exact, or the Barnes–Hut
+// estimate that TSNEGradBH returns).
+func TSNEKLSparse(y []float64, p *SparseAffinities, dims int, z float64) float64 {
+	checkEmbedding(y, p.N, dims)
+	var kl, ps float64
+	for i := range p.N {
+		yi := y[i*dims : (i+1)*dims]
+		for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
+			pij := p.Val[e]
+			if pij <= 0 {
+				continue
+			}
+			j := int(p.Col[e])
+			w := 1 / (1 + tsneSqDist(yi, y[j*dims:(j+1)*dims]))
+			kl += pij * math.Log(pij/w)
+			ps += pij
+		}
+	}
+	return kl + math.Log(z)*ps
+}

@@ -1,0 +1,138 @@
+package tsne
+
+import (
+	"context"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// Gains of the delta-bar-delta rule of van der Maaten's implementation.
+const (
+	gainUp   = 0.2
+	gainDown = 0.8
+	gainMin  = 0.01
+)
+
+// optimize runs gradient descent with momentum and gains from y (modified in
+// place and returned in the Result).
+func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options, initName string) (*Result, error) {
+	dims := o.Dims
+	grad := make([]float64, n*dims)
+	update := make([]float64, n*dims)
+	gains := make([]float64, n*dims)
+	for i := range gains {
+		gains[i] = 1
+	}
+	var bh kernels.TSNEBH
+	gradient := func(alpha float64) (float64, error) {
+		if a.dense != nil {
+			return kernels.TSNEGradExact(ctx, grad, y, a.dense, n, dims, alpha, o.Threads)
+		}
+		return bh.Grad(ctx, grad, y, a.sparse, dims, o.Theta, alpha, o.Threads)
+	}
+	kl := func(z float64) (float64, error) {
+		if a.dense != nil {
+			return kernels.TSNEKLExact(ctx, y, a.dense, n, dims, o.Threads)
+		}
+		return kernels.TSNEKLSparse(y, a.sparse, dims, z), nil
+	}
+	// The learning rate is in the units of bhtsne and openTSNE, whose
+	// gradient omits the factor 4 (see the package doc).
+	eta := o.LearningRate / 4
+	for it := range o.Iterations {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		alpha, mom := 1.0, o.FinalMomentum
+		if it < o.ExaggerationIters {
+			alpha, mom = o.EarlyExaggeration, o.Momentum
+		}
+		z, err := gradient(alpha)
+		if err != nil {
+			return nil, err
+		}
+		if o.Progress != nil && it > 0 && it%klEvery == 0 {
+			v, err := kl(z)
+			if err != nil {
+				return nil, err
+			}
+			o.Progress(it, v)
+		}
+		for k, g := range grad {
+			if sign(g) != sign(update[k]) {
+				gains[k] += gainUp
+			} else {
+				gains[k] = max(gains[k]*gainDown, gainMin)
+			}
+			update[k] = mom*update[k] - eta*gains[k]*g
+			y[k] += update[k]
+		}
+		center(y, n, dims)
+	}
+	z, err := gradient(1)
+	if err != nil {
+		return nil, err
+	}
+	final, err := kl(z)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, wrapf(ErrNumerical, "coordinate %d of point %d is %v; try a smaller learning rate", k%dims, k/dims, v)
+		}
+	}
+	if o.Progress != nil {
+		o.Progress(o.Iterations, final)
+	}
+	method := "exact"
+	if a.dense == nil {
+		method = "bh"
+	}
+	return &Result{
+		Y:            y,
+		KL:           final,
+		Iterations:   o.Iterations,
+		Perplexity:   o.Perplexity,
+		LearningRate: o.LearningRate,
+		Method:       method,
+		Init:         initName,
+		Neighbors:    a.k,
+	}, nil
+}
+
+// sign is bhtsne's sign: −1, 0 or 1.
+func sign(v float64) float64 {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
+
+// center subtracts the column means (summed in point order) from y.
+func center(y []float64, n, dims int) {
+	var mean [8]float64
+	m := mean[:0]
+	if dims <= len(mean) {
+		m = mean[:dims]
+	} else {
+		m = make([]float64, dims)
+	}
+	for i := range n {
+		for c := range dims {
+			m[c] += y[i*dims+c]
+		}
+	}
+	for c := range m {
+		m[c] /= float64(n)
+	}
+	for i := range n {
+		for c := range dims {
+			y[i*dims+c] -= m[c]
+		}
+	}
+}

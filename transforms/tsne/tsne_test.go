@@ -1,0 +1,536 @@
+package tsne
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// clusters returns k Gaussian clusters of m points each in d dimensions,
+// centres sep apart along distinct axes (unit spread), and their labels.
+func clusters(rng *rand.Rand, k, m, d int, sep float64) ([]float64, []int) {
+	x := make([]float64, k*m*d)
+	labels := make([]int, k*m)
+	for c := range k {
+		for p := range m {
+			i := c*m + p
+			labels[i] = c
+			for a := range d {
+				x[i*d+a] = rng.NormFloat64()
+			}
+			x[i*d+c%d] += sep * float64(1+c/d)
+		}
+	}
+	return x, labels
+}
+
+// oneNNErrors counts points whose nearest other point (brute force, lowest
+// index on ties) has a different label.
+func oneNNErrors(y []float64, n, dims int, labels []int) int {
+	errs := 0
+	for i := range n {
+		best, bd := -1, math.Inf(1)
+		for j := range n {
+			if j == i {
+				continue
+			}
+			var d2 float64
+			for c := range dims {
+				t := y[i*dims+c] - y[j*dims+c]
+				d2 += t * t
+			}
+			if d2 < bd {
+				best, bd = j, d2
+			}
+		}
+		if labels[best] != labels[i] {
+			errs++
+		}
+	}
+	return errs
+}
+
+func pairwise(x []float64, n, d int) []float64 {
+	dist := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			var s float64
+			for a := range d {
+				t := x[i*d+a] - x[j*d+a]
+				s += t * t
+			}
+			dist[i*n+j] = math.Sqrt(s)
+		}
+	}
+	return dist
+}
+
+func checkFiniteY(t *testing.T, name string, r *Result) {
+	t.Helper()
+	for i, v := range r.Y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Fatalf("%s: Y[%d] = %v", name, i, v)
+		}
+	}
+	if math.IsNaN(r.KL) || math.IsInf(r.KL, 0) || r.KL < 0 {
+		t.Fatalf("%s: KL = %v", name, r.KL)
+	}
+}
+
+func TestClustersSeparated(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	x, labels := clusters(rng, 4, 40, 10, 12)
+	n := len(labels)
+	for _, c := range []struct {
+		name string
+		o    Options
+	}{
+		{"exact pca", Options{Method: Exact, Perplexity: 10, Iterations: 400}},
+		{"exact random", Options{Method: Exact, Perplexity: 10, Iterations: 400, Init: InitRandom, Seed: 3}},
+		{"bh pca", Options{Method: BH, Perplexity: 10, Iterations: 400}},
+		{"bh 3-D", Options{Method: BH, Dims: 3, Perplexity: 10, Iterations: 400}},
+		{"exact 5-D", Options{Method: Exact, Dims: 5, Perplexity: 10, Iterations: 300}},
+	} {
+		r, err := FromFeatures(ctx, x, n, 10, c.o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		checkFiniteY(t, c.name, r)
+		dims := max(c.o.Dims, 2)
+		if e := oneNNErrors(r.Y, n, dims, labels); e != 0 {
+			t.Errorf("%s: %d 1-NN errors, want 0", c.name, e)
+		}
+		if e := oneNNErrors(x, n, 10, labels); e != 0 {
+			t.Fatalf("%s: the input itself has %d 1-NN errors", c.name, e)
+		}
+	}
+}
+
+func TestKLDecreases(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 6))
+	x, labels := clusters(rng, 5, 30, 8, 6)
+	n := len(labels)
+	for _, m := range []Method{Exact, BH} {
+		var iters []int
+		var kls []float64
+		o := Options{Method: m, Perplexity: 15, Iterations: 600, ExaggerationIters: 100, Seed: 1,
+			Progress: func(it int, kl float64) { iters = append(iters, it); kls = append(kls, kl) }}
+		r, err := FromFeatures(ctx, x, n, 8, o)
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		if len(kls) != 600/klEvery || iters[len(iters)-1] != 600 || kls[len(kls)-1] != r.KL {
+			t.Fatalf("%v: progress %v %v, final KL %v", m, iters, kls, r.KL)
+		}
+		t.Logf("%v: KL %v", m, kls)
+		if !(r.KL < kls[0]/2) {
+			t.Errorf("%v: final KL %v not below half the KL %v at iteration %d", m, r.KL, kls[0], iters[0])
+		}
+		// After the exaggeration phase (iteration 150 on) KL must not grow.
+		for q := 3; q < len(kls); q++ {
+			if kls[q] > kls[q-1]*(1+1e-3) {
+				t.Errorf("%v: KL rose from %v to %v at iteration %d", m, kls[q-1], kls[q], iters[q])
+			}
+		}
+	}
+}
+
+// The final KL of the exact method against a brute-force evaluation of P
+// and Q at the returned Y.
+func TestFinalKLExact(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n, d = 60, 4
+	x, _ := clusters(rng, 3, n/3, d, 4)
+	r, err := FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: 7, Iterations: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2 := pairwise(x, n, d)
+	for i := range d2 {
+		d2[i] *= d2[i]
+	}
+	cond := make([]float64, n*n)
+	if err := kernels.Perplexity(ctx, make([]float64, n), cond, d2, n, 7, 1); err != nil {
+		t.Fatal(err)
+	}
+	var z, want float64
+	for i := range n {
+		for j := range n {
+			if i != j {
+				dy := pairwise(r.Y[2*i:2*i+2:2*i+2], 1, 2)[0]
+				_ = dy
+				a, b := r.Y[2*i]-r.Y[2*j], r.Y[2*i+1]-r.Y[2*j+1]
+				z += 1 / (1 + a*a + b*b)
+			}
+		}
+	}
+	for i := range n {
+		for j := range n {
+			p := (cond[i*n+j] + cond[j*n+i]) / (2 * n)
+			if i == j || p == 0 {
+				continue
+			}
+			a, b := r.Y[2*i]-r.Y[2*j], r.Y[2*i+1]-r.Y[2*j+1]
+			want += p * math.Log(p/(1/(1+a*a+b*b)/z))
+		}
+	}
+	if math.Abs(r.KL-want) > 1e-9 {
+		t.Errorf("KL = %v, brute force %v", r.KL, want)
+	}
+	if r.Method != "exact" || r.Init != "pca" || r.Neighbors != n-1 || r.LearningRate != 50 || r.Perplexity != 7 || r.Iterations != 200 {
+		t.Errorf("result metadata %+v", *r)
+	}
+}
+
+func TestThreadsBitIdentical(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(11, 12))
+	x, labels := clusters(rng, 3, 70, 6, 5)
+	n := len(labels)
+	for _, m := range []Method{Exact, BH} {
+		var ref *Result
+		for _, threads := range []int{1, 2, 3} {
+			r, err := FromFeatures(ctx, x, n, 6, Options{Method: m, Perplexity: 20, Iterations: 150, Threads: threads, Init: InitRandom, Seed: 42})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ref == nil {
+				ref = r
+				continue
+			}
+			if r.KL != ref.KL {
+				t.Errorf("%v threads=%d: KL %v, threads=1 %v", m, threads, r.KL, ref.KL)
+			}
+			for i := range r.Y {
+				if r.Y[i] != ref.Y[i] {
+					t.Fatalf("%v threads=%d: Y[%d] = %v, threads=1 %v", m, threads, i, r.Y[i], ref.Y[i])
+				}
+			}
+		}
+	}
+}
+
+// integerLine returns k clusters of m points on a line with integer
+// coordinates (many of them repeated), so that plain distances are exact and
+// their squares equal the squared distances of the features bit for bit.
+func integerLine(rng *rand.Rand, k, m int) ([]float64, []int) {
+	x := make([]float64, k*m)
+	labels := make([]int, k*m)
+	for i := range x {
+		labels[i] = i / m
+		x[i] = float64(1000*labels[i] + rng.IntN(40))
+	}
+	return x, labels
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	var worst float64
+	for i := range a {
+		worst = max(worst, math.Abs(a[i]-b[i]))
+	}
+	return worst
+}
+
+// Plain distances of X must give what X gives. With exact distances P is
+// the same bit for bit and so is the whole run.
+func TestFromDistancesMatchesFeatures(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(13, 14))
+	xi, li := integerLine(rng, 4, 30)
+	n := len(li)
+	di := pairwise(xi, n, 1)
+	for _, m := range []Method{Exact, BH} {
+		o := Options{Method: m, Perplexity: 8, Iterations: 300, Init: InitRandom, Seed: 7}
+		rf, err := FromFeatures(ctx, xi, n, 1, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := FromDistances(ctx, di, n, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := maxAbsDiff(rf.Y, rd.Y); w != 0 || rf.KL != rd.KL {
+			t.Errorf("%v integer line: distances vs features: max |ΔY| = %.3g, KL %v vs %v", m, w, rf.KL, rd.KL)
+		}
+		if e := oneNNErrors(rd.Y, n, 2, li); e != 0 {
+			t.Errorf("%v integer line: %d 1-NN errors", m, e)
+		}
+	}
+	// General data: P agrees to rounding only, and t-SNE amplifies such
+	// differences (the gains switch on gradient signs), so compare a short
+	// run. BH is left out: a rounding difference can move a point to
+	// another cell.
+	x, labels := clusters(rng, 4, 30, 5, 6)
+	n = len(labels)
+	dist := pairwise(x, n, 5)
+	o := Options{Method: Exact, Perplexity: 10, Iterations: 50, Init: InitRandom, Seed: 7}
+	rf, err := FromFeatures(ctx, x, n, 5, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := FromDistances(ctx, dist, n, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("exact, general data: max |ΔY| = %.3g, KL %v vs %v", maxAbsDiff(rf.Y, rd.Y), rf.KL, rd.KL)
+	if w := maxAbsDiff(rf.Y, rd.Y); w > 1e-9 || math.Abs(rf.KL-rd.KL) > 1e-10 {
+		t.Errorf("exact: distances vs features: max |ΔY| = %.3g, KL %v vs %v", w, rf.KL, rd.KL)
+	}
+	// The MDS start of Euclidean distances separates the clusters too.
+	r, err := FromDistances(ctx, dist, n, Options{Perplexity: 10, Iterations: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Init != "mds" {
+		t.Errorf("init %q, want mds", r.Init)
+	}
+	if e := oneNNErrors(r.Y, n, 2, labels); e != 0 {
+		t.Errorf("MDS start: %d 1-NN errors", e)
+	}
+}
+
+func TestFromNeighbors(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(15, 16))
+	x, labels := clusters(rng, 4, 40, 6, 10)
+	n := len(labels)
+	const k = 30
+	idx := make([]int32, n*k)
+	d2 := make([]float64, n*k)
+	if err := kernels.KNN(ctx, idx, d2, x, n, 6, k, 1); err != nil {
+		t.Fatal(err)
+	}
+	dist := make([]float64, n*k)
+	for i, v := range d2 {
+		dist[i] = math.Sqrt(v)
+	}
+	o := Options{Perplexity: 10, Iterations: 300, Init: InitRandom, Seed: 2}
+	r, err := FromNeighbors(ctx, idx, dist, n, k, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFiniteY(t, "neighbors", r)
+	if e := oneNNErrors(r.Y, n, 2, labels); e != 0 {
+		t.Errorf("%d 1-NN errors", e)
+	}
+	if r.Method != "bh" || r.Neighbors != k || r.Init != "random" {
+		t.Errorf("metadata %+v", *r)
+	}
+	// On exact integer data, 3·perplexity neighbours reproduce FromFeatures'
+	// BH run bit for bit.
+	xi, li := integerLine(rng, 3, 40)
+	ni := len(li)
+	ki := 15
+	idx = make([]int32, ni*ki)
+	d2 = make([]float64, ni*ki)
+	if err := kernels.KNN(ctx, idx, d2, xi, ni, 1, ki, 1); err != nil {
+		t.Fatal(err)
+	}
+	dist = dist[:ni*ki]
+	for i, v := range d2 {
+		dist[i] = math.Sqrt(v)
+	}
+	o = Options{Perplexity: 5, Iterations: 200, Init: InitRandom, Seed: 2}
+	rn, err := FromNeighbors(ctx, idx, dist, ni, ki, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Method = BH
+	rf, err := FromFeatures(ctx, xi, ni, 1, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := maxAbsDiff(rn.Y, rf.Y); w != 0 || rn.KL != rf.KL {
+		t.Errorf("FromNeighbors vs FromFeatures: max |ΔY| = %.3g, KL %v vs %v", w, rn.KL, rf.KL)
+	}
+}
+
+func TestDuplicates(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(17, 18))
+	const n, d = 120, 3
+	x := make([]float64, n*d)
+	for i := range n {
+		src := i % 20 // 20 distinct points, each 6 times
+		if i < 20 {
+			for a := range d {
+				x[i*d+a] = rng.NormFloat64()
+			}
+			continue
+		}
+		copy(x[i*d:(i+1)*d], x[src*d:(src+1)*d])
+	}
+	for _, m := range []Method{Exact, BH} {
+		for _, init := range []Init{InitPCA, InitRandom} {
+			name := fmt.Sprintf("%v %v", m, init)
+			r, err := FromFeatures(ctx, x, n, d, Options{Method: m, Init: init, Perplexity: 10, Iterations: 200})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			checkFiniteY(t, name, r)
+		}
+	}
+	// All points identical: no spread for PCA, every distance 0.
+	same := make([]float64, 40*2)
+	for _, m := range []Method{Exact, BH} {
+		r, err := FromFeatures(ctx, same, 40, 2, Options{Method: m, Perplexity: 5, Iterations: 100})
+		if err != nil {
+			t.Fatalf("identical %v: %v", m, err)
+		}
+		checkFiniteY(t, fmt.Sprintf("identical %v", m), r)
+		if r.Init != "random" {
+			t.Errorf("identical %v: init %q, want random", m, r.Init)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(19, 20))
+	const n, d = 30, 3
+	x, _ := clusters(rng, 3, 10, d, 3)
+	dist := pairwise(x, n, d)
+	idx := make([]int32, n*5)
+	nd := make([]float64, n*5)
+	if err := kernels.KNN(ctx, idx, nd, x, n, d, 5, 1); err != nil {
+		t.Fatal(err)
+	}
+	bad := append([]float64(nil), x...)
+	bad[7] = math.NaN()
+	negDist := append([]float64(nil), dist...)
+	negDist[1*n+4] = -1
+	selfIdx := append([]int32(nil), idx...)
+	selfIdx[3*5+2] = 3
+	for _, c := range []struct {
+		name     string
+		err      error
+		want     error
+		row, col int // for *InputError; row < 0 if none
+	}{
+		{"exact perplexity = N−1", run(FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: n - 1})), ErrPerplexity, -1, 0},
+		{"exact perplexity > N", run(FromDistances(ctx, dist, n, Options{Method: Exact, Perplexity: 100})), ErrPerplexity, -1, 0},
+		{"bh 3·perplexity > N−1", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Perplexity: 10})), ErrPerplexity, -1, 0},
+		{"auto default perplexity 30", run(FromFeatures(ctx, x, n, d, Options{})), ErrPerplexity, -1, 0},
+		{"perplexity below 1", run(FromFeatures(ctx, x, n, d, Options{Perplexity: 0.5})), ErrPerplexity, -1, 0},
+		{"neighbours perplexity = k", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Perplexity: 5})), ErrPerplexity, -1, 0},
+		{"neighbours exact", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Method: Exact, Perplexity: 2})), ErrMethod, -1, 0},
+		{"bh 4-D", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Dims: 4, Perplexity: 3})), ErrMethod, -1, 0},
+		{"pca dims > d", run(FromFeatures(ctx, x, n, d, Options{Dims: 4, Perplexity: 3})), ErrOption, -1, 0},
+		{"negative theta", run(FromFeatures(ctx, x, n, d, Options{Theta: -1, Perplexity: 3})), ErrOption, -1, 0},
+		{"bad method", run(FromFeatures(ctx, x, n, d, Options{Method: 7, Perplexity: 3})), ErrOption, -1, 0},
+		{"length", run(FromFeatures(ctx, x[:10], n, d, Options{Perplexity: 3})), ErrLength, -1, 0},
+		{"one point", run(FromDistances(ctx, []float64{0}, 1, Options{})), ErrNoData, -1, 0},
+		{"NaN feature", run(FromFeatures(ctx, bad, n, d, Options{Perplexity: 3})), ErrNonFinite, 2, 1},
+		{"negative distance", run(FromDistances(ctx, negDist, n, Options{Perplexity: 3})), ErrNegative, 1, 4},
+		{"self neighbour", run(FromNeighbors(ctx, selfIdx, nd, n, 5, Options{Perplexity: 2})), ErrNeighbor, 3, 2},
+	} {
+		if !errors.Is(c.err, c.want) {
+			t.Errorf("%s: error %v, want %v", c.name, c.err, c.want)
+			continue
+		}
+		if c.want == ErrPerplexity && c.name != "neighbours perplexity = k" && c.name != "perplexity below 1" {
+			t.Logf("%s: %v", c.name, c.err)
+		}
+		var ie *InputError
+		if c.row >= 0 && (!errors.As(c.err, &ie) || ie.Row != c.row || ie.Col != c.col) {
+			t.Errorf("%s: error %v, want an *InputError at (%d, %d)", c.name, c.err, c.row, c.col)
+		}
+	}
+}
+
+func run(_ *Result, err error) error { return err }
+
+func TestCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	x, labels := clusters(rng, 2, 50, 3, 3)
+	n := len(labels)
+	ctx, cancel := context.WithCancel(context.Background())
+	o := Options{Perplexity: 10, Progress: func(it int, _ float64) {
+		if it >= 100 {
+			cancel()
+		}
+	}}
+	if _, err := FromFeatures(ctx, x, n, 3, o); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
+
+// A few optimiser steps replayed by hand from the rules in the package doc:
+// random start N(0, 1e-4²) from PCG(Seed, 0x7453e), exaggeration and
+// momentum 0.5 for ExaggerationIters, then 0.8, gains +0.2 / ×0.8 (≥ 0.01),
+// step η/4 times the gradient, re-centring.
+func TestOptimizerSteps(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(23, 24))
+	const n, d, dims = 30, 4, 2
+	x, _ := clusters(rng, 3, 10, d, 3)
+	o := Options{Method: Exact, Perplexity: 5, Iterations: 6, ExaggerationIters: 3, EarlyExaggeration: 4,
+		LearningRate: 100, Init: InitRandom, Seed: 99}
+	r, err := FromFeatures(ctx, x, n, d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := pairwise(x, n, d)
+	for i := range p {
+		p[i] *= p[i]
+	}
+	if err := kernels.Perplexity(ctx, make([]float64, n), p, p, n, 5, 1); err != nil {
+		t.Fatal(err)
+	}
+	kernels.TSNEJointP(p, n)
+	init := rand.New(rand.NewPCG(99, 0x7453e))
+	y := make([]float64, n*dims)
+	for i := range y {
+		y[i] = 1e-4 * init.NormFloat64()
+	}
+	upd := make([]float64, n*dims)
+	gains := make([]float64, n*dims)
+	for i := range gains {
+		gains[i] = 1
+	}
+	grad := make([]float64, n*dims)
+	for it := range 6 {
+		alpha, mom := 1.0, 0.8
+		if it < 3 {
+			alpha, mom = 4, 0.5
+		}
+		if _, err := kernels.TSNEGradExact(ctx, grad, y, p, n, dims, alpha, 1); err != nil {
+			t.Fatal(err)
+		}
+		for k, g := range grad {
+			// bhtsne: sign(g) ≠ sign(update), with sign(0) = 0.
+			if g*upd[k] < 0 || (upd[k] == 0) != (g == 0) {
+				gains[k] += 0.2
+			} else {
+				gains[k] = math.Max(gains[k]*0.8, 0.01)
+			}
+			upd[k] = mom*upd[k] - 100.0/4*gains[k]*g
+			y[k] += upd[k]
+		}
+		for c := range dims {
+			var m float64
+			for i := range n {
+				m += y[i*dims+c]
+			}
+			m /= n
+			for i := range n {
+				y[i*dims+c] -= m
+			}
+		}
+	}
+	var scale float64
+	for _, v := range y {
+		scale = max(scale, math.Abs(v))
+	}
+	if w := maxAbsDiff(r.Y, y); w > 1e-12*scale {
+		t.Errorf("max |ΔY| = %.3g against the hand-replayed steps (scale %.3g)", w, scale)
+	}
+}
