@@ -1,0 +1,169 @@
+package fisher
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"os"
+	"syscall"
+	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// mixtureKernel is an RBF kernel (bandwidth 1) of a seeded 5-class Gaussian
+// mixture in 10 dimensions; with noise > 0 a symmetric Gaussian noise matrix
+// is added and the spectrum clipped, which makes an indefinite kernel
+// corrected as the paper does.
+func mixtureKernel(tb testing.TB, n int, noise float64) ([]float64, []int) {
+	tb.Helper()
+	const dim, k = 10, 5
+	rng := rand.New(rand.NewPCG(uint64(n), 2026))
+	centres := make([]float64, k*dim)
+	for q := range centres {
+		centres[q] = 1.5 * rng.NormFloat64()
+	}
+	x := make([]float64, n*dim)
+	cls := make([]int, n)
+	for i := range n {
+		c := rng.IntN(k)
+		cls[i] = c
+		for d := range dim {
+			x[i*dim+d] = centres[c*dim+d] + rng.NormFloat64()
+		}
+	}
+	s := make([]float64, n*n)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			var d2 float64
+			for d := range dim {
+				e := x[i*dim+d] - x[j*dim+d]
+				d2 += e * e
+			}
+			v := math.Exp(-d2 / (2 * dim))
+			if noise > 0 {
+				v += noise * rng.NormFloat64()
+			}
+			s[i*n+j], s[j*n+i] = v, v
+		}
+	}
+	if noise > 0 {
+		if _, err := kernels.CorrectSpectrum(s, s, n, kernels.Clip); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s, cls
+}
+
+// BenchmarkFisher is the dense trapezoid rule with T = 10 at the data set
+// sizes of the paper (Aural Sonar 100, Voting 435, Sonatas 1068).
+func BenchmarkFisher(b *testing.B) {
+	for _, n := range []int{100, 435, 1068} {
+		s, cls := mixtureKernel(b, n, 0.02)
+		b.Run("N="+itoa(n), func(b *testing.B) {
+			c0 := cpuSeconds()
+			for b.Loop() {
+				if _, _, err := Distances(context.Background(), s, n, cls, 5, Options{Sigma: 0.3}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+		})
+	}
+}
+
+// BenchmarkFisherSparse is the sparse mode at N = 2000, K = 90, T = 10 with
+// the perplexity-30 bandwidth.
+func BenchmarkFisherSparse(b *testing.B) {
+	const n = 2000
+	s, cls := mixtureKernel(b, n, 0)
+	sigma := perplexitySigma(s, n, 30, 100)
+	b.ResetTimer()
+	c0 := cpuSeconds()
+	defer func() { b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op") }()
+	for b.Loop() {
+		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, Options{Sigma: sigma, Neighbors: 90})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(st.KeptTerms)/float64(st.DenseTerms), "kept/dense")
+	}
+}
+
+// BenchmarkFisherSparseHuge is the sparse mode at N = 10,000, K = 90, T = 10
+// (run with ORDINATE_BENCH_HUGE=1). The kernel is a PSD RBF kernel without
+// noise: clipping a 10,000² matrix would dominate the run.
+func BenchmarkFisherSparseHuge(b *testing.B) {
+	if os.Getenv("ORDINATE_BENCH_HUGE") != "1" {
+		b.Skip("set ORDINATE_BENCH_HUGE=1")
+	}
+	const n = 10000
+	s, cls := mixtureKernel(b, n, 0)
+	sigma := perplexitySigma(s, n, 30, 200)
+	b.Logf("σ = %.4g (mean perplexity-30 bandwidth of 200 rows)", sigma)
+	b.ResetTimer()
+	c0 := cpuSeconds()
+	defer func() { b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op") }()
+	for b.Loop() {
+		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, Options{Sigma: sigma, Neighbors: 90})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(st.KeptTerms)/float64(st.DenseTerms), "kept/dense")
+	}
+}
+
+// perplexitySigma is the mean over the first rows of σ_i = (2β_i)^−½, with
+// β_i found by bisection so that p(j|i) ∝ exp(−β_i d²_ij) has the given
+// perplexity: the lead's bandwidth rule, reimplemented for the benchmark.
+func perplexitySigma(s []float64, n int, perp float64, rows int) float64 {
+	d2 := make([]float64, n)
+	var sum float64
+	for i := range rows {
+		for j := range n {
+			d2[j] = max(0, s[i*n+i]+s[j*n+j]-2*s[i*n+j])
+		}
+		lo, hi := 0.0, 1e6
+		for range 100 {
+			beta := (lo + hi) / 2
+			var z, e float64
+			for j, v := range d2 {
+				if j != i {
+					w := math.Exp(-beta * v)
+					z += w
+					e += w * beta * v
+				}
+			}
+			if h := math.Log(z) + e/z; h > math.Log(perp) {
+				lo = beta
+			} else {
+				hi = beta
+			}
+		}
+		sum += 1 / math.Sqrt(lo+hi)
+	}
+	return sum / float64(rows)
+}
+
+// cpuSeconds is the process's user + system CPU time: on the shared
+// machine wall time depends on the load, CPU time much less.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var buf [20]byte
+	p := len(buf)
+	for ; n > 0; n /= 10 {
+		p--
+		buf[p] = byte('0' + n%10)
+	}
+	return string(buf[p:])
+}
