@@ -37,6 +37,7 @@ Examples:
 			bvpCommand(),
 			pcaCommand(),
 			ldaCommand(),
+			fisherCommand(),
 			tsneCommand(),
 			applyCommand(),
 			evaluateCommand(),

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+const aural = "../../testdata/similarity/aural_sonar.parquet"
+
+// TestFisherKernelGolden checks the "original, clip" column of the paper's
+// Table 1 on our copies: leave-one-out 1-NN error of the clipped kernel
+// distances is 17/100 (aural sonar) and 22/213 (protein).
+func TestFisherKernelGolden(t *testing.T) {
+	for _, tc := range []struct {
+		set  string
+		want float64
+	}{{"aural_sonar", 0.17}, {"protein", 22.0 / 213}} {
+		dir := t.TempDir()
+		sim := "../../testdata/similarity/" + tc.set + ".parquet"
+		kern := filepath.Join(dir, "k.parquet")
+		if code, _, e := runCmd(t, nil, "fisher", "--similarity", sim, "--id", "id", "--label", "label", "--metric", "kernel", "--upper", "--out", kern, "--quiet"); code != 0 {
+			t.Fatalf("%s: fisher --metric kernel: %s", tc.set, e)
+		}
+		m := filepath.Join(dir, "m.parquet")
+		if code, _, e := runCmd(t, nil, "evaluate", "--distances", kern, "--in", sim, "--id", "id", "--label", "label", "--k", "1", "--out", m, "--quiet"); code != 0 {
+			t.Fatalf("%s: evaluate: %s", tc.set, e)
+		}
+		f, err := readFigures(&cli.Context{Context: context.Background()}, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := f["nn_error@1/distances"]; math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("%s: 1-NN error of the clipped kernel distances = %v, want %v", tc.set, got, tc.want)
+		}
+	}
+}
+
+func TestFisherOutputs(t *testing.T) {
+	dir := t.TempDir()
+	long := filepath.Join(dir, "long.parquet")
+	code, _, e := runCmd(t, nil, "fisher", "--similarity", aural, "--id", "id", "--label", "label", "--out", long, "--quiet")
+	if code != 0 {
+		t.Fatalf("fisher: exit %d: %s", code, e)
+	}
+	info, err := arrowio.Inspect(context.Background(), long)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != 100*99 {
+		t.Errorf("long output has %d rows, want %d", info.Rows, 100*99)
+	}
+	fig := info.Provenance.Figures
+	for _, k := range []string{"sigma", "steps", "rule", "correction", "negative_eigenvalue_share"} {
+		if _, ok := fig[k]; !ok {
+			t.Errorf("provenance figures lack %q: %v", k, fig)
+		}
+	}
+	if share, _ := fig["negative_eigenvalue_share"].(float64); math.Abs(share-0.21) > 0.01 {
+		t.Errorf("negative eigenvalue share %v, want about 0.21 (SOURCE.md)", share)
+	}
+	// The trapezoid rule is symmetric, so --upper holds every value once.
+	upper := filepath.Join(dir, "upper.parquet")
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", aural, "--id", "id", "--label", "label", "--upper", "--out", upper, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	if info, _ := arrowio.Inspect(context.Background(), upper); info.Rows != 100*99/2 {
+		t.Errorf("--upper output has %d rows, want %d", info.Rows, 100*99/2)
+	}
+	square := filepath.Join(dir, "square.csv")
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", aural, "--id", "id", "--label", "label", "--format", "square", "--out", square, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	raw, err := os.ReadFile(square)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 101 || len(strings.Split(lines[0], ",")) != 101 {
+		t.Errorf("square output: %d lines, header %q…", len(lines), lines[0][:20])
+	}
+}
+
+func TestFisherBadInput(t *testing.T) {
+	dir := t.TempDir()
+	oneClass := filepath.Join(dir, "one.csv")
+	write(t, oneClass, "id,label,s_0,s_1\na,1,1,0.5\nb,1,0.5,1\n")
+	notSquare := filepath.Join(dir, "ns.csv")
+	write(t, notSquare, "id,label,s_0,s_1,s_2\na,1,1,0.5,0.1\nb,2,0.5,1,0.2\n")
+	nan := filepath.Join(dir, "nan.csv")
+	write(t, nan, "id,label,s_0,s_1\na,1,1,NaN\nb,2,0.5,1\n")
+	out := filepath.Join(dir, "o.parquet")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"one class", []string{"fisher", "--similarity", oneClass, "--id", "id", "--label", "label"}, "at least 2"},
+		{"not square", []string{"fisher", "--similarity", notSquare, "--id", "id", "--label", "label"}, "square"},
+		{"nan", []string{"fisher", "--similarity", nan, "--id", "id", "--label", "label"}, `column "s_1", row 0`},
+		{"no input", []string{"fisher", "--label", "label"}, "--similarity"},
+		{"bad rule", []string{"fisher", "--similarity", aural, "--id", "id", "--label", "label", "--rule", "simpson"}, "simpson"},
+		{"perplexity too large", []string{"fisher", "--similarity", aural, "--id", "id", "--label", "label", "--perplexity", "200"}, "perplexity"},
+	} {
+		code, _, e := runCmd(t, nil, append(tc.args, "--out", out)...)
+		if code != exitInput || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d mentioning %q", tc.name, code, e, exitInput, tc.want)
+		}
+	}
+	noLeftovers(t, dir, "nan.csv", "ns.csv", "one.csv")
+}
+
+func TestTSNECommand(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "t.parquet")
+	code, _, e := runCmd(t, nil, "tsne", "--in", thyroid, "--label", "label", "--iterations", "300", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("tsne: exit %d: %s", code, e)
+	}
+	f := readEmbedding(t, out, "row")
+	if f.N != 215 || f.D != 2 {
+		t.Errorf("embedding %d×%d", f.N, f.D)
+	}
+	info, err := arrowio.Inspect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kl, ok := info.Provenance.Figures["kl"].(float64); !ok || !(kl > 0) {
+		t.Errorf("provenance KL = %v", info.Provenance.Figures["kl"])
+	}
+	// Fisher distances in, labels passed through from the similarity table.
+	fd := filepath.Join(dir, "f.parquet")
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", aural, "--id", "id", "--label", "label", "--upper", "--out", fd, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	ft := filepath.Join(dir, "ft.parquet")
+	code, _, e = runCmd(t, nil, "tsne", "--distances", fd, "--labels", aural, "--id", "id", "--label", "label", "--iterations", "300", "--out", ft, "--quiet")
+	if code != 0 {
+		t.Fatalf("tsne --distances: exit %d: %s", code, e)
+	}
+	info, err = arrowio.Inspect(context.Background(), ft)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cols []string
+	for _, fl := range info.Schema.Fields() {
+		cols = append(cols, fl.Name)
+	}
+	if strings.Join(cols, ",") != "id,label,emb_0,emb_1" || info.Rows != 100 {
+		t.Errorf("Fisher t-SNE output: columns %v, %d rows", cols, info.Rows)
+	}
+	// Perplexity must be below N − 1.
+	if code, _, e := runCmd(t, nil, "tsne", "--in", thyroid, "--label", "label", "--perplexity", "300", "--out", filepath.Join(dir, "x.parquet")); code != exitInput || !strings.Contains(e, "erplexity") {
+		t.Errorf("perplexity 300 on 215 rows: exit %d, %s", code, e)
+	}
+}
