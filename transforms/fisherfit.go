@@ -139,7 +139,7 @@ func FitFisher(ctx context.Context, s []float64, n int, classes []int, k int, o 
 		}
 		res.K, res.Idx, res.Dist = o.Neighbors, idx, dist
 		res.Figures["neighbors"] = o.Neighbors
-		res.Figures["stats"] = st
+		res.noteStats(st)
 		return res, nil
 	}
 	dist, st, err := fisher.Distances(ctx, s, n, classes, k, fo)
@@ -147,10 +147,21 @@ func FitFisher(ctx context.Context, s []float64, n int, classes []int, k int, o 
 		return nil, err
 	}
 	res.Dist = dist
-	if st != nil {
-		res.Figures["stats"] = st
-	}
+	res.noteStats(st)
 	return res, nil
+}
+
+// noteStats records the computation's statistics and warns where the path
+// sum is coarse.
+func (res *FisherResult) noteStats(st *fisher.Stats) {
+	if st == nil {
+		return
+	}
+	res.Figures["stats"] = st
+	if st.LongSteps > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"%d pairs have a path step d(i,j)/T longer than σ = %.3g: the T-point sum is coarse there; raise --steps", st.LongSteps, st.Sigma))
+	}
 }
 
 // kernelDistances returns the plain distances of the corrected kernel,

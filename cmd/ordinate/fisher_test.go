@@ -161,3 +161,33 @@ func TestTSNECommand(t *testing.T) {
 		t.Errorf("perplexity 300 on 215 rows: exit %d, %s", code, e)
 	}
 }
+
+// TestSparsePipeline runs the large-N path end to end: Fisher distances of
+// each row's K nearest neighbours, then Barnes-Hut t-SNE of that table.
+func TestSparsePipeline(t *testing.T) {
+	dir := t.TempDir()
+	fd := filepath.Join(dir, "f.parquet")
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", aural, "--id", "id", "--label", "label", "--neighbors", "12", "--out", fd, "--quiet"); code != 0 {
+		t.Fatalf("fisher --neighbors: %s", e)
+	}
+	info, err := arrowio.Inspect(context.Background(), fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != 100*12 {
+		t.Errorf("sparse output has %d rows, want %d", info.Rows, 100*12)
+	}
+	out := filepath.Join(dir, "t.parquet")
+	code, _, e := runCmd(t, nil, "tsne", "--distances", fd, "--labels", aural, "--id", "id", "--label", "label",
+		"--perplexity", "3", "--iterations", "300", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("tsne on neighbour lists: exit %d: %s", code, e)
+	}
+	info, err = arrowio.Inspect(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Rows != 100 || info.Provenance.Figures["method"] != "bh" {
+		t.Errorf("rows %d, method %v; want 100 rows by Barnes-Hut", info.Rows, info.Provenance.Figures["method"])
+	}
+}

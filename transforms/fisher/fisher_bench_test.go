@@ -113,9 +113,8 @@ func BenchmarkFisherSparseHuge(b *testing.B) {
 	}
 }
 
-// perplexitySigma is the mean over the first rows of σ_i = (2β_i)^−½, with
-// β_i found by bisection so that p(j|i) ∝ exp(−β_i d²_ij) has the given
-// perplexity: the lead's bandwidth rule, reimplemented for the benchmark.
+// perplexitySigma is the mean perplexity bandwidth (2β)^(−1/2) over the
+// first rows rows of the kernel-induced distances, as the fisher stage uses.
 func perplexitySigma(s []float64, n int, perp float64, rows int) float64 {
 	d2 := make([]float64, n)
 	var sum float64
@@ -123,24 +122,11 @@ func perplexitySigma(s []float64, n int, perp float64, rows int) float64 {
 		for j := range n {
 			d2[j] = max(0, s[i*n+i]+s[j*n+j]-2*s[i*n+j])
 		}
-		lo, hi := 0.0, 1e6
-		for range 100 {
-			beta := (lo + hi) / 2
-			var z, e float64
-			for j, v := range d2 {
-				if j != i {
-					w := math.Exp(-beta * v)
-					z += w
-					e += w * beta * v
-				}
-			}
-			if h := math.Log(z) + e/z; h > math.Log(perp) {
-				lo = beta
-			} else {
-				hi = beta
-			}
+		beta, err := kernels.PerplexityRow(nil, d2, i, perp, 0)
+		if err != nil {
+			panic(err)
 		}
-		sum += 1 / math.Sqrt(lo+hi)
+		sum += 1 / math.Sqrt(2*beta)
 	}
 	return sum / float64(rows)
 }
