@@ -39,6 +39,7 @@ Examples:
 			ldaCommand(),
 			fisherCommand(),
 			tsneCommand(),
+			tripletsCommand(),
 			applyCommand(),
 			evaluateCommand(),
 			inspectCommand(),

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+const zoo = "../../testdata/zoo/zoo.csv"
+
+func TestTripletsCommand(t *testing.T) {
+	dir := t.TempDir()
+	all := filepath.Join(dir, "all.parquet")
+	if code, _, e := runCmd(t, nil, "triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--out", all, "--quiet"); code != 0 {
+		t.Fatalf("triplets: exit %d: %s", code, e)
+	}
+	info, err := arrowio.Inspect(context.Background(), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The paper's 3.24×10⁶: 17 aspects (16 attributes + type), ordered pairs.
+	if info.Rows != 3_233_424 {
+		t.Errorf("Zoo ordered triplets: %d, want 3,233,424", info.Rows)
+	}
+
+	split, splitOut := filepath.Join(dir, "split.parquet"), filepath.Join(dir, "observed.parquet")
+	code, _, e := runCmd(t, nil, "triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--per-aspect", "500",
+		"--split-objects", "0.5", "--split-out", splitOut, "--out", split, "--quiet")
+	if code != 0 {
+		t.Fatalf("triplets --split-objects: exit %d: %s", code, e)
+	}
+	observed := map[string]bool{}
+	r, err := arrowio.Open(context.Background(), splitOut)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := 0
+	for r.Next() {
+		rec := r.RecordBatch()
+		asp, id, obs := rec.Column(0).(*array.String), rec.Column(1).(*array.Int64), rec.Column(2).(*array.Boolean)
+		for i := range int(rec.NumRows()) {
+			observed[asp.Value(i)+"/"+id.ValueStr(i)] = obs.Value(i)
+			rows++
+		}
+	}
+	r.Release()
+	if rows != 17*101 {
+		t.Errorf("split table has %d rows, want %d", rows, 17*101)
+	}
+	// Every triplet's split label agrees with the observed table.
+	r, err = arrowio.Open(context.Background(), split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	var n, train int
+	for r.Next() {
+		rec := r.RecordBatch()
+		a, lab := rec.Column(3).(*array.String), rec.Column(4).(*array.String)
+		for i := range int(rec.NumRows()) {
+			asp := a.Value(i)
+			in := true
+			for c := range 3 {
+				in = in && observed[asp+"/"+rec.Column(c).ValueStr(i)]
+			}
+			if want := map[bool]string{true: "train", false: "hidden"}[in]; lab.Value(i) != want {
+				t.Fatalf("row %d marked %s, want %s", n, lab.Value(i), want)
+			}
+			if in {
+				train++
+			}
+			n++
+		}
+	}
+	if n != 17*500 || train == 0 || train == n {
+		t.Errorf("%d sampled triplets (%d train), want %d with both kinds", n, train, 17*500)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad pairs", []string{"--pairs", "both"}, "--pairs"},
+		{"bad fraction", []string{"--split-objects", "1.5"}, "--split-objects"},
+		{"no aspects", []string{"--aspects", "nothing*"}, "selects no column"},
+		{"split-out without split", []string{"--split-out", filepath.Join(dir, "x.parquet")}, "needs --split-objects"},
+		{"duplicate ids", []string{"--id", "animal_name"}, `row 26 (id frog): invalid value: duplicate id (also row 25)`},
+	} {
+		args := append([]string{"triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--out", filepath.Join(dir, "bad.parquet")}, tc.args...)
+		code, _, e := runCmd(t, nil, args...)
+		if code != exitInput || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, code, e)
+		}
+	}
+}

@@ -1,0 +1,183 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/triplets"
+)
+
+// Indexer gives dense 0-based indices to values (ids, aspect names) in order
+// of first appearance, comparing them as text so that an int64 id and the
+// same number read from a CSV meet.
+type Indexer struct {
+	pos   map[string]int32
+	Names []string // Names[k] is the text of index k
+	Fixed bool     // when set, unknown values get −1 instead of a new index
+}
+
+// NewIndexer returns an empty indexer.
+func NewIndexer() *Indexer { return &Indexer{pos: map[string]int32{}} }
+
+// Index returns the index of row r of a, or −1 for a null (or an unknown
+// value of a fixed indexer).
+func (x *Indexer) Index(a arrow.Array, r int) int32 {
+	if a.IsNull(r) {
+		return -1
+	}
+	var key string
+	switch v := a.(type) {
+	case *array.String:
+		key = v.Value(r)
+	case *array.Int64:
+		key = strconv.FormatInt(v.Value(r), 10)
+	case *array.Int32:
+		key = strconv.FormatInt(int64(v.Value(r)), 10)
+	default:
+		key = a.ValueStr(r)
+	}
+	if k, ok := x.pos[key]; ok {
+		return k
+	}
+	if x.Fixed {
+		return -1
+	}
+	return x.Add(strings.Clone(key)) // v.Value points into the Arrow buffer
+}
+
+// Add indexes a value given as text (an --objects id, say) and returns its
+// index.
+func (x *Indexer) Add(name string) int32 {
+	if k, ok := x.pos[name]; ok {
+		return k
+	}
+	k := int32(len(x.Names))
+	x.pos[name] = k
+	x.Names = append(x.Names, name)
+	return k
+}
+
+// Len is the number of distinct values seen.
+func (x *Indexer) Len() int { return len(x.Names) }
+
+// TripletInput is a triplet table read into indices.
+type TripletInput struct {
+	Table   *triplets.Table
+	Objects *Indexer // object ids
+	Aspects *Indexer // aspect names ("all" when the table has no aspect column)
+	Train   []bool   // per triplet: split = "train"; nil without a split column
+	Dropped int64
+}
+
+// ReadTriplets reads a triplet table (columns i, j, k, and optional aspect
+// and split) from r. objects, when not nil, is the fixed set of known ids
+// (from --objects); otherwise ids are indexed in order of first appearance.
+// A null, an unknown id, or a triplet that repeats an object is an error
+// naming the row, or, with InvalidDrop, dropped and counted.
+func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInvalid arrowio.OnInvalid) (*TripletInput, error) {
+	if objects == nil {
+		objects = NewIndexer()
+	}
+	in := &TripletInput{Table: &triplets.Table{}, Objects: objects, Aspects: NewIndexer()}
+	schema := r.Schema()
+	col := func(name string, required bool) (int, error) {
+		idx := schema.FieldIndices(name)
+		if len(idx) == 0 {
+			if required {
+				return -1, &arrowio.Error{File: r.Source().Path, Column: name, Row: -1,
+					Err: fmt.Errorf("%w: a triplet table needs the columns i, j, k (and may have aspect, split)", arrowio.ErrMissingColumn)}
+			}
+			return -1, nil
+		}
+		return idx[0], nil
+	}
+	var cols [5]int
+	for c, name := range []string{"i", "j", "k", "aspect", "split"} {
+		var err error
+		if cols[c], err = col(name, c < 3); err != nil {
+			return nil, err
+		}
+	}
+	for r.Next() {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rec := r.RecordBatch()
+		file, first := r.Position()
+		var split *array.String
+		if cols[4] >= 0 {
+			s, ok := rec.Column(cols[4]).(*array.String)
+			if !ok {
+				return nil, &arrowio.Error{File: file, Column: "split", Row: -1, Err: fmt.Errorf("%w: split must be text (train or hidden)", arrowio.ErrColumnType)}
+			}
+			split = s
+		}
+		for row := range int(rec.NumRows()) {
+			var ids [3]int32
+			bad := ""
+			badCol := ""
+			for c := range 3 {
+				a := rec.Column(cols[c])
+				ids[c] = objects.Index(a, row)
+				if ids[c] < 0 {
+					badCol = schema.Field(cols[c]).Name
+					if a.IsNull(row) {
+						bad = "null id"
+					} else {
+						bad = fmt.Sprintf("id %s is not in the objects table", a.ValueStr(row))
+					}
+					break
+				}
+			}
+			if bad == "" && (ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2]) {
+				bad, badCol = "i, j and k must be three different objects", "i"
+			}
+			aspect := int32(0)
+			if bad == "" {
+				if cols[3] >= 0 {
+					aspect = in.Aspects.Index(rec.Column(cols[3]), row)
+					if aspect < 0 {
+						bad, badCol = "null aspect", "aspect"
+					}
+				} else if in.Aspects.Len() == 0 {
+					in.Aspects.Add("all")
+				}
+			}
+			if bad != "" {
+				if onInvalid == arrowio.InvalidDrop {
+					in.Dropped++
+					continue
+				}
+				return nil, &arrowio.Error{File: file, Column: badCol, Row: first + int64(row), Err: fmt.Errorf("%w: %s", arrowio.ErrInvalidValue, bad)}
+			}
+			in.Table.Append(ids[0], ids[1], ids[2], aspect)
+			if split != nil {
+				in.Train = append(in.Train, !split.IsNull(row) && split.Value(row) == "train")
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	if in.Table.Len() == 0 {
+		return nil, &arrowio.Error{File: r.Source().Path, Row: -1, Err: fmt.Errorf("%w: no triplets", arrowio.ErrEmpty)}
+	}
+	return in, nil
+}
+
+// Subset returns the triplets whose keep flag is set.
+func Subset(t *triplets.Table, keep []bool, want bool) *triplets.Table {
+	out := &triplets.Table{}
+	for r := range t.Len() {
+		if keep[r] == want {
+			out.Append(t.I[r], t.J[r], t.K[r], t.Aspect[r])
+		}
+	}
+	return out
+}

@@ -1,0 +1,6 @@
+package triplets
+
+import "errors"
+
+// ErrTriplet marks a malformed triplet.
+var ErrTriplet = errors.New("bad triplet")
