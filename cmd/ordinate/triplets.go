@@ -20,7 +20,7 @@ func tripletsCommand() *cli.Command {
 		UsageText: `ordinate triplets --in ATTRS [--id COL] [--aspects SPEC] [--exclude SPEC] [--pairs ordered|unordered] [--per-aspect N] [--split-objects R --split-out S] --out TRIPLETS
 
 For every aspect (attribute) t, <i, j, k>_t is a triplet whenever objects i and j
-share the value of t and k does not (j is more similar to i than k is, under t).
+share the value of t and k does not (under t, j is more similar to i than to k).
 --pairs ordered takes i != j in both orders; unordered only i < j. An empty value
 (or null) leaves the object out of that aspect. Triplets stream to the output in
 batches (aspect, then i, j, k ascending); all of them never sit in memory.

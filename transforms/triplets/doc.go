@@ -2,8 +2,9 @@
 // them: generation from categorical attributes, uniform sampling, the
 // object-split evaluation protocol of Le & Lauw (IJCAI 2019), and checks.
 //
-// A triplet ⟨i, j, k⟩ₜ says that under aspect t object j is more similar to
-// object i than object k is. Objects and aspects are 0-based indices.
+// A triplet ⟨i, j, k⟩ₜ says that under aspect t the reference object j is
+// more similar to object i than to object k: d(j, i) < d(j, k) (Le & Lauw's
+// convention, and DESIGN.md's). Objects and aspects are 0-based indices.
 // Triplets are stored as int32 columns (Table), never as per-triplet
 // structs, so that tens of millions fit in a few hundred megabytes.
 //

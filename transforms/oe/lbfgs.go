@@ -1,0 +1,188 @@
+package oe
+
+import (
+	"context"
+	"math"
+)
+
+// gonum's optimize.LBFGS would be the natural choice, but package optimize
+// imports stat/distmv and through it golang.org/x/tools, which the module's
+// go.sum does not hold; this is the same method, kept small.
+
+// Termination statuses of lbfgs.
+const (
+	statusIterations = "iteration limit"
+	statusFunction   = "function converged"
+	statusGradient   = "gradient converged"
+	statusLineSearch = "line search failed"
+)
+
+const (
+	armijoC1   = 1e-4 // sufficient decrease
+	wolfeC2    = 0.9  // curvature condition (weak Wolfe)
+	maxLSEvals = 40   // evaluations per line search
+	convWindow = 10   // iterations over which the cost must decrease by Tol·|f|
+	gradTol    = 1e-12
+)
+
+type lbfgsResult struct {
+	x          []float64
+	f          float64
+	iterations int
+	status     string
+}
+
+// lbfgs minimises eval (which writes the gradient into its second argument
+// and returns the cost) from x0 with limited-memory BFGS: the two-loop
+// recursion over the last store (s, y) pairs and a bisection line search
+// for the weak Wolfe conditions (Lewis and Overton 2013). Pairs with
+// sᵀy ≤ 0 are skipped, so the direction is always a descent direction.
+func lbfgs(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, maxIter, store int, tol float64) (*lbfgsResult, error) {
+	m := len(x0)
+	x := append([]float64(nil), x0...)
+	g := make([]float64, m)
+	f := eval(x, g)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	S := make([][]float64, 0, store)
+	Y := make([][]float64, 0, store)
+	rho := make([]float64, 0, store)
+	alpha := make([]float64, store)
+	d := make([]float64, m)
+	xn := make([]float64, m)
+	gn := make([]float64, m)
+	hist := []float64{f}
+	res := &lbfgsResult{x: x, f: f, status: statusIterations}
+	for it := 0; it < maxIter; it++ {
+		if infNorm(g) <= gradTol {
+			res.status = statusGradient
+			break
+		}
+		// d = −H g by the two-loop recursion.
+		copy(d, g)
+		for p := len(S) - 1; p >= 0; p-- {
+			alpha[p] = rho[p] * dot(S[p], d)
+			axpy(-alpha[p], Y[p], d)
+		}
+		gamma := 1 / math.Sqrt(dot(g, g)) // first step: unit length
+		if n := len(S); n > 0 {
+			gamma = dot(S[n-1], Y[n-1]) / dot(Y[n-1], Y[n-1])
+		}
+		scale(gamma, d)
+		for p := range S {
+			beta := rho[p] * dot(Y[p], d)
+			axpy(alpha[p]-beta, S[p], d)
+		}
+		scale(-1, d)
+		g0d := dot(g, d)
+		if !(g0d < 0) { // numerical loss of descent: restart with −g
+			copy(d, g)
+			scale(-1/math.Sqrt(dot(g, g)), d)
+			g0d = dot(g, d)
+			S, Y, rho = S[:0], Y[:0], rho[:0]
+		}
+		fn, ok := lineSearch(ctx, eval, x, d, f, g0d, xn, gn)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !ok {
+			res.status = statusLineSearch
+			break
+		}
+		// Store the pair, recycling the oldest storage when full.
+		var s, yv []float64
+		if len(S) == store {
+			s, yv = S[0], Y[0]
+			S, Y, rho = append(S[:0], S[1:]...), append(Y[:0], Y[1:]...), append(rho[:0], rho[1:]...)
+		} else {
+			s, yv = make([]float64, m), make([]float64, m)
+		}
+		for p := range s {
+			s[p] = xn[p] - x[p]
+			yv[p] = gn[p] - g[p]
+		}
+		if sy := dot(s, yv); sy > 0 {
+			S, Y, rho = append(S, s), append(Y, yv), append(rho, 1/sy)
+		}
+		copy(x, xn)
+		copy(g, gn)
+		f = fn
+		res.f, res.iterations = f, it+1
+		hist = append(hist, f)
+		if len(hist) > convWindow {
+			old := hist[len(hist)-1-convWindow]
+			if old-f <= tol*math.Abs(f) {
+				res.status = statusFunction
+				break
+			}
+		}
+	}
+	return res, nil
+}
+
+// lineSearch finds a step t along d from x satisfying the weak Wolfe
+// conditions by bisection/doubling; xn and gn receive the new point and
+// gradient. It reports false when no such step was found or ctx is done.
+func lineSearch(ctx context.Context, eval func(x, g []float64) float64, x, d []float64, f0, g0d float64, xn, gn []float64) (float64, bool) {
+	lo, hi, t := 0.0, math.Inf(1), 1.0
+	for range maxLSEvals {
+		if ctx.Err() != nil {
+			return f0, false
+		}
+		for p := range xn {
+			xn[p] = x[p] + t*d[p]
+		}
+		f := eval(xn, gn)
+		switch {
+		case !(f <= f0+armijoC1*t*g0d): // also rejects NaN
+			hi = t
+		case dot(gn, d) < wolfeC2*g0d:
+			lo = t
+		default:
+			return f, true
+		}
+		if math.IsInf(hi, 1) {
+			t = 2 * lo
+		} else {
+			t = (lo + hi) / 2
+		}
+	}
+	// Accept a point that decreased the cost even without curvature.
+	if lo > 0 {
+		for p := range xn {
+			xn[p] = x[p] + lo*d[p]
+		}
+		f := eval(xn, gn)
+		return f, f < f0
+	}
+	return f0, false
+}
+
+func dot(a, b []float64) float64 {
+	s := 0.0
+	for p, v := range a {
+		s += v * b[p]
+	}
+	return s
+}
+
+func axpy(a float64, x, y []float64) {
+	for p, v := range x {
+		y[p] += a * v
+	}
+}
+
+func scale(a float64, x []float64) {
+	for p := range x {
+		x[p] *= a
+	}
+}
+
+func infNorm(x []float64) float64 {
+	m := 0.0
+	for _, v := range x {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
