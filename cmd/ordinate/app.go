@@ -40,6 +40,8 @@ Examples:
 			fisherCommand(),
 			tsneCommand(),
 			tripletsCommand(),
+			tsteCommand(),
+			soeCommand(),
 			applyCommand(),
 			evaluateCommand(),
 			inspectCommand(),

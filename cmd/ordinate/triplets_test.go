@@ -99,3 +99,40 @@ func TestTripletsCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestOrdinalEmbeddingCommands(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.parquet")
+	if code, _, e := runCmd(t, nil, "triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--per-aspect", "300", "--out", tr, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		rows int64
+	}{
+		{"tste", nil, 101},
+		{"soe", nil, 101},
+		{"tste", []string{"--per-aspect"}, 17 * 101},
+		{"soe", []string{"--per-aspect", "--dims", "3"}, 17 * 101},
+	} {
+		out := filepath.Join(dir, tc.cmd+".parquet")
+		args := append([]string{tc.cmd, "--in", tr, "--out", out, "--quiet", "--max-iter", "200"}, tc.args...)
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
+			t.Fatalf("%s %v: exit %d: %s", tc.cmd, tc.args, code, e)
+		}
+		info, err := arrowio.Inspect(context.Background(), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Rows != tc.rows || info.Schema.Field(0).Name != "aspect" || info.Schema.Field(1).Name != "id" {
+			t.Errorf("%s %v: %d rows, schema %v", tc.cmd, tc.args, info.Rows, info.Schema)
+		}
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	write(t, bad, "i,j,k,aspect\n1,2,3,a\n1,1,3,a\n")
+	code, _, e := runCmd(t, nil, "soe", "--in", bad, "--out", filepath.Join(dir, "x.parquet"))
+	if code != exitInput || !strings.Contains(e, "row 1") || !strings.Contains(e, "three different objects") {
+		t.Errorf("repeated object: exit %d, %s", code, e)
+	}
+}

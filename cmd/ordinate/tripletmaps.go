@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// readTripletTable reads --in as triplets, with ids from --objects if given.
+func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) {
+	sel, err := selection(c)
+	if err != nil {
+		return nil, err
+	}
+	var objects *transforms.Indexer
+	if op := c.String("objects"); op != "" {
+		if c.String("id") == "" {
+			return nil, usagef("--objects needs --id naming its id column")
+		}
+		of, err := e.readFrame("objects", op, arrowio.Selection{ID: c.String("id"), NoFeatures: true, Keep: []string{}})
+		if err != nil {
+			return nil, err
+		}
+		objects = transforms.NewIndexer()
+		for i := range of.N {
+			objects.Add(of.ID.ValueStr(i))
+		}
+		of.Release()
+		objects.Fixed = true
+	}
+	r, err := e.open(c.String("in"))
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	in, err := transforms.ReadTriplets(e.ctx, r, objects, sel.OnInvalid)
+	if err != nil {
+		return nil, badInput(err)
+	}
+	src := r.Source()
+	e.prov.Inputs = append(e.prov.Inputs, arrowio.InputInfo{Role: "in", Path: c.String("in"), Files: src.Files,
+		Rows: int64(in.Table.Len()) + in.Dropped, Bytes: src.Bytes, Dropped: in.Dropped})
+	if in.Dropped > 0 {
+		e.warn(fmt.Sprintf("dropped %d invalid triplets (--on-invalid drop)", in.Dropped))
+	}
+	return in, nil
+}
+
+// writeMaps writes per-aspect maps: aspect, id, emb_0 … emb_{d−1}.
+func writeMaps(e *env, out string, ids, aspects []string, maps [][]float64, d int, figures map[string]any) error {
+	fields := []arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "id", Type: arrow.BinaryTypes.String}}
+	for j := range d {
+		fields = append(fields, arrow.Field{Name: transforms.EmbeddingColumn(j), Type: arrow.PrimitiveTypes.Float64})
+	}
+	schema := arrow.NewSchema(fields, nil)
+	w, err := e.createSchema(out, schema)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	b := array.NewRecordBuilder(e.mem, schema)
+	defer b.Release()
+	for t, name := range aspects {
+		for i, id := range ids {
+			b.Field(0).(*array.StringBuilder).Append(name)
+			b.Field(1).(*array.StringBuilder).Append(id)
+			for j := range d {
+				b.Field(2 + j).(*array.Float64Builder).Append(maps[t][i*d+j])
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return e.finish(w, figures)
+}
