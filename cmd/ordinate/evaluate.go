@@ -23,6 +23,7 @@ func evaluateCommand() *cli.Command {
 		Usage: "quality metrics of an embedding against its input table",
 		UsageText: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] --out M
    ordinate evaluate --distances D --in T --id COL --label y [--k 5,10] --out M
+   ordinate evaluate --embedding MAPS --triplets TRIPLETS --out M
 
 Rows of E are matched to rows of T by --id (default: the row column that ordinate
 writes when no id was given). Metrics: trustworthiness and continuity (overall, and
@@ -35,13 +36,20 @@ With --distances D (a long table i, j, distance over the ids of T, as fisher
 writes; a table of the pairs i < j only is mirrored) it reports the leave-one-out
 1-NN error and k-NN accuracy of the distances (subset "distances").
 
+With --triplets T and a maps table (aspect, id, emb_*: score, tste, soe) it reports
+triplet_accuracy, the share of triplets <i, j, k> with d(j, i) < d(j, k) in the
+aspect's map (Le & Lauw, Eq. 10): subset all, train and hidden (when T has a split
+column), and per aspect as subset/aspect; the means are over aspects.
+
 Examples:
    ordinate evaluate --embedding e.parquet --in newthyroid.csv --label label --ordinal --out metrics.parquet
    ordinate evaluate --embedding e.parquet --in grades.parquet --id student --label grade --order low,mid,high --k 10 --out m.csv`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "embedding", Usage: "embedding table written by a stage (emb_* columns)"},
+			&cli.StringFlag{Name: "triplets", Usage: "with --embedding MAPS (aspect, id, emb_*): score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
 			&cli.StringFlag{Name: "distances", Usage: "instead of --embedding: a long distance table (i, j, distance) over the ids of --in; gives nn_error and knn_accuracy"},
-			flagIn, flagOut, flagID, flagFeatures, flagLabel, flagOrder, flagOnInvalid,
+			&cli.StringFlag{Name: "in", Usage: "the input table the embedding was made from (not needed with --triplets)"},
+			flagOut, flagID, flagFeatures, flagLabel, flagOrder, flagOnInvalid,
 			&cli.BoolFlag{Name: "ordinal", Usage: "labels are ordinal (numeric ascending, or --order): add the ordinal metrics"},
 			&cli.StringFlag{Name: "k", Value: "5,10,30", Usage: "neighbourhood sizes, comma list"},
 			&cli.StringFlag{Name: "emb", Value: "emb_*", Usage: "embedding columns of E"},
@@ -68,6 +76,15 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	sel.Keep = []string{}
+	if c.String("triplets") != "" {
+		if c.String("embedding") == "" {
+			return usagef("--triplets needs --embedding MAPS (a maps table: aspect, id, emb_*)")
+		}
+		return evaluateTriplets(e, c)
+	}
+	if in == "" {
+		return usagef("--in T is required (the table the embedding or distances were made from)")
+	}
 	switch emb, dist := c.String("embedding"), c.String("distances"); {
 	case emb == "" && dist == "":
 		return usagef("give --embedding E (an embedding table) or --distances D (a distance table)")

@@ -136,3 +136,32 @@ func TestOrdinalEmbeddingCommands(t *testing.T) {
 		t.Errorf("repeated object: exit %d, %s", code, e)
 	}
 }
+
+// TestEvaluateTriplets checks triplet accuracy against a direct count on
+// the written map and triplet tables.
+func TestEvaluateTriplets(t *testing.T) {
+	dir := t.TempDir()
+	tr, maps, m := filepath.Join(dir, "t.csv"), filepath.Join(dir, "maps.csv"), filepath.Join(dir, "m.csv")
+	// Objects on a line: 0 1 2 3 in map a; in map b object 3 sits next to 0.
+	write(t, maps, "aspect,id,emb_0,emb_1\na,0,0,0\na,1,1,0\na,2,2,0\na,3,3,0\nb,0,0,0\nb,1,5,0\nb,2,6,0\nb,3,0.5,0\n")
+	// <i, j, k>: j is nearer to i than to k.
+	write(t, tr, "i,j,k,aspect,split\n1,0,3,a,train\n3,0,1,a,hidden\n3,0,1,b,train\n1,0,3,b,hidden\n2,1,3,b,hidden\n")
+	code, out, e := runCmd(t, nil, "evaluate", "--embedding", maps, "--triplets", tr, "--out", m)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, e)
+	}
+	// a: <1,0,3> holds (1 < 3), <3,0,1> fails; b: <3,0,1> holds (0.5 < 5), <1,0,3> fails, <2,1,3> holds (1 < 4.5).
+	for _, want := range []string{"triplet accuracy (all): 0.5833", "triplet accuracy (train): 1.0000", "triplet accuracy (hidden): 0.2500"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, e = runCmd(t, nil, "evaluate", "--embedding", maps, "--triplets", tr, "--in", "", "--out", m)
+	if code != 0 {
+		t.Errorf("--in is not needed with --triplets: exit %d: %s", code, e)
+	}
+	write(t, tr, "i,j,k,aspect\n1,0,9,a\n")
+	if code, _, e := runCmd(t, nil, "evaluate", "--embedding", maps, "--triplets", tr, "--out", m); code != exitInput || !strings.Contains(e, "id 9") {
+		t.Errorf("unknown object: exit %d, %s", code, e)
+	}
+}
