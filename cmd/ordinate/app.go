@@ -40,6 +40,7 @@ Examples:
 			fisherCommand(),
 			tsneCommand(),
 			tripletsCommand(),
+			scoreCommand(),
 			tsteCommand(),
 			soeCommand(),
 			applyCommand(),

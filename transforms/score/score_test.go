@@ -1,0 +1,255 @@
+package score
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ordinate/ordinate/transforms/triplets"
+)
+
+// planted draws a SCORE model with the given δₜ: objects uniform on S^K,
+// poles spread by drawing them uniform too.
+func planted(rng *rand.Rand, n, dims int, deltas []float64) *Model {
+	d := dims + 1
+	m := &Model{Y: make([]float64, n*d), X: make([]float64, len(deltas)*d), Delta: deltas, Dims: dims}
+	for i := range n {
+		copy(m.Y[i*d:], randUnit(rng, d))
+	}
+	for t := range deltas {
+		copy(m.X[t*d:], randUnit(rng, d))
+	}
+	return m
+}
+
+// sample draws per aspect `per` triplets from the model's own probabilities
+// (the generative process of Section 4.1 with α): a random {i, k}, a random
+// j, the mixture coin, then ⟨i, j, k⟩ₜ or ⟨k, j, i⟩ₜ.
+func sample(rng *rand.Rand, m *Model, alpha float64, per int) *triplets.Table {
+	n := m.Objects()
+	tab := &triplets.Table{}
+	for t := range m.Aspects() {
+		for range per {
+			i, j, k := rng.IntN(n), rng.IntN(n), rng.IntN(n)
+			if i == j || j == k || i == k {
+				continue
+			}
+			p := m.Prob(alpha, t, i, j, k)
+			if rng.Float64() < p {
+				tab.Append(int32(i), int32(j), int32(k), int32(t))
+			} else {
+				tab.Append(int32(k), int32(j), int32(i), int32(t))
+			}
+		}
+	}
+	return tab
+}
+
+// truthAccuracy is the fraction of tab's (i, j, k, t), read as unordered
+// questions, on which fit and truth order dᵗᵢⱼ vs dᵗⱼₖ the same way, per
+// aspect averaged: held-out accuracy against noise-free labels.
+func truthAccuracy(fit, truth *Model, tab *triplets.Table) float64 {
+	a := truth.Aspects()
+	ok, cnt := make([]float64, a), make([]float64, a)
+	for r := range tab.I {
+		t, i, j, k := int(tab.Aspect[r]), int(tab.I[r]), int(tab.J[r]), int(tab.K[r])
+		cnt[t]++
+		if (fit.Distance(t, i, j) < fit.Distance(t, j, k)) == (truth.Distance(t, i, j) < truth.Distance(t, j, k)) {
+			ok[t]++
+		}
+	}
+	var s float64
+	for t := range a {
+		s += ok[t] / cnt[t]
+	}
+	return s / float64(a)
+}
+
+func TestPlantedRecovery(t *testing.T) {
+	if raceEnabled {
+		t.Skip("quality test; TestDeterministic covers the parallel mode under -race")
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	truth := planted(rng, 40, 2, []float64{1, 1, 1, 1})
+	train := sample(rng, truth, 30, 6000)
+	test := sample(rng, truth, 30, 2000)
+	ctx := context.Background()
+	multi, st, err := Fit(ctx, train, 40, 4, Options{Seed: 1, Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	single, _, err := Fit(ctx, train, 40, 4, Options{Seed: 1, SingleMap: true, Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	am, as := truthAccuracy(multi, truth, test), truthAccuracy(single, truth, test)
+	_, lm := multi.Accuracy(test)
+	_, ls := single.Accuracy(test)
+	_, lt := truth.Accuracy(test)
+	t.Logf("epochs %d converged %v LL %.4f; vs truth: multi %.3f single %.3f; on sampled labels: multi %.3f single %.3f truth %.3f; delta %v",
+		st.Epochs, st.Converged, st.MeanLL[len(st.MeanLL)-1], am, as, lm, ls, lt, multi.Delta)
+	if am < 0.9 {
+		t.Errorf("multiple maps: held-out accuracy vs planted %.3f < 0.9", am)
+	}
+	if am < as+0.05 {
+		t.Errorf("multiple maps %.3f do not beat single map %.3f by 0.05", am, as)
+	}
+}
+
+func TestDeltaTowardOne(t *testing.T) {
+	if raceEnabled {
+		t.Skip("quality test; TestDeterministic covers the parallel mode under -race")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	// Aspects 0, 1 aspect-specific (δ = 1); aspects 2, 3 global (δ = 0).
+	truth := planted(rng, 40, 2, []float64{1, 1, 0, 0})
+	train := sample(rng, truth, 30, 6000)
+	m, _, err := Fit(context.Background(), train, 40, 4, Options{Seed: 2, Deterministic: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("delta %.3f", m.Delta)
+	for t0 := range 2 {
+		if m.Delta[t0] < 0.6 {
+			t.Errorf("aspect %d (planted δ = 1): δ = %.3f < 0.6", t0, m.Delta[t0])
+		}
+		for t1 := 2; t1 < 4; t1++ {
+			if m.Delta[t0] < m.Delta[t1]+0.3 {
+				t.Errorf("aspect %d (planted δ = 1): δ = %.3f not above aspect %d (planted δ = 0): %.3f", t0, m.Delta[t0], t1, m.Delta[t1])
+			}
+		}
+	}
+}
+
+func sameBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	truth := planted(rng, 30, 2, []float64{1, 0.5, 0})
+	train := sample(rng, truth, 30, 1500)
+	fit := func(threads int, det bool, seed uint64) (*Model, Stats) {
+		m, st, err := Fit(context.Background(), train, 30, 3, Options{Seed: seed, Deterministic: det, Threads: threads, Epochs: 20, Kappa: 0.5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, st
+	}
+	ref, rst := fit(1, true, 7)
+	for _, threads := range []int{1, 2, 4} {
+		m, st := fit(threads, true, 7)
+		if !sameBits(m.Y, ref.Y) || !sameBits(m.X, ref.X) || !sameBits(m.Delta, ref.Delta) || !sameBits(st.MeanLL, rst.MeanLL) {
+			t.Errorf("Deterministic, Threads %d: results differ from Threads 1", threads)
+		}
+	}
+	other, _ := fit(1, true, 8)
+	if sameBits(other.Y, ref.Y) {
+		t.Errorf("seeds 7 and 8 gave identical Y")
+	}
+	// The parallel mode: reproducible for the same Threads, different from
+	// the single stream, unit rows (and, under -race, checked for races).
+	m, st := fit(2, false, 7)
+	m2, _ := fit(2, false, 7)
+	if !sameBits(m.Y, m2.Y) || !sameBits(m.X, m2.X) {
+		t.Errorf("parallel mode, Threads 2: two runs differ")
+	}
+	if sameBits(m.Y, ref.Y) {
+		t.Errorf("parallel mode, Threads 2: identical to the single stream (no merging?)")
+	}
+	if st.Epochs == 0 || st.Updates != int64(st.Epochs*train.Len()) {
+		t.Errorf("parallel: %d epochs, %d updates for %d triplets", st.Epochs, st.Updates, train.Len())
+	}
+	for i := range m.Objects() {
+		y := m.Y[i*3 : i*3+3]
+		if math.Abs(dot(y, y)-1) > 1e-12 {
+			t.Errorf("parallel: |y_%d|² = %v", i, dot(y, y))
+		}
+	}
+}
+
+func TestValidation(t *testing.T) {
+	good := &triplets.Table{}
+	good.Append(0, 1, 2, 0)
+	good.Append(2, 1, 0, 1)
+	cases := []struct {
+		name    string
+		tab     *triplets.Table
+		n, a    int
+		o       Options
+		want    error
+		wantRow int
+	}{
+		{"empty", &triplets.Table{}, 3, 1, Options{}, ErrNoTriplets, -1},
+		{"nil", nil, 3, 1, Options{}, ErrNoTriplets, -1},
+		{"object out of range", good, 2, 2, Options{}, ErrTriplet, -1},
+		{"aspect out of range", good, 3, 1, Options{}, ErrTriplet, 1},
+		{"dims", good, 3, 2, Options{Dims: -1}, ErrDims, -1},
+		{"alpha", good, 3, 2, Options{Alpha: -30}, ErrAlpha, -1},
+		{"alpha NaN", good, 3, 2, Options{Alpha: math.NaN()}, ErrAlpha, -1},
+		{"learning rate", good, 3, 2, Options{LearningRate: -0.1}, ErrLearningRate, -1},
+		{"kappa", good, 3, 2, Options{Kappa: -1}, ErrKappa, -1},
+		{"mu length", good, 3, 2, Options{Mu: []float64{0, 1}}, ErrMu, -1},
+		{"mu zero", good, 3, 2, Options{Mu: []float64{0, 0, 0}}, ErrMu, -1},
+	}
+	for _, c := range cases {
+		_, _, err := Fit(context.Background(), c.tab, c.n, c.a, c.o)
+		if !errors.Is(err, c.want) {
+			t.Errorf("%s: error %v, want %v", c.name, err, c.want)
+			continue
+		}
+		var te *TripletError
+		if c.wantRow >= 0 && (!errors.As(err, &te) || te.Row != c.wantRow) {
+			t.Errorf("%s: error %v, want a *TripletError at row %d", c.name, err, c.wantRow)
+		}
+	}
+	bad := &triplets.Table{}
+	bad.Append(0, 1, 2, 0)
+	bad.Append(1, 1, 2, 0)
+	var te *TripletError
+	if _, _, err := Fit(context.Background(), bad, 3, 1, Options{}); !errors.As(err, &te) || te.Row != 1 || !errors.Is(err, triplets.ErrTriplet) {
+		t.Errorf("i = j: error %v, want *TripletError at row 1 wrapping triplets.ErrTriplet", err)
+	}
+}
+
+func TestCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	truth := planted(rng, 20, 2, []float64{1})
+	train := sample(rng, truth, 30, 2000)
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	_, st, err := Fit(ctx, train, 20, 1, Options{Tol: -1, Progress: func(int, float64) {
+		calls++
+		if calls == 3 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || st.Epochs != 3 {
+		t.Errorf("cancel after epoch 3: error %v, %d epochs", err, st.Epochs)
+	}
+}
+
+func TestSingleMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	truth := planted(rng, 20, 2, []float64{1, 1, 1})
+	train := sample(rng, truth, 30, 500)
+	m, _, err := Fit(context.Background(), train, 20, 3, Options{SingleMap: true, Epochs: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tt := 1; tt < 3; tt++ {
+		if !sameBits(m.X[tt*3:tt*3+3], m.X[:3]) || m.Delta[tt] != m.Delta[0] {
+			t.Errorf("single map: aspect %d pole/δ differ from aspect 0", tt)
+		}
+	}
+}
