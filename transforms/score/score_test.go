@@ -253,3 +253,60 @@ func TestSingleMap(t *testing.T) {
 		}
 	}
 }
+
+// TestPackedOrder: the packed visiting order and the row-number fallback
+// (used when indices do not fit in 64 bits) must give bit-identical fits.
+func TestPackedOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	truth := planted(rng, 25, 2, []float64{1, 0.5, 0})
+	train := sample(rng, truth, 30, 800)
+	o, err := Options{Seed: 3, Epochs: 5, Deterministic: true}.withDefaults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fits := make([]*Model, 2)
+	for c, packed := range []bool{true, false} {
+		f := newFitter(train, 25, 3, o)
+		if !f.packed {
+			t.Fatal("25 objects, 3 aspects: not packed")
+		}
+		if !packed {
+			f.packed = false
+			for r := range f.order {
+				f.order[r] = uint64(r)
+			}
+		}
+		if _, err := f.run(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		fits[c] = f.model(3)
+	}
+	if !sameBits(fits[0].Y, fits[1].Y) || !sameBits(fits[0].X, fits[1].X) {
+		t.Errorf("packed and row-number orders give different fits")
+	}
+}
+
+// TestPriorPull: a strong vMF prior must pull objects and poles towards μ.
+func TestPriorPull(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	truth := planted(rng, 20, 2, []float64{1, 1})
+	train := sample(rng, truth, 30, 1000)
+	mu := []float64{1, 0, 0}
+	for _, c := range []struct {
+		kappa   float64
+		wantMin float64
+		wantMax float64
+	}{{0, -1, 0.9}, {1e5, 0.99, 1}} {
+		m, _, err := Fit(context.Background(), train, 20, 2, Options{Kappa: c.kappa, Mu: mu, Seed: 4, Deterministic: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		for i := range 20 {
+			s += m.Y[i*3] / 20
+		}
+		if s < c.wantMin || s > c.wantMax {
+			t.Errorf("κ = %g: mean μᵀyᵢ = %.3f, want in [%g, %g]", c.kappa, s, c.wantMin, c.wantMax)
+		}
+	}
+}
