@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -112,14 +113,89 @@ func evaluateTriplets(e *env, c *cli.Context) error {
 		add("train", transforms.Subset(in.Table, in.Train, true))
 		add("hidden", transforms.Subset(in.Table, in.Train, false))
 	}
+	if sp := c.String("split"); sp != "" {
+		if err := hiddenKNN(e, c, m, maps, in.Aspects.Names, rep); err != nil {
+			return err
+		}
+	}
 	if err := writeMetrics(e, c.String("out"), rep); err != nil {
 		return err
 	}
 	if !c.Bool("quiet") {
 		for _, row := range rep.Rows {
 			if row.Subset == "all" || row.Subset == "train" || row.Subset == "hidden" {
-				fmt.Fprintf(e.stdout, "triplet accuracy (%s): %.4f\n", row.Subset, row.Value)
+				name := "triplet accuracy"
+				if row.Metric != "triplet_accuracy" {
+					name = fmt.Sprintf("%d-NN accuracy of hidden objects by attribute value", row.K)
+				}
+				fmt.Fprintf(e.stdout, "%s (%s): %.4f\n", name, row.Subset, row.Value)
 			}
+		}
+	}
+	return nil
+}
+
+// hiddenKNN adds the paper's k-NN classification of hidden objects: for each
+// aspect, every object the split hid is classified by majority vote of its k
+// nearest observed objects in that aspect's map, against its attribute value.
+func hiddenKNN(e *env, c *cli.Context, m *aspectMaps, maps [][]float64, aspects []string, rep *quality.Report) error {
+	attrs := c.String("attributes")
+	if attrs == "" {
+		return usagef("--split needs --attributes ATTRS (the table the triplets were made from, with --id if it was used)")
+	}
+	k := 10
+	if ks, err := parseKs(c.String("k")); err == nil && len(ks) == 1 && c.IsSet("k") {
+		k = ks[0]
+	}
+	f, err := e.readFrame("attributes", attrs, arrowio.Selection{ID: c.String("id"), NoFeatures: true, Keep: aspects})
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	n := m.objects.Len()
+	obj := make([]int32, f.N) // attribute row -> map object, −1 if not in the maps
+	for r := range f.N {
+		obj[r] = m.objects.Index(f.ID, r)
+	}
+	values := make([][]string, len(aspects))
+	for t := range aspects {
+		values[t] = make([]string, n)
+		for r := range f.N {
+			if obj[r] >= 0 && !f.Keep[t].IsNull(r) {
+				values[t][obj[r]] = f.Keep[t].ValueStr(r)
+			}
+		}
+	}
+	codes := triplets.Encode(values)
+	sf, err := e.readFrame("split", c.String("split"), arrowio.Selection{ID: "id", NoFeatures: true, Keep: []string{"aspect", "observed"}})
+	if err != nil {
+		return err
+	}
+	defer sf.Release()
+	aspectIdx := transforms.NewIndexer()
+	for _, a := range aspects {
+		aspectIdx.Add(a)
+	}
+	aspectIdx.Fixed = true
+	obs, ok := sf.Keep[1].(*array.Boolean)
+	if !ok {
+		return badInput(&arrowio.Error{File: c.String("split"), Column: "observed", Row: -1, Err: fmt.Errorf("%w: want a boolean column", arrowio.ErrColumnType)})
+	}
+	hidden := make([][]bool, len(aspects))
+	for t := range hidden {
+		hidden[t] = make([]bool, n)
+	}
+	for r := range sf.N {
+		t, i := aspectIdx.Index(sf.Keep[0], r), m.objects.Index(sf.ID, r)
+		if t >= 0 && i >= 0 && !obs.IsNull(r) {
+			hidden[t][i] = !obs.Value(r)
+		}
+	}
+	per, mean := quality.HiddenKNNAccuracy(maps, m.dims, codes, hidden, k)
+	rep.Rows = append(rep.Rows, quality.Row{Metric: "hidden_knn_accuracy", K: k, Subset: "hidden", Value: mean})
+	for t, v := range per {
+		if !math.IsNaN(v) {
+			rep.Rows = append(rep.Rows, quality.Row{Metric: "hidden_knn_accuracy", K: k, Subset: "hidden/" + aspects[t], Value: v})
 		}
 	}
 	return nil

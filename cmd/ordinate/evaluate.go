@@ -39,7 +39,11 @@ writes; a table of the pairs i < j only is mirrored) it reports the leave-one-ou
 With --triplets T and a maps table (aspect, id, emb_*: score, tste, soe) it reports
 triplet_accuracy, the share of triplets <i, j, k> with d(j, i) < d(j, k) in the
 aspect's map (Le & Lauw, Eq. 10): subset all, train and hidden (when T has a split
-column), and per aspect as subset/aspect; the means are over aspects.
+column), and per aspect as subset/aspect; the means are over aspects. With
+--split S (from triplets --split-out) and --attributes ATTRS it adds
+hidden_knn_accuracy: each object hidden from an aspect is classified by majority
+vote of its k nearest observed objects in that aspect's map (k = 10 unless --k
+gives one value), against its attribute value.
 
 Examples:
    ordinate evaluate --embedding e.parquet --in newthyroid.csv --label label --ordinal --out metrics.parquet
@@ -47,6 +51,8 @@ Examples:
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "embedding", Usage: "embedding table written by a stage (emb_* columns)"},
 			&cli.StringFlag{Name: "triplets", Usage: "with --embedding MAPS (aspect, id, emb_*): score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
+			&cli.StringFlag{Name: "split", Usage: "with --triplets: the observed-objects table of triplets --split-out; adds the k-NN (default 10) classification of hidden objects by attribute value"},
+			&cli.StringFlag{Name: "attributes", Usage: "with --split: the attribute table the triplets were made from"},
 			&cli.StringFlag{Name: "distances", Usage: "instead of --embedding: a long distance table (i, j, distance) over the ids of --in; gives nn_error and knn_accuracy"},
 			&cli.StringFlag{Name: "in", Usage: "the input table the embedding was made from (not needed with --triplets)"},
 			flagOut, flagID, flagFeatures, flagLabel, flagOrder, flagOnInvalid,

@@ -17,9 +17,9 @@ import (
 // the hidden triplets (the paper's central claim; here with fixed seeds).
 func TestScoreCommand(t *testing.T) {
 	dir := t.TempDir()
-	tr := filepath.Join(dir, "t.parquet")
+	tr, split := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "split.parquet")
 	if code, _, e := runCmd(t, nil, "triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--per-aspect", "3000",
-		"--split-objects", "0.5", "--out", tr, "--quiet"); code != 0 {
+		"--split-objects", "0.5", "--split-out", split, "--out", tr, "--quiet"); code != 0 {
 		t.Fatal(e)
 	}
 	hidden := func(maps string) float64 {
@@ -71,7 +71,20 @@ func TestScoreCommand(t *testing.T) {
 	if !(hm > hs) || hm < 0.6 {
 		t.Errorf("hidden triplet accuracy: multiple maps %.3f, single map %.3f; want multiple > single and ≥ 0.6", hm, hs)
 	}
-	code, _, e := runCmd(t, nil, "score", "--in", tr, "--alpha", "-1", "--out", filepath.Join(dir, "x.parquet"))
+	// The paper's 10-NN classification of hidden objects by attribute value.
+	m := filepath.Join(dir, "knn.csv")
+	code, out, e := runCmd(t, nil, "evaluate", "--embedding", multi, "--triplets", tr, "--split", split, "--attributes", zoo, "--out", m)
+	if code != 0 || !strings.Contains(out, "10-NN accuracy of hidden objects") {
+		t.Fatalf("evaluate --split: exit %d: %s\n%s", code, e, out)
+	}
+	f, err := readFigures(&cli.Context{Context: context.Background()}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := f["hidden_knn_accuracy@10/hidden"]; !ok || v < 0.5 || v > 1 {
+		t.Errorf("hidden 10-NN accuracy = %v (%v)", v, ok)
+	}
+	code, _, e = runCmd(t, nil, "score", "--in", tr, "--alpha", "-1", "--out", filepath.Join(dir, "x.parquet"))
 	if code != exitInput || !strings.Contains(strings.ToLower(e), "alpha") {
 		t.Errorf("negative alpha: exit %d, %s", code, e)
 	}
