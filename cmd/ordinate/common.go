@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/urfave/cli/v2"
 
@@ -367,4 +368,32 @@ func (c countingReader) Next() bool {
 	}
 	c.prog.Add(c.Reader.RecordBatch().NumRows())
 	return true
+}
+
+// writeTable writes one batch, built by fill, to out: atomically, with the
+// provenance and the given figures.
+func (e *env) writeTable(out string, schema *arrow.Schema, fill func(b *array.RecordBuilder), figures map[string]any) error {
+	b := array.NewRecordBuilder(e.mem, schema)
+	defer b.Release()
+	fill(b)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	w, err := e.createSchema(out, schema)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return e.finish(w, figures)
+}
+
+// float64Fields returns non-null float64 fields prefix0 … prefix{n−1}.
+func float64Fields(prefix string, n int) []arrow.Field {
+	fields := make([]arrow.Field, n)
+	for j := range fields {
+		fields[j] = arrow.Field{Name: fmt.Sprintf("%s%d", prefix, j), Type: arrow.PrimitiveTypes.Float64}
+	}
+	return fields
 }

@@ -244,31 +244,19 @@ func metricsSchema() *arrow.Schema {
 }
 
 func writeMetrics(e *env, out string, rep *quality.Report) error {
-	schema := metricsSchema()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
 	figures := map[string]any{"n": rep.N}
-	for _, r := range rep.Rows {
-		b.Field(0).(*array.StringBuilder).Append(r.Metric)
-		b.Field(1).(*array.Int64Builder).Append(int64(r.K))
-		b.Field(2).(*array.StringBuilder).Append(r.Subset)
-		b.Field(3).(*array.Float64Builder).Append(r.Value)
-		figures[metricKey(r)] = r.Value
-	}
 	if rep.CenterOrder != nil {
 		figures["center_order"] = rep.CenterOrder
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, figures)
+	return e.writeTable(out, metricsSchema(), func(b *array.RecordBuilder) {
+		for _, r := range rep.Rows {
+			b.Field(0).(*array.StringBuilder).Append(r.Metric)
+			b.Field(1).(*array.Int64Builder).Append(int64(r.K))
+			b.Field(2).(*array.StringBuilder).Append(r.Subset)
+			b.Field(3).(*array.Float64Builder).Append(r.Value)
+			figures[metricKey(r)] = r.Value
+		}
+	}, figures)
 }
 
 func metricKey(r quality.Row) string {

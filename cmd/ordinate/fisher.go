@@ -333,24 +333,12 @@ func writeSquare(e *env, out string, f *arrowio.Frame, dist []float64, n int, fi
 		seen[name] = true
 		fields = append(fields, arrow.Field{Name: name, Type: arrow.PrimitiveTypes.Float64})
 	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
-	for i := range n {
-		ic.append(b.Field(0), i)
-		for j := range n {
-			b.Field(1 + j).(*array.Float64Builder).Append(dist[i*n+j])
+	return e.writeTable(out, arrow.NewSchema(fields, nil), func(b *array.RecordBuilder) {
+		for i := range n {
+			ic.append(b.Field(0), i)
+			for j := range n {
+				b.Field(1 + j).(*array.Float64Builder).Append(dist[i*n+j])
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, figures)
+	}, figures)
 }

@@ -110,56 +110,27 @@ func runScore(c *cli.Context) error {
 
 func writeAspects(e *env, out string, names []string, m *score.Model) error {
 	k1 := m.Dims + 1
-	fields := []arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "delta", Type: arrow.PrimitiveTypes.Float64}}
-	for j := range k1 {
-		fields = append(fields, arrow.Field{Name: fmt.Sprintf("pole_%d", j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
-	for t, name := range names {
-		b.Field(0).(*array.StringBuilder).Append(name)
-		b.Field(1).(*array.Float64Builder).Append(m.Delta[t])
-		for j := range k1 {
-			b.Field(2 + j).(*array.Float64Builder).Append(m.X[t*k1+j])
+	fields := append([]arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "delta", Type: arrow.PrimitiveTypes.Float64}},
+		float64Fields("pole_", k1)...)
+	return e.writeTable(out, arrow.NewSchema(fields, nil), func(b *array.RecordBuilder) {
+		for t, name := range names {
+			b.Field(0).(*array.StringBuilder).Append(name)
+			b.Field(1).(*array.Float64Builder).Append(m.Delta[t])
+			for j := range k1 {
+				b.Field(2 + j).(*array.Float64Builder).Append(m.X[t*k1+j])
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, nil)
+	}, nil)
 }
 
 func writeSphere(e *env, out string, ids []string, y []float64, k1 int) error {
-	fields := []arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}
-	for j := range k1 {
-		fields = append(fields, arrow.Field{Name: fmt.Sprintf("y_%d", j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
-	for i, id := range ids {
-		b.Field(0).(*array.StringBuilder).Append(id)
-		for j := range k1 {
-			b.Field(1 + j).(*array.Float64Builder).Append(y[i*k1+j])
+	fields := append([]arrow.Field{{Name: "id", Type: arrow.BinaryTypes.String}}, float64Fields("y_", k1)...)
+	return e.writeTable(out, arrow.NewSchema(fields, nil), func(b *array.RecordBuilder) {
+		for i, id := range ids {
+			b.Field(0).(*array.StringBuilder).Append(id)
+			for j := range k1 {
+				b.Field(1 + j).(*array.Float64Builder).Append(y[i*k1+j])
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, nil)
+	}, nil)
 }

@@ -53,31 +53,17 @@ func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) 
 
 // writeMaps writes per-aspect maps: aspect, id, emb_0 … emb_{d−1}.
 func writeMaps(e *env, out string, ids, aspects []string, maps [][]float64, d int, figures map[string]any) error {
-	fields := []arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "id", Type: arrow.BinaryTypes.String}}
-	for j := range d {
-		fields = append(fields, arrow.Field{Name: transforms.EmbeddingColumn(j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
-	for t, name := range aspects {
-		for i, id := range ids {
-			b.Field(0).(*array.StringBuilder).Append(name)
-			b.Field(1).(*array.StringBuilder).Append(id)
-			for j := range d {
-				b.Field(2 + j).(*array.Float64Builder).Append(maps[t][i*d+j])
+	fields := append([]arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "id", Type: arrow.BinaryTypes.String}},
+		float64Fields("emb_", d)...)
+	return e.writeTable(out, arrow.NewSchema(fields, nil), func(b *array.RecordBuilder) {
+		for t, name := range aspects {
+			for i, id := range ids {
+				b.Field(0).(*array.StringBuilder).Append(name)
+				b.Field(1).(*array.StringBuilder).Append(id)
+				for j := range d {
+					b.Field(2 + j).(*array.Float64Builder).Append(maps[t][i*d+j])
+				}
 			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, figures)
+	}, figures)
 }

@@ -207,24 +207,13 @@ func writeSplit(e *env, out string, f *arrowio.Frame, names []string, s *triplet
 	ic := newIDColumn(f.ID)
 	schema := arrow.NewSchema([]arrow.Field{{Name: "aspect", Type: arrow.BinaryTypes.String}, {Name: "id", Type: ic.typ},
 		{Name: "observed", Type: arrow.FixedWidthTypes.Boolean}}, nil)
-	w, err := e.createSchema(out, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	b := array.NewRecordBuilder(e.mem, schema)
-	defer b.Release()
-	for t, name := range names {
-		for i := range f.N {
-			b.Field(0).(*array.StringBuilder).Append(name)
-			ic.append(b.Field(1), i)
-			b.Field(2).(*array.BooleanBuilder).Append(s.Observed[t][i])
+	return e.writeTable(out, schema, func(b *array.RecordBuilder) {
+		for t, name := range names {
+			for i := range f.N {
+				b.Field(0).(*array.StringBuilder).Append(name)
+				ic.append(b.Field(1), i)
+				b.Field(2).(*array.BooleanBuilder).Append(s.Observed[t][i])
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return e.finish(w, map[string]any{"aspects": len(names), "objects": f.N})
+	}, map[string]any{"aspects": len(names), "objects": f.N})
 }
