@@ -43,7 +43,7 @@ Examples:
 			&cli.Float64Flag{Name: "learning-rate", Value: 0.05, Usage: "SGD step ε"},
 			&cli.Float64Flag{Name: "kappa", Value: 0, Usage: "von Mises-Fisher prior concentration κ (0: flat)"},
 			&cli.IntFlag{Name: "epochs", Value: 200, Usage: "maximum epochs"},
-			&cli.Float64Flag{Name: "tol", Value: 1e-4, Usage: "stop when the mean log-likelihood changes less than this per epoch"},
+			&cli.Float64Flag{Name: "tol", Value: 1e-3, Usage: "stop when the mean log-likelihood changes less than this per epoch"},
 			&cli.BoolFlag{Name: "deterministic", Usage: "one ordered SGD stream: bit-identical results for a seed (slower)"},
 		}, commonFlags()...),
 		Action: action(runScore),

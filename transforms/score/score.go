@@ -15,7 +15,7 @@ const (
 	DefaultAlpha        = 30
 	DefaultLearningRate = 0.05
 	DefaultEpochs       = 200
-	DefaultTol          = 1e-4
+	DefaultTol          = 1e-3
 	DefaultDecay        = 0.01
 	initDelta           = 0.5 // mean of the uniform prior on δₜ
 )
@@ -30,7 +30,7 @@ type Options struct {
 	Kappa        float64   // vMF concentration κ of the priors; 0 = uniform prior
 	Mu           []float64 // vMF mean μ (normalised); nil → (0, …, 0, 1)
 	Epochs       int       // maximum passes over the triplets; 0 → 200
-	Tol          float64   // stop when |ΔmeanLL| < Tol between epochs; 0 → 1e-4, < 0 → never
+	Tol          float64   // stop when |ΔmeanLL| < Tol between epochs; 0 → 1e-3, < 0 → never
 	Decay        float64   // ε after u updates is ε/(1 + Decay·3u/N); 0 → 0.01, < 0 → constant ε
 
 	// SingleMap pools all triplets into one aspect (the paper's Table 1
