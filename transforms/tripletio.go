@@ -75,32 +75,50 @@ type TripletInput struct {
 	Dropped int64
 }
 
+// TripletColumns names the columns of a triplet table; empty names take
+// the defaults i, j, k, aspect, split. Aspect and split are optional.
+type TripletColumns struct {
+	I, J, K, Aspect, Split string
+}
+
+func (c TripletColumns) names() [5]string {
+	out := [5]string{"i", "j", "k", "aspect", "split"}
+	for n, v := range []string{c.I, c.J, c.K, c.Aspect, c.Split} {
+		if v != "" {
+			out[n] = v
+		}
+	}
+	return out
+}
+
 // ReadTriplets reads a triplet table (columns i, j, k, and optional aspect
-// and split) from r. objects, when not nil, is the fixed set of known ids
+// and split, named by cols) from r. objects, when not nil, is the fixed set of known ids
 // (from --objects); otherwise ids are indexed in order of first appearance.
 // A null, an unknown id, or a triplet that repeats an object is an error
 // naming the row, or, with InvalidDrop, dropped and counted.
-func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInvalid arrowio.OnInvalid) (*TripletInput, error) {
+func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInvalid arrowio.OnInvalid, cols TripletColumns) (*TripletInput, error) {
 	if objects == nil {
 		objects = NewIndexer()
 	}
 	in := &TripletInput{Table: &triplets.Table{}, Objects: objects, Aspects: NewIndexer()}
 	schema := r.Schema()
+	names := cols.names()
 	col := func(name string, required bool) (int, error) {
 		idx := schema.FieldIndices(name)
 		if len(idx) == 0 {
 			if required {
 				return -1, &arrowio.Error{File: r.Source().Path, Column: name, Row: -1,
-					Err: fmt.Errorf("%w: a triplet table needs the columns i, j, k (and may have aspect, split)", arrowio.ErrMissingColumn)}
+					Err: fmt.Errorf("%w: a triplet table needs the columns %s, %s, %s (and may have %s, %s)",
+						arrowio.ErrMissingColumn, names[0], names[1], names[2], names[3], names[4])}
 			}
 			return -1, nil
 		}
 		return idx[0], nil
 	}
-	var cols [5]int
-	for c, name := range []string{"i", "j", "k", "aspect", "split"} {
+	var idx [5]int
+	for c, name := range names {
 		var err error
-		if cols[c], err = col(name, c < 3); err != nil {
+		if idx[c], err = col(name, c < 3); err != nil {
 			return nil, err
 		}
 	}
@@ -111,10 +129,10 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 		rec := r.RecordBatch()
 		file, first := r.Position()
 		var split *array.String
-		if cols[4] >= 0 {
-			s, ok := rec.Column(cols[4]).(*array.String)
+		if idx[4] >= 0 {
+			s, ok := rec.Column(idx[4]).(*array.String)
 			if !ok {
-				return nil, &arrowio.Error{File: file, Column: "split", Row: -1, Err: fmt.Errorf("%w: split must be text (train or hidden)", arrowio.ErrColumnType)}
+				return nil, &arrowio.Error{File: file, Column: names[4], Row: -1, Err: fmt.Errorf("%w: the split column must be text (train or hidden)", arrowio.ErrColumnType)}
 			}
 			split = s
 		}
@@ -123,10 +141,10 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 			bad := ""
 			badCol := ""
 			for c := range 3 {
-				a := rec.Column(cols[c])
+				a := rec.Column(idx[c])
 				ids[c] = objects.Index(a, row)
 				if ids[c] < 0 {
-					badCol = schema.Field(cols[c]).Name
+					badCol = schema.Field(idx[c]).Name
 					if a.IsNull(row) {
 						bad = "null id"
 					} else {
@@ -136,14 +154,14 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 				}
 			}
 			if bad == "" && (ids[0] == ids[1] || ids[1] == ids[2] || ids[0] == ids[2]) {
-				bad, badCol = "i, j and k must be three different objects", "i"
+				bad, badCol = "i, j and k must be three different objects", names[0]
 			}
 			aspect := int32(0)
 			if bad == "" {
-				if cols[3] >= 0 {
-					aspect = in.Aspects.Index(rec.Column(cols[3]), row)
+				if idx[3] >= 0 {
+					aspect = in.Aspects.Index(rec.Column(idx[3]), row)
 					if aspect < 0 {
-						bad, badCol = "null aspect", "aspect"
+						bad, badCol = "null aspect", names[3]
 					}
 				} else if in.Aspects.Len() == 0 {
 					in.Aspects.Add("all")

@@ -21,7 +21,7 @@ func readTripletsCSV(t *testing.T, body string, objects *Indexer, on arrowio.OnI
 		t.Fatal(err)
 	}
 	defer r.Release()
-	return ReadTriplets(context.Background(), r, objects, on)
+	return ReadTriplets(context.Background(), r, objects, on, TripletColumns{})
 }
 
 func TestReadTriplets(t *testing.T) {

@@ -76,7 +76,11 @@ func evaluateTriplets(e *env, c *cli.Context) error {
 		return err
 	}
 	defer r.Release()
-	in, err := transforms.ReadTriplets(e.ctx, r, m.objects, arrowio.InvalidError)
+	cols, err := tripletColumns(c)
+	if err != nil {
+		return err
+	}
+	in, err := transforms.ReadTriplets(e.ctx, r, m.objects, arrowio.InvalidError, cols)
 	if err != nil {
 		return badInput(err)
 	}

@@ -53,6 +53,7 @@ Examples:
 			&cli.StringFlag{Name: "triplets", Usage: "with --embedding MAPS (aspect, id, emb_*): score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
 			&cli.StringFlag{Name: "split", Usage: "with --triplets: the observed-objects table of triplets --split-out; adds the k-NN (default 10) classification of hidden objects by attribute value"},
 			&cli.StringFlag{Name: "attributes", Usage: "with --split: the attribute table the triplets were made from"},
+			flagTripletColumns,
 			&cli.StringFlag{Name: "distances", Usage: "instead of --embedding: a long distance table (i, j, distance) over the ids of --in; gives nn_error and knn_accuracy"},
 			&cli.StringFlag{Name: "in", Usage: "the input table the embedding was made from (not needed with --triplets)"},
 			flagOut, flagID, flagFeatures, flagLabel, flagOrder, flagOnInvalid,

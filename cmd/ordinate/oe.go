@@ -20,7 +20,7 @@ func oeCommand(name, usage, text string, method oe.Method, extra []cli.Flag) *cl
 			&cli.BoolFlag{Name: "per-aspect", Usage: "one independent map per aspect (the paper's disjoint learning)"},
 			&cli.BoolFlag{Name: "all", Usage: "fit every triplet, also those marked split = hidden"},
 			&cli.IntFlag{Name: "max-iter", Value: 1000, Usage: "L-BFGS iterations"},
-			flagDims, flagOnInvalid,
+			flagDims, flagOnInvalid, flagTripletColumns,
 		}, extra...), commonFlags()...),
 		Action: action(func(c *cli.Context) error {
 			e, err := newEnv(c, name)

@@ -38,7 +38,7 @@ Examples:
 			&cli.BoolFlag{Name: "all", Usage: "fit every triplet, also those marked split = hidden"},
 			&cli.StringFlag{Name: "aspects-out", Usage: "write the aspects table (aspect, delta, pole_*) here"},
 			&cli.StringFlag{Name: "sphere-out", Usage: "write the objects' sphere coordinates (id, y_*) here"},
-			flagDims, flagOnInvalid,
+			flagDims, flagOnInvalid, flagTripletColumns,
 			&cli.Float64Flag{Name: "alpha", Value: 30, Usage: "scaling factor α"},
 			&cli.Float64Flag{Name: "learning-rate", Value: 0.05, Usage: "SGD step ε"},
 			&cli.Float64Flag{Name: "kappa", Value: 0, Usage: "von Mises-Fisher prior concentration κ (0: flat)"},

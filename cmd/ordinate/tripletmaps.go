@@ -38,7 +38,11 @@ func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) 
 		return nil, err
 	}
 	defer r.Release()
-	in, err := transforms.ReadTriplets(e.ctx, r, objects, sel.OnInvalid)
+	cols, err := tripletColumns(c)
+	if err != nil {
+		return nil, err
+	}
+	in, err := transforms.ReadTriplets(e.ctx, r, objects, sel.OnInvalid, cols)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -66,4 +70,20 @@ func writeMaps(e *env, out string, ids, aspects []string, maps [][]float64, d in
 			}
 		}
 	}, figures)
+}
+
+// flagTripletColumns names the columns of a triplet table.
+var flagTripletColumns = &cli.StringFlag{Name: "triplet-columns", Value: "i,j,k,aspect",
+	Usage: "names of the i, j, k and (optional) aspect columns of the triplet table, comma list"}
+
+func tripletColumns(c *cli.Context) (transforms.TripletColumns, error) {
+	names := splitList(c.String("triplet-columns"))
+	if len(names) < 3 || len(names) > 4 {
+		return transforms.TripletColumns{}, usagef("--triplet-columns %q: want three or four names (i, j, k and aspect)", c.String("triplet-columns"))
+	}
+	cols := transforms.TripletColumns{I: names[0], J: names[1], K: names[2]}
+	if len(names) == 4 {
+		cols.Aspect = names[3]
+	}
+	return cols, nil
 }

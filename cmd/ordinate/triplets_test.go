@@ -165,3 +165,25 @@ func TestEvaluateTriplets(t *testing.T) {
 		t.Errorf("unknown object: exit %d, %s", code, e)
 	}
 }
+
+func TestTripletColumnNames(t *testing.T) {
+	dir := t.TempDir()
+	tr := filepath.Join(dir, "t.csv")
+	write(t, tr, "anchor_a,ref,other,judge\n1,2,3,x\n2,3,4,x\n4,1,2,y\n3,4,1,y\n1,3,2,x\n")
+	out := filepath.Join(dir, "m.parquet")
+	code, _, e := runCmd(t, nil, "soe", "--in", tr, "--triplet-columns", "anchor_a,ref,other,judge", "--per-aspect", "--out", out, "--quiet")
+	if code != 0 {
+		t.Fatalf("soe with renamed columns: exit %d: %s", code, e)
+	}
+	if info, err := arrowio.Inspect(context.Background(), out); err != nil || info.Rows != 2*4 {
+		t.Errorf("maps: %v, %d rows; want 2 aspects × 4 objects", err, info.Rows)
+	}
+	code, _, e = runCmd(t, nil, "soe", "--in", tr, "--out", out)
+	if code != exitInput || !strings.Contains(e, `column "i"`) {
+		t.Errorf("default names on a renamed table: exit %d, %s", code, e)
+	}
+	code, _, e = runCmd(t, nil, "soe", "--in", tr, "--triplet-columns", "a,b", "--out", out)
+	if code != exitInput || !strings.Contains(e, "--triplet-columns") {
+		t.Errorf("two names: exit %d, %s", code, e)
+	}
+}
