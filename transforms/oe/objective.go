@@ -103,3 +103,11 @@ func (e *evaluator) parallel(jobs int, work func()) {
 	}
 	wg.Wait()
 }
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i, v := range a {
+		s += v * b[i]
+	}
+	return s
+}

@@ -2,6 +2,7 @@ package oe
 
 import (
 	"context"
+	"github.com/ordinate/ordinate/internal/lbfgs"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -107,14 +108,14 @@ func fit(ctx context.Context, n int, t *triplets.Table, o Options, loss lossFunc
 		y[p] = o.InitScale * rng.NormFloat64()
 	}
 	ev := newEvaluator(t, n, o, loss)
-	res, err := lbfgs(ctx, ev.eval, y, o.MaxIter, o.Store, o.Tol)
+	res, err := lbfgs.Minimize(ctx, ev.eval, y, o.MaxIter, o.Store, o.Tol)
 	if err != nil {
 		return nil, err
 	}
-	if math.IsNaN(res.f) || math.IsInf(res.f, 0) {
-		return nil, wrapf(ErrNumerical, "cost %g", res.f)
+	if math.IsNaN(res.F) || math.IsInf(res.F, 0) {
+		return nil, wrapf(ErrNumerical, "cost %g", res.F)
 	}
-	return &Result{Y: res.x, Dims: o.Dims, Cost: res.f, Iterations: res.iterations, Status: res.status}, nil
+	return &Result{Y: res.X, Dims: o.Dims, Cost: res.F, Iterations: res.Iterations, Status: res.Status}, nil
 }
 
 // PerAspect fits one independent map per aspect with method (TSTE or SOE),

@@ -1,4 +1,8 @@
-package oe
+// Package lbfgs minimises smooth functions with limited-memory BFGS: the
+// two-loop recursion over the last Store (s, y) pairs and a bisection line
+// search for the weak Wolfe conditions (Lewis and Overton 2013). Memory is
+// O(Store·n), never a dense n×n inverse Hessian.
+package lbfgs
 
 import (
 	"context"
@@ -9,12 +13,12 @@ import (
 // imports stat/distmv and through it golang.org/x/tools, which the module's
 // go.sum does not hold; this is the same method, kept small.
 
-// Termination statuses of lbfgs.
+// Termination statuses.
 const (
-	statusIterations = "iteration limit"
-	statusFunction   = "function converged"
-	statusGradient   = "gradient converged"
-	statusLineSearch = "line search failed"
+	StatusIterations = "iteration limit"
+	StatusFunction   = "function converged"
+	StatusGradient   = "gradient converged"
+	StatusLineSearch = "line search failed"
 )
 
 const (
@@ -25,19 +29,24 @@ const (
 	gradTol    = 1e-12
 )
 
-type lbfgsResult struct {
-	x          []float64
-	f          float64
-	iterations int
-	status     string
+// Result is the best point found.
+type Result struct {
+	X          []float64
+	F          float64
+	Iterations int
+	Status     string
 }
 
-// lbfgs minimises eval (which writes the gradient into its second argument
+// Minimize minimises eval (which writes the gradient into its second argument
 // and returns the cost) from x0 with limited-memory BFGS: the two-loop
 // recursion over the last store (s, y) pairs and a bisection line search
 // for the weak Wolfe conditions (Lewis and Overton 2013). Pairs with
 // sᵀy ≤ 0 are skipped, so the direction is always a descent direction.
-func lbfgs(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, maxIter, store int, tol float64) (*lbfgsResult, error) {
+// It stops after maxIter iterations, when the cost falls by no more than
+// tol·|f| over 10 iterations, when ‖∇f‖∞ ≤ 1e-12, or when the line search
+// fails (the best point is still returned). Cancellation is checked inside
+// the line search too.
+func Minimize(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, maxIter, store int, tol float64) (*Result, error) {
 	m := len(x0)
 	x := append([]float64(nil), x0...)
 	g := make([]float64, m)
@@ -53,10 +62,10 @@ func lbfgs(ctx context.Context, eval func(x, g []float64) float64, x0 []float64,
 	xn := make([]float64, m)
 	gn := make([]float64, m)
 	hist := []float64{f}
-	res := &lbfgsResult{x: x, f: f, status: statusIterations}
+	res := &Result{X: x, F: f, Status: StatusIterations}
 	for it := 0; it < maxIter; it++ {
 		if infNorm(g) <= gradTol {
-			res.status = statusGradient
+			res.Status = StatusGradient
 			break
 		}
 		// d = −H g by the two-loop recursion.
@@ -87,7 +96,7 @@ func lbfgs(ctx context.Context, eval func(x, g []float64) float64, x0 []float64,
 			return nil, err
 		}
 		if !ok {
-			res.status = statusLineSearch
+			res.Status = StatusLineSearch
 			break
 		}
 		// Store the pair, recycling the oldest storage when full.
@@ -108,12 +117,12 @@ func lbfgs(ctx context.Context, eval func(x, g []float64) float64, x0 []float64,
 		copy(x, xn)
 		copy(g, gn)
 		f = fn
-		res.f, res.iterations = f, it+1
+		res.F, res.Iterations = f, it+1
 		hist = append(hist, f)
 		if len(hist) > convWindow {
 			old := hist[len(hist)-1-convWindow]
 			if old-f <= tol*math.Abs(f) {
-				res.status = statusFunction
+				res.Status = StatusFunction
 				break
 			}
 		}
