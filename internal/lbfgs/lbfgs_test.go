@@ -31,4 +31,3 @@ func TestLBFGSRosenbrock(t *testing.T) {
 		}
 	}
 }
-
