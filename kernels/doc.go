@@ -52,6 +52,14 @@
 // the true gradient of KL(P‖Q), factor 4 included; tsne.go states the
 // formulas.
 //
+// # NeRV stress
+//
+// NeRVStress evaluates the exact O(N²) SoftClassNeRV stress (1/N)ΣᵢΣⱼ≠ᵢ
+// [Λᵢⱼ D_B(βᵢⱼ, bᵢⱼ) + (1 − Λᵢⱼ) D_B(bᵢⱼ, βᵢⱼ)] and its gradient, with the
+// generalised KL D_B(p, q) = p log(p/q) + q − p and Λ computed on the fly from
+// soft labels; NeRVInput.Beta holds the input neighbourhoods (the conditional
+// p of Perplexity), not precisions. nerv.go states the formulas.
+//
 // # Errors
 //
 // Wrong slice lengths and out-of-range arguments (k, row index) are

@@ -1,0 +1,185 @@
+package nerv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/internal/lbfgs"
+	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms/linear"
+)
+
+// OutputScale chooses the output neighbourhood widths.
+type OutputScale int
+
+const (
+	// Transfer uses sᵢ = σᵢ, the input bandwidth of each point (exact mode).
+	Transfer OutputScale = iota
+	// Global uses one scale for every point: the mean of the σᵢ.
+	Global
+)
+
+// Sentinel errors.
+var (
+	ErrOption = errors.New("nerv: bad option")
+	ErrInput  = errors.New("nerv: bad input")
+)
+
+// Options configure Fit. Use DefaultOptions and change what you need: α = 0
+// and γ = 0 are meaningful values, so zero fields are not defaults.
+type Options struct {
+	Dims        int
+	Perplexity  float64 // K, the effective number of neighbours
+	Alpha       float64 // weight of the class community in Λ, in [0, 1]
+	Gamma       float64 // base trade-off between recall and precision, in [0, 1]
+	Multiscale  bool    // the schedule K_h = max(N/2^h, K), warm-started
+	OutputScale OutputScale
+	MaxIter     int     // L-BFGS iterations per scale
+	Tol         float64 // relative cost decrease over 10 iterations that ends a scale (1e-5: 1e-7 took 6× the iterations for a stress 1e-4 lower)
+	Threads     int
+	// Progress, if not nil, is called after each scale with its perplexity,
+	// final stress and iterations.
+	Progress func(perplexity, stress float64, iterations int)
+}
+
+// DefaultOptions are the defaults: 2-D, perplexity 32, α = γ = 0.5,
+// multiscale, output scales transferred from the input.
+func DefaultOptions() Options {
+	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer, MaxIter: 500, Tol: 1e-5}
+}
+
+// Level is one scale of the optimisation.
+type Level struct {
+	Perplexity float64
+	Stress     float64
+	Iterations int
+	Status     string
+}
+
+// Result is a fitted embedding.
+type Result struct {
+	Y      []float64 // n×Dims row-major
+	Stress float64   // at the final (finest) scale
+	Levels []Level
+}
+
+// Schedule returns the perplexities of the multiscale schedule,
+// K_h = max(N/2^h, K) for h = 1 … ⌈log₂(N/K)⌉, coarse to fine, or just K.
+func Schedule(n int, k float64, multiscale bool) []float64 {
+	if !multiscale || float64(n) <= 2*k {
+		return []float64{k}
+	}
+	hMax := int(math.Ceil(math.Log2(float64(n) / k)))
+	var out []float64
+	for h := 1; h <= hMax; h++ {
+		out = append(out, math.Max(float64(n)/math.Pow(2, float64(h)), k))
+	}
+	return out
+}
+
+// Fit embeds the n×d row-major x. soft is the n×c row-major soft-label
+// matrix (rows sum to 1; an all-NaN row is unlabelled), or nil for NeRV.
+func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*Result, error) {
+	if err := check(x, n, d, soft, c, o); err != nil {
+		return nil, err
+	}
+	d2 := make([]float64, n*n)
+	if err := kernels.SqDistances(ctx, d2, x, n, d, o.Threads); err != nil {
+		return nil, err
+	}
+	y, err := initPCA(x, n, d, o.Dims)
+	if err != nil {
+		return nil, err
+	}
+	in := &kernels.NeRVInput{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
+	beta := make([]float64, n)
+	res := &Result{}
+	for _, k := range Schedule(n, o.Perplexity, o.Multiscale) {
+		if err := kernels.Perplexity(ctx, beta, in.Beta, d2, n, k, o.Threads); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOption, err)
+		}
+		in.Scale = scales(beta, o.OutputScale)
+		eval := func(yy, g []float64) float64 {
+			s, err := kernels.NeRVStress(ctx, g, yy, o.Dims, in, o.Threads)
+			if err != nil {
+				return math.NaN()
+			}
+			return s
+		}
+		r, err := lbfgs.Minimize(ctx, eval, y, o.MaxIter, 10, o.Tol)
+		if err != nil {
+			return nil, err
+		}
+		if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
+			return nil, fmt.Errorf("nerv: stress became %g at perplexity %g", r.F, k)
+		}
+		y = r.X
+		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Status: r.Status})
+		if o.Progress != nil {
+			o.Progress(k, r.F, r.Iterations)
+		}
+	}
+	res.Y = y
+	res.Stress = res.Levels[len(res.Levels)-1].Stress
+	return res, nil
+}
+
+// scales turns perplexity precisions βᵢ (weights exp(−βᵢd²)) into output
+// widths sᵢ = σᵢ = (2βᵢ)^−½, or their mean.
+func scales(beta []float64, mode OutputScale) []float64 {
+	s := make([]float64, len(beta))
+	var sum float64
+	for i, b := range beta {
+		s[i] = 1 / math.Sqrt(2*b)
+		sum += s[i]
+	}
+	if mode == Global {
+		return []float64{sum / float64(len(beta))}
+	}
+	return s
+}
+
+// initPCA places the points at their first principal components, in data
+// units (deterministic, and on the scale the transferred widths expect).
+func initPCA(x []float64, n, d, dims int) ([]float64, error) {
+	xm := mat.NewDense(n, d, append([]float64(nil), x...))
+	p, err := linear.PCA(xm, min(dims, d))
+	if err != nil {
+		return nil, fmt.Errorf("%w: PCA initialisation: %w", ErrInput, err)
+	}
+	proj := p.Transform(nil, xm)
+	y := make([]float64, n*dims)
+	for i := range n {
+		for j := range min(dims, d) {
+			y[i*dims+j] = proj.At(i, j)
+		}
+	}
+	return y, nil
+}
+
+func check(x []float64, n, d int, soft []float64, c int, o Options) error {
+	switch {
+	case n < 3 || d < 1 || len(x) != n*d:
+		return fmt.Errorf("%w: %d values for %d rows × %d features (need at least 3 rows)", ErrInput, len(x), n, d)
+	case soft != nil && (c < 1 || len(soft) != n*c):
+		return fmt.Errorf("%w: %d soft-label values for %d rows × %d classes", ErrInput, len(soft), n, c)
+	case o.Dims < 1:
+		return fmt.Errorf("%w: dims %d", ErrOption, o.Dims)
+	case !(o.Alpha >= 0 && o.Alpha <= 1) || !(o.Gamma >= 0 && o.Gamma <= 1):
+		return fmt.Errorf("%w: alpha %g and gamma %g must lie in [0, 1]", ErrOption, o.Alpha, o.Gamma)
+	case !(o.Perplexity >= 1 && o.Perplexity < float64(n-1)):
+		return fmt.Errorf("%w: perplexity %g must be at least 1 and below N − 1 = %d", ErrOption, o.Perplexity, n-1)
+	case o.MaxIter < 1:
+		return fmt.Errorf("%w: max iterations %d", ErrOption, o.MaxIter)
+	}
+	for i, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: x[%d, %d] = %v", ErrInput, i/d, i%d, v)
+		}
+	}
+	return nil
+}
