@@ -38,6 +38,7 @@ Examples:
 			pcaCommand(),
 			ldaCommand(),
 			fisherCommand(),
+			nervCommand(),
 			tsneCommand(),
 			tripletsCommand(),
 			scoreCommand(),

@@ -32,7 +32,7 @@ var demoThyroid []byte
 func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
-		Usage: "run BVP, PCA, LDA, Fisher t-SNE and SCORE on bundled data, apply a saved model, compare quality metrics",
+		Usage: "run BVP, PCA, LDA, Fisher t-SNE, SCORE and SoftClassNeRV on bundled data, apply a saved model, compare quality metrics",
 		UsageText: `ordinate demo [--out DIR]
 
 Writes the bundled newthyroid data set (215 rows, 5 features, 3 ordinal classes)
@@ -125,6 +125,9 @@ func runDemo(c *cli.Context) error {
 		return err
 	}
 	if err := demoScore(c, w, dir, run); err != nil {
+		return err
+	}
+	if err := demoNeRV(c, w, dir, run); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "Outputs in %s: <set>-<method>.parquet (embeddings, distances), <set>-bvp.model.parquet,\n", dir)

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+func TestNeRVCommand(t *testing.T) {
+	dir := t.TempDir()
+	// Soft labels over two classes, one unlabelled row (both null).
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b strings.Builder
+	b.WriteString("id,x1,x2,x3,p_a,p_b,grp\n")
+	for i := range 60 {
+		w := float64(i) / 59
+		pa, pb := fmt.Sprint(1-w), fmt.Sprint(w)
+		if i == 7 {
+			pa, pb = "", ""
+		}
+		grp := map[bool]string{true: "a", false: "b"}[w < 0.5]
+		fmt.Fprintf(&b, "r%d,%g,%g,%g,%s,%s,%s\n", i, rng.NormFloat64()+3*w, rng.NormFloat64(), rng.NormFloat64(), pa, pb, grp)
+	}
+	soft := filepath.Join(dir, "soft.csv")
+	write(t, soft, b.String())
+	for _, tc := range []struct {
+		name string
+		args []string
+		mode string
+	}{
+		{"soft", []string{"--soft-labels", "p_*", "--features", "x*"}, "softclassnerv"},
+		{"hard", []string{"--label", "grp", "--features", "x*", "--output-scale", "global", "--multiscale=false"}, "classnerv"},
+		{"none", []string{"--features", "x*"}, "nerv"},
+	} {
+		out := filepath.Join(dir, tc.name+".parquet")
+		args := append([]string{"nerv", "--in", soft, "--id", "id", "--perplexity", "10", "--out", out, "--quiet"}, tc.args...)
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, e)
+		}
+		info, err := arrowio.Inspect(context.Background(), out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Rows != 60 || info.Provenance.Figures["mode"] != tc.mode {
+			t.Errorf("%s: %d rows, mode %v; want 60 rows of %s", tc.name, info.Rows, info.Provenance.Figures["mode"], tc.mode)
+		}
+	}
+	neg := filepath.Join(dir, "neg.csv")
+	write(t, neg, "x1,x2,p_a,p_b\n1,2,0.5,0.5\n2,3,-0.2,1.2\n3,1,1,0\n4,4,0,1\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"negative weight", []string{"--in", neg, "--soft-labels", "p_*"}, "row 1"},
+		{"both label kinds", []string{"--in", soft, "--label", "grp", "--soft-labels", "p_*"}, "not both"},
+		{"perplexity too large", []string{"--in", soft, "--features", "x*", "--perplexity", "80"}, "perplexity"},
+		{"bad output scale", []string{"--in", soft, "--features", "x*", "--output-scale", "local"}, "--output-scale"},
+	} {
+		args := append([]string{"nerv", "--out", filepath.Join(dir, "x.parquet")}, tc.args...)
+		code, _, e := runCmd(t, nil, args...)
+		if code != exitInput || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, code, e)
+		}
+	}
+}
