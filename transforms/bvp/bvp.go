@@ -282,39 +282,12 @@ func fillWarning(k, rank, d int) string {
 	switch {
 	case rank == 0:
 		return fmt.Sprintf("the %d class centres coincide, so BVP has no informative axis; %s the direction%s of largest data variance",
-			k, axisRange(1, d), plural(d))
+			k, linear.AxisRange(1, d), linear.Plural(d))
 	case rank == k-1:
-		why = fmt.Sprintf("%d classes give %d informative BVP %s", k, rank, axisWord(rank))
+		why = fmt.Sprintf("%d classes give %d informative BVP %s", k, rank, linear.AxisWord(rank))
 	default:
 		why = fmt.Sprintf("the %d class centres span only %d dimension%s, so BVP has %d informative %s",
-			k, rank, plural(rank), rank, axisWord(rank))
+			k, rank, linear.Plural(rank), rank, linear.AxisWord(rank))
 	}
-	them := "them"
-	if rank == 1 {
-		them = "it"
-	}
-	return fmt.Sprintf("%s; %s the direction%s of largest data variance orthogonal to %s",
-		why, axisRange(rank+1, d), plural(d-rank), them)
-}
-
-// axisRange is "axis 3 is" or "axes 3–5 are" (1-based).
-func axisRange(from, to int) string {
-	if from == to {
-		return fmt.Sprintf("axis %d is", from)
-	}
-	return fmt.Sprintf("axes %d–%d are", from, to)
-}
-
-func axisWord(n int) string {
-	if n == 1 {
-		return "axis"
-	}
-	return "axes"
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return linear.FillSentence(why, rank, d)
 }

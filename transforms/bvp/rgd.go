@@ -2,6 +2,7 @@ package bvp
 
 import (
 	"fmt"
+	"github.com/ordinate/ordinate/transforms/linear"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -49,7 +50,7 @@ func rgdAxes(centers *mat.Dense, t int, o Options, rng *rand.Rand) (*mat.Dense, 
 	var warn string
 	if len(stalled) > 0 {
 		warn = fmt.Sprintf("RGD reached MaxIter = %d without meeting the angle tolerance %g in deflation step%s %s of %d; the axes may be inaccurate (the SVD solver is exact)",
-			o.MaxIter, o.Tol, plural(len(stalled)), strings.Join(stalled, ", "), len(iterations))
+			o.MaxIter, o.Tol, linear.Plural(len(stalled)), strings.Join(stalled, ", "), len(iterations))
 	}
 	return &axes, iterations, warn, nil
 }

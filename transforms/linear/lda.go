@@ -180,40 +180,13 @@ func fillWarning(k, nDisc, d int) string {
 	switch {
 	case nDisc == 0:
 		return fmt.Sprintf("the %d class centres coincide, so LDA has no discriminant axis; %s the direction%s of largest data variance",
-			k, axisRange(1, d), plural(d))
+			k, AxisRange(1, d), Plural(d))
 	case nDisc == k-1:
-		why = fmt.Sprintf("%d classes give at most %d discriminant %s", k, nDisc, axisWord(nDisc))
+		why = fmt.Sprintf("%d classes give at most %d discriminant %s", k, nDisc, AxisWord(nDisc))
 	default:
-		why = fmt.Sprintf("the %d class centres give only %d discriminant %s", k, nDisc, axisWord(nDisc))
+		why = fmt.Sprintf("the %d class centres give only %d discriminant %s", k, nDisc, AxisWord(nDisc))
 	}
-	them := "them"
-	if nDisc == 1 {
-		them = "it"
-	}
-	return fmt.Sprintf("%s; %s the direction%s of largest data variance orthogonal to %s",
-		why, axisRange(nDisc+1, d), plural(d-nDisc), them)
-}
-
-// axisRange is "axis 3 is" or "axes 3–5 are" (1-based).
-func axisRange(from, to int) string {
-	if from == to {
-		return fmt.Sprintf("axis %d is", from)
-	}
-	return fmt.Sprintf("axes %d–%d are", from, to)
-}
-
-func axisWord(n int) string {
-	if n == 1 {
-		return "axis"
-	}
-	return "axes"
-}
-
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+	return FillSentence(why, nDisc, d)
 }
 
 func dot(a, b []float64) float64 {
