@@ -2,12 +2,13 @@ package bvp
 
 import (
 	"fmt"
-	"github.com/ordinate/ordinate/transforms/linear"
 	"math"
 	"math/rand/v2"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/transforms/linear"
 )
 
 // rgdAxes runs the paper's deflation: Algorithm 1 finds the best viewpoint
