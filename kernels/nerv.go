@@ -64,6 +64,28 @@ type NeRVInput struct {
 	Soft         []float64
 	Alpha, Gamma float64
 	Scale        []float64
+	// LogBeta, if not nil, holds log(max(βᵢⱼ, floor)) for every entry of
+	// Beta (see NeRVLogBeta). β is fixed during an optimisation, so caching
+	// saves two of the six transcendental calls per pair.
+	LogBeta []float64
+}
+
+// NeRVLogBeta fills in.LogBeta from in.Beta (allocating it when nil).
+func NeRVLogBeta(in *NeRVInput) {
+	if len(in.LogBeta) != len(in.Beta) {
+		in.LogBeta = make([]float64, len(in.Beta))
+	}
+	for k, b := range in.Beta {
+		in.LogBeta[k] = math.Log(max(b, nervBetaFloor))
+	}
+}
+
+// logBeta is log(max(β, floor)) of entry k, from the cache when there is one.
+func (in *NeRVInput) logBeta(k int) float64 {
+	if in.LogBeta != nil {
+		return in.LogBeta[k]
+	}
+	return math.Log(max(in.Beta[k], nervBetaFloor))
 }
 
 func (in *NeRVInput) check(y []float64, dims int) {
@@ -77,6 +99,9 @@ func (in *NeRVInput) check(y []float64, dims int) {
 	}
 	if !(in.Alpha >= 0 && in.Alpha <= 1 && in.Gamma >= 0 && in.Gamma <= 1) {
 		panic(fmt.Sprintf("kernels: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
+	}
+	if in.LogBeta != nil && len(in.LogBeta) != n*n {
+		panic(fmt.Sprintf("kernels: len(LogBeta) = %d, want N² = %d", len(in.LogBeta), n*n))
 	}
 	if len(in.Scale) != n && len(in.Scale) != 1 {
 		panic(fmt.Sprintf("kernels: len(Scale) = %d, want 1 or N = %d", len(in.Scale), n))
@@ -114,9 +139,9 @@ func classCommunity(wi, wj []float64) float64 {
 }
 
 // nervPair returns the stress term and g for one ordered pair with input
-// neighbourhood beta, output neighbourhood b = exp(logb) and trade-off lam.
-func nervPair(beta, b, logb, lam float64) (stress, g float64) {
-	lbeta := math.Log(max(beta, nervBetaFloor))
+// neighbourhood beta (lbeta = log(max(beta, floor))), output neighbourhood
+// b = exp(logb) and trade-off lam.
+func nervPair(beta, lbeta, b, logb, lam float64) (stress, g float64) {
 	var recall float64
 	if beta > 0 {
 		recall = beta * (lbeta - logb)
@@ -236,7 +261,7 @@ func nervRow(r *nervRows, a, e, y []float64, dims int, in *NeRVInput, i int) {
 		if j == i {
 			continue
 		}
-		s, g := nervPair(beta[j], e[j]/z, amin-a[j]-logZ, in.tradeoff(i, j))
+		s, g := nervPair(beta[j], in.logBeta(i*in.N+j), e[j]/z, amin-a[j]-logZ, in.tradeoff(i, j))
 		st += s
 		sg += g
 	}
@@ -260,10 +285,10 @@ func nervGradBlock(acc []float64, r *nervRows, y []float64, dims int, in *NeRVIn
 			lam := in.tradeoff(l, j)
 			logblj := aminl - d2*hl - logZl
 			blj := math.Exp(logblj)
-			_, glj := nervPair(betal[j], blj, logblj, lam)
+			_, glj := nervPair(betal[j], in.logBeta(l*n+j), blj, logblj, lam)
 			logbjl := r.amin[j] - d2*r.h[j] - r.logZ[j]
 			bjl := math.Exp(logbjl)
-			_, gjl := nervPair(in.Beta[j*n+l], bjl, logbjl, lam)
+			_, gjl := nervPair(in.Beta[j*n+l], in.logBeta(j*n+l), bjl, logbjl, lam)
 			f := 2 * ((blj*sgl-glj)*hl + (bjl*r.sumG[j]-gjl)*r.h[j])
 			gj := acc[j*dims : (j+1)*dims]
 			for k := range gl {

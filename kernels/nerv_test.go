@@ -437,7 +437,9 @@ func nervBenchInput(b *testing.B, n, c int) *NeRVInput {
 	for i := range scale {
 		scale[i] = 0.5 + rng.Float64()
 	}
-	return &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: scale}
+	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: scale}
+	NeRVLogBeta(in) // as transforms/nerv does once per scale
+	return in
 }
 
 func BenchmarkNeRVStress(b *testing.B) {
@@ -481,4 +483,34 @@ func ExampleNeRVStress() {
 	// Output:
 	// stress 0.0007
 	// gradient sums to zero: true
+}
+
+// TestNeRVLogBetaCache: the cached log β gives bit-identical stress and
+// gradient, including β = 0 entries (floored).
+func TestNeRVLogBetaCache(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	const n, dims, c = 60, 2, 3
+	beta, sigma := nervTestBeta(t, rng, n, 3, 8, false)
+	beta[1], beta[n+3] = 0, 0
+	soft, _ := nervTestLabels(rng, n, c, "soft")
+	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.3, Gamma: 0.6, Scale: sigma}
+	y := nervRandomY(rng, n, dims)
+	g0, g1 := make([]float64, n*dims), make([]float64, n*dims)
+	s0, err := NeRVStress(context.Background(), g0, y, dims, in, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	NeRVLogBeta(in)
+	s1, err := NeRVStress(context.Background(), g1, y, dims, in, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Float64bits(s0) != math.Float64bits(s1) {
+		t.Errorf("stress %v with the cache, %v without", s1, s0)
+	}
+	for k := range g0 {
+		if math.Float64bits(g0[k]) != math.Float64bits(g1[k]) {
+			t.Fatalf("grad[%d] = %v with the cache, %v without", k, g1[k], g0[k])
+		}
+	}
 }

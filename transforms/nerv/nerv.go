@@ -103,6 +103,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 			return nil, fmt.Errorf("%w: %w", ErrOption, err)
 		}
 		in.Scale = scales(beta, o.OutputScale)
+		kernels.NeRVLogBeta(in)
 		eval := func(yy, g []float64) float64 {
 			s, err := kernels.NeRVStress(ctx, g, yy, o.Dims, in, o.Threads)
 			if err != nil {
