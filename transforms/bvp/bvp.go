@@ -112,15 +112,15 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 	if d < 1 || d > D {
 		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
 	}
-	counts, err := checkClasses(classes, n, k)
+	counts, err := linear.ClassCounts(classes, n, k)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFinite(x); err != nil {
+	if err := linear.CheckFinite(x); err != nil {
 		return nil, err
 	}
 
-	centers := classCenters(x, classes, counts)
+	centers := linear.ClassCenters(x, classes, counts)
 	a := differences(centers)
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThinV) {
@@ -174,7 +174,7 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 	for j := 1; j < d; j++ {
 		linear.OrientByLargest(axes, j)
 	}
-	res.Projection = linear.Projection{Origin: centerMean(centers), Axes: axes}
+	res.Projection = linear.Projection{Origin: linear.ColumnMeans(centers), Axes: axes}
 	return res, nil
 }
 
@@ -206,74 +206,6 @@ func differences(centers *mat.Dense) *mat.Dense {
 		}
 	}
 	return a
-}
-
-func centerMean(centers *mat.Dense) []float64 {
-	k, D := centers.Dims()
-	m := make([]float64, D)
-	for c := range k {
-		for j := range D {
-			m[j] += centers.At(c, j)
-		}
-	}
-	for j := range m {
-		m[j] /= float64(k)
-	}
-	return m
-}
-
-// classCenters returns the k×D matrix of class means.
-func classCenters(x *mat.Dense, classes []int, counts []int) *mat.Dense {
-	_, D := x.Dims()
-	centers := mat.NewDense(len(counts), D, nil)
-	for i, c := range classes {
-		for j := range D {
-			centers.Set(c, j, centers.At(c, j)+x.At(i, j))
-		}
-	}
-	for c, nc := range counts {
-		for j := range D {
-			centers.Set(c, j, centers.At(c, j)/float64(nc))
-		}
-	}
-	return centers
-}
-
-// checkClasses validates the class indices against n rows and k classes and
-// returns the count of each class.
-func checkClasses(classes []int, n, k int) ([]int, error) {
-	if len(classes) != n {
-		return nil, wrapf(ErrLength, "%d class indices for %d rows", len(classes), n)
-	}
-	if k < 2 {
-		return nil, wrapf(ErrTooFewClasses, "k = %d; BVP needs an order of at least 2 classes", k)
-	}
-	counts := make([]int, k)
-	for i, c := range classes {
-		if c < 0 || c >= k {
-			return nil, &InputError{Row: i, Col: -1, Err: detailf(ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)}
-		}
-		counts[c]++
-	}
-	for c, nc := range counts {
-		if nc == 0 {
-			return nil, wrapf(ErrEmptyClass, "class %d of %d has no rows", c, k)
-		}
-	}
-	return counts, nil
-}
-
-// checkFinite returns an *InputError for the first NaN or ±Inf in x.
-func checkFinite(x *mat.Dense) error {
-	n, D := x.Dims()
-	for i := range n {
-		for j := range D {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return &InputError{Row: i, Col: j, Err: detailf(ErrNonFinite, "%v", v)}
-			}
-		}
-	}
-	return nil
 }
 
 // fillWarning explains why only rank of the d axes are informative.

@@ -1,40 +1,29 @@
 package bvp
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms/linear"
 )
 
-// Sentinel errors. Errors returned by Fit wrap one of them (test with
-// errors.Is); errors about one position of the input are *InputError.
+// Sentinel errors, shared with package linear (the same values, so
+// errors.Is works across both). Errors returned by Fit wrap one of them;
+// errors about one position of the input are *InputError.
 var (
-	ErrNoData        = errors.New("no data")
-	ErrTooFewClasses = errors.New("fewer than 2 classes")
-	ErrEmptyClass    = errors.New("empty class")
-	ErrClassRange    = errors.New("class index out of range")
-	ErrLength        = errors.New("length mismatch")
-	ErrDims          = errors.New("invalid output dimension")
-	ErrNonFinite     = errors.New("non-finite value")
-	ErrOption        = errors.New("invalid option")
-	ErrNumerical     = errors.New("numerical failure")
+	ErrNoData        = linear.ErrNoData
+	ErrTooFewClasses = linear.ErrTooFewClasses
+	ErrEmptyClass    = linear.ErrEmptyClass
+	ErrClassRange    = linear.ErrClassRange
+	ErrLength        = linear.ErrLength
+	ErrDims          = linear.ErrDims
+	ErrNonFinite     = linear.ErrNonFinite
+	ErrOption        = linear.ErrOption
+	ErrNumerical     = linear.ErrNumerical
 )
 
 // InputError reports a bad value at one position of the input, like
 // encoding/csv's ParseError.
-type InputError struct {
-	Row int   // 0-based row of x, or index into classes
-	Col int   // 0-based column of x, or −1 when the value is a class index
-	Err error // wraps one of the sentinel errors
-}
-
-func (e *InputError) Error() string {
-	if e.Col < 0 {
-		return fmt.Sprintf("bvp: row %d: %v", e.Row, e.Err)
-	}
-	return fmt.Sprintf("bvp: row %d, column %d: %v", e.Row, e.Col, e.Err)
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
+type InputError = linear.InputError
 
 // wrapf wraps sentinel with a formatted detail and the package prefix.
 func wrapf(sentinel error, format string, args ...any) error {

@@ -5,8 +5,9 @@ import (
 	"fmt"
 )
 
-// Sentinel errors. Errors returned by PCA and LDA wrap one of them (test with
-// errors.Is); errors about one position of the input are *InputError.
+// Sentinel errors. Errors returned by PCA and LDA (and by bvp.Fit, which
+// shares them) wrap one of them (test with errors.Is); errors about one
+// position of the input are *InputError.
 var (
 	ErrNoData        = errors.New("no data")
 	ErrTooFewRows    = errors.New("too few rows")
@@ -28,11 +29,12 @@ type InputError struct {
 	Err error // wraps one of the sentinel errors
 }
 
+// Error has no package prefix: the same type reports for linear and bvp.
 func (e *InputError) Error() string {
 	if e.Col < 0 {
-		return fmt.Sprintf("linear: row %d: %v", e.Row, e.Err)
+		return fmt.Sprintf("row %d: %v", e.Row, e.Err)
 	}
-	return fmt.Sprintf("linear: row %d, column %d: %v", e.Row, e.Col, e.Err)
+	return fmt.Sprintf("row %d, column %d: %v", e.Row, e.Col, e.Err)
 }
 
 func (e *InputError) Unwrap() error { return e.Err }

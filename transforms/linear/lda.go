@@ -44,16 +44,16 @@ func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, er
 	if s := opts.Shrinkage; s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
 		return nil, wrapf(ErrOption, "shrinkage %v, want a finite value ≥ 0", s)
 	}
-	counts, err := checkClasses(classes, n, k)
+	counts, err := ClassCounts(classes, n, k)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFinite(x); err != nil {
+	if err := CheckFinite(x); err != nil {
 		return nil, err
 	}
 
-	centers := classCenters(x, classes, counts)
-	mean := columnMeans(x)
+	centers := ClassCenters(x, classes, counts)
+	mean := ColumnMeans(x)
 
 	// Within-class scatter S_w = RᵀR with R the rows minus their class centre.
 	resid := mat.NewDense(n, D, nil)
@@ -197,9 +197,9 @@ func dot(a, b []float64) float64 {
 	return s
 }
 
-// checkClasses validates the class indices against n rows and k classes and
+// ClassCounts validates the class indices against n rows and k classes and
 // returns the count of each class.
-func checkClasses(classes []int, n, k int) ([]int, error) {
+func ClassCounts(classes []int, n, k int) ([]int, error) {
 	if len(classes) != n {
 		return nil, wrapf(ErrLength, "%d class indices for %d rows", len(classes), n)
 	}
@@ -221,8 +221,8 @@ func checkClasses(classes []int, n, k int) ([]int, error) {
 	return counts, nil
 }
 
-// classCenters returns the k×D matrix of class means.
-func classCenters(x *mat.Dense, classes []int, counts []int) *mat.Dense {
+// ClassCenters returns the k×D matrix of class means.
+func ClassCenters(x *mat.Dense, classes []int, counts []int) *mat.Dense {
 	_, D := x.Dims()
 	centers := mat.NewDense(len(counts), D, nil)
 	for i, c := range classes {

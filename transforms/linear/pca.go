@@ -25,7 +25,7 @@ func PCA(x *mat.Dense, d int) (*PCAResult, error) {
 	case d < 1 || d > D:
 		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
 	}
-	if err := checkFinite(x); err != nil {
+	if err := CheckFinite(x); err != nil {
 		return nil, err
 	}
 	c := centered(x)
@@ -51,7 +51,7 @@ func PCA(x *mat.Dense, d int) (*PCAResult, error) {
 		}
 	}
 	return &PCAResult{
-		Projection:    Projection{Origin: columnMeans(x), Axes: axes},
+		Projection:    Projection{Origin: ColumnMeans(x), Axes: axes},
 		Variances:     vars,
 		VarianceRatio: ratio,
 	}, nil

@@ -205,7 +205,7 @@ func numericalRank(sv []float64, tol float64) int {
 // centered returns x minus its column means.
 func centered(x *mat.Dense) *mat.Dense {
 	n, D := x.Dims()
-	mean := columnMeans(x)
+	mean := ColumnMeans(x)
 	c := mat.NewDense(n, D, nil)
 	for i := range n {
 		for j := range D {
@@ -215,7 +215,8 @@ func centered(x *mat.Dense) *mat.Dense {
 	return c
 }
 
-func columnMeans(x *mat.Dense) []float64 {
+// ColumnMeans returns the mean of every column of x.
+func ColumnMeans(x *mat.Dense) []float64 {
 	n, D := x.Dims()
 	mean := make([]float64, D)
 	for i := range n {
@@ -229,8 +230,8 @@ func columnMeans(x *mat.Dense) []float64 {
 	return mean
 }
 
-// checkFinite returns an *InputError for the first NaN or ±Inf in x.
-func checkFinite(x *mat.Dense) error {
+// CheckFinite returns an *InputError for the first NaN or ±Inf in x.
+func CheckFinite(x *mat.Dense) error {
 	n, D := x.Dims()
 	for i := range n {
 		for j := range D {
