@@ -177,25 +177,14 @@ func writeGaussians(ctx context.Context, path string) error {
 	}
 	fields = append(fields, arrow.Field{Name: "label", Type: arrow.PrimitiveTypes.Int64})
 	schema := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range n {
-		for j := range d {
-			b.Field(j).(*array.Float64Builder).Append(x.At(i, j))
+	return writeDemoTable(ctx, path, schema, func(b *array.RecordBuilder) {
+		for i := range n {
+			for j := range d {
+				b.Field(j).(*array.Float64Builder).Append(x.At(i, j))
+			}
+			b.Field(d).(*array.Int64Builder).Append(int64(classes[i] + 1))
 		}
-		b.Field(d).(*array.Int64Builder).Append(int64(classes[i] + 1))
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	w, err := arrowio.Create(ctx, path, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return w.Close()
+	})
 }
 
 // readFigures reads a metrics table into "metric@k/subset" keys, as in the
@@ -258,4 +247,23 @@ func maxEmbeddingDiff(c *cli.Context, a, b string) (float64, error) {
 		m = math.Max(m, math.Abs(fa.X[i]-fb.X[i]))
 	}
 	return m, nil
+}
+
+// writeDemoTable writes one batch, built by fill, as a Parquet input file of
+// the demo (no provenance: it is data, not a stage's output).
+func writeDemoTable(ctx context.Context, path string, schema *arrow.Schema, fill func(b *array.RecordBuilder)) error {
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	fill(b)
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	w, err := arrowio.Create(ctx, path, schema)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return w.Close()
 }

@@ -11,10 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 )
 
@@ -78,28 +76,14 @@ func writeSimilarity(ctx context.Context, path string) error {
 	const n = 150
 	s, classes := synth.IndefiniteSimilarity(rand.New(rand.NewPCG(1, 7)), n, 3, 0.3)
 	fields := []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "label", Type: arrow.PrimitiveTypes.Int64}}
-	for j := range n {
-		fields = append(fields, arrow.Field{Name: fmt.Sprintf("s_%d", j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	schema := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range n {
-		b.Field(0).(*array.Int64Builder).Append(int64(i))
-		b.Field(1).(*array.Int64Builder).Append(int64(classes[i] + 1))
-		for j := range n {
-			b.Field(2 + j).(*array.Float64Builder).Append(s[i*n+j])
+	schema := arrow.NewSchema(append(fields, float64Fields("s_", n)...), nil)
+	return writeDemoTable(ctx, path, schema, func(b *array.RecordBuilder) {
+		for i := range n {
+			b.Field(0).(*array.Int64Builder).Append(int64(i))
+			b.Field(1).(*array.Int64Builder).Append(int64(classes[i] + 1))
+			for j := range n {
+				b.Field(2 + j).(*array.Float64Builder).Append(s[i*n+j])
+			}
 		}
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	wr, err := arrowio.Create(ctx, path, schema)
-	if err != nil {
-		return err
-	}
-	defer wr.Abort()
-	if err := wr.Write(rec); err != nil {
-		return err
-	}
-	return wr.Close()
+	})
 }

@@ -10,10 +10,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 )
 
@@ -70,30 +68,19 @@ func writeFourClusters(ctx context.Context, path string) error {
 	}
 	fields = append(fields, arrow.Field{Name: "class", Type: arrow.BinaryTypes.String})
 	schema := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range n {
-		for j := range 3 {
-			b.Field(j).(*array.Float64Builder).Append(x[i*3+j])
-		}
-		best := 0
-		for k := range c {
-			b.Field(3 + k).(*array.Float64Builder).Append(soft[i*c+k])
-			if soft[i*c+k] > soft[i*c+best] {
-				best = k
+	return writeDemoTable(ctx, path, schema, func(b *array.RecordBuilder) {
+		for i := range n {
+			for j := range 3 {
+				b.Field(j).(*array.Float64Builder).Append(x[i*3+j])
 			}
+			best := 0
+			for k := range c {
+				b.Field(3 + k).(*array.Float64Builder).Append(soft[i*c+k])
+				if soft[i*c+k] > soft[i*c+best] {
+					best = k
+				}
+			}
+			b.Field(3 + c).(*array.StringBuilder).Append(names[best])
 		}
-		b.Field(3 + c).(*array.StringBuilder).Append(names[best])
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	wr, err := arrowio.Create(ctx, path, schema)
-	if err != nil {
-		return err
-	}
-	defer wr.Abort()
-	if err := wr.Write(rec); err != nil {
-		return err
-	}
-	return wr.Close()
+	})
 }
