@@ -2,16 +2,14 @@ package fisher
 
 import (
 	"context"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 )
 
@@ -399,44 +397,29 @@ func TestValidation(t *testing.T) {
 	}
 }
 
-// readAural reads testdata/aural_sonar (similarity.csv without header,
-// labels.csv with header "label"; labels 1 and 2 become classes 0 and 1).
+// readAural reads testdata/similarity/aural_sonar.parquet (id, label, s_0 …
+// s_99; labels 1 and 2 become classes 0 and 1).
 func readAural(t *testing.T) ([]float64, []int, int) {
 	t.Helper()
-	read := func(name string) [][]string {
-		f, err := os.Open(filepath.Join("..", "..", "testdata", "aural_sonar", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer f.Close()
-		recs, err := csv.NewReader(f).ReadAll()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return recs
+	ctx := context.Background()
+	r, err := arrowio.Open(ctx, filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	rows := read("similarity.csv")
-	labs := read("labels.csv")[1:]
-	n := len(rows)
-	s := make([]float64, 0, n*n)
-	for _, r := range rows {
-		for _, v := range r {
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s = append(s, x)
-		}
+	defer r.Release()
+	f, err := arrowio.ReadFrame(ctx, r, arrowio.Selection{ID: "id", Label: "label", Features: []string{"s_*"}, Keep: []string{}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	cls := make([]int, n)
-	for i, r := range labs {
-		c, err := strconv.Atoi(r[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		cls[i] = c - 1
+	defer f.Release()
+	if f.D != f.N {
+		t.Fatalf("aural sonar: %d rows, %d similarity columns", f.N, f.D)
 	}
-	return s, cls, n
+	cls := make([]int, f.N)
+	for i, v := range f.Label.Num {
+		cls[i] = int(v) - 1
+	}
+	return append([]float64(nil), f.X...), cls, f.N
 }
 
 // looErrors counts leave-one-out 1-NN errors, ties to the lowest index.
