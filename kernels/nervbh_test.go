@@ -1,0 +1,302 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// nervSparseFixture makes a sparse NeRV input over k neighbours of n random
+// points (β calibrated over the lists) and its dense equivalent, with β = 0
+// outside the lists.
+func nervSparseFixture(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) (*NeRVSparse, *NeRVInput) {
+	sp := nervSparseOnly(t, rng, n, k, inDims, perplexity, labels)
+	dense := make([]float64, n*n)
+	for i := range n {
+		for q, j := range sp.Idx[i*k : (i+1)*k] {
+			dense[i*n+int(j)] = sp.Beta[i*k+q]
+		}
+	}
+	return sp, &NeRVInput{N: n, C: sp.C, Beta: dense, Soft: sp.Soft, Alpha: sp.Alpha, Gamma: sp.Gamma, Scale: []float64{sp.Scale}}
+}
+
+// nervSparseOnly is nervSparseFixture without the dense equivalent.
+func nervSparseOnly(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) *NeRVSparse {
+	x := nervRandomY(rng, n, inDims)
+	idx := make([]int32, n*k)
+	p := make([]float64, n*k)
+	if err := KNN(context.Background(), idx, p, x, n, inDims, k, 1); err != nil {
+		t.Fatal(err)
+	}
+	prec := make([]float64, n)
+	if err := PerplexitySparse(context.Background(), prec, p, p, n, k, perplexity, 1); err != nil {
+		t.Fatal(err)
+	}
+	var s float64
+	for _, b := range prec {
+		s += 1 / math.Sqrt(2*b)
+	}
+	s /= float64(n)
+	soft, _ := nervTestLabels(rng, n, 3, labels)
+	return &NeRVSparse{N: n, K: k, Idx: idx, Beta: p, C: 3, Soft: soft, Alpha: 0.6, Gamma: 0.3, Scale: s}
+}
+
+// nervSparseBrute is the floored sparse stress written plainly: β_ij from
+// the lists, 0 elsewhere; in the precision term log β is floored at the
+// row's smallest listed β; no max-subtraction.
+func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
+	n, k := in.N, in.K
+	h := 1 / (2 * in.Scale * in.Scale)
+	var total float64
+	for i := range n {
+		beta := make([]float64, n)
+		floor := math.Inf(1)
+		for q, j := range in.Idx[i*k : (i+1)*k] {
+			beta[j] = in.Beta[i*k+q]
+			floor = min(floor, max(beta[j], nervBetaFloor))
+		}
+		e := make([]float64, n)
+		var z float64
+		for j := range n {
+			if j != i {
+				e[j] = math.Exp(-h * tsneSqDist(y[i*dims:(i+1)*dims], y[j*dims:(j+1)*dims]))
+				z += e[j]
+			}
+		}
+		for j := range n {
+			if j == i {
+				continue
+			}
+			b, p, lam := e[j]/z, beta[j], in.tradeoff(i, j)
+			var recall float64
+			if p > 0 {
+				recall = p * math.Log(p/b)
+			}
+			total += lam*(recall+b-p) + (1-lam)*(b*(math.Log(b)-math.Log(max(p, floor)))+p-b)
+		}
+	}
+	return total / float64(n)
+}
+
+// TestNeRVBHExact checks that with tol = 0 (every point visited) the
+// Barnes–Hut stress is the plain floored sparse stress, equal to the exact
+// NeRVStress when the lists hold every point, and that its gradient matches
+// central differences.
+func TestNeRVBHExact(t *testing.T) {
+	cases := []struct {
+		name          string
+		n, k, dims    int
+		labels        string
+		spreadY, perp float64
+	}{
+		{"nerv 1-D full lists", 40, 39, 1, "none", 1, 8},
+		{"hard 2-D full lists", 50, 49, 2, "hard", 1, 8},
+		{"hard 2-D sparse", 120, 30, 2, "hard", 1, 10},
+		{"soft 2-D sparse", 120, 30, 2, "soft", 2, 10},
+		{"unlabelled 3-D", 90, 20, 3, "unlabelled", 0.5, 6},
+	}
+	for _, tc := range cases {
+		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.k)))
+		sp, dense := nervSparseFixture(t, rng, tc.n, tc.k, 4, tc.perp, tc.labels)
+		y := nervRandomY(rng, tc.n, tc.dims)
+		for i := range y {
+			y[i] *= tc.spreadY * sp.Scale
+		}
+		var bh NeRVBH
+		g := make([]float64, len(y))
+		got, err := bh.Stress(context.Background(), g, y, tc.dims, sp, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := nervSparseBrute(y, tc.dims, sp); math.Abs(got-want) > 1e-10*max(1, math.Abs(want)) {
+			t.Errorf("%s: stress %v, plain formula %v", tc.name, got, want)
+		}
+		if tc.k == tc.n-1 {
+			gWant := make([]float64, len(y))
+			want, err := NeRVStress(context.Background(), gWant, y, tc.dims, dense, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-want) > 1e-10*max(1, math.Abs(want)) {
+				t.Errorf("%s: stress %v, NeRVStress %v", tc.name, got, want)
+			}
+			if d := maxAbsDiff(g, gWant); d > 1e-10*max(1, maxAbs(gWant)) {
+				t.Errorf("%s: gradient differs from NeRVStress by %g", tc.name, d)
+			}
+		}
+		const step = 1e-6
+		for _, q := range []int{0, 7, len(y) / 2, len(y) - 1} {
+			yy := append([]float64(nil), y...)
+			yy[q] = y[q] + step
+			fp, _ := bh.Stress(context.Background(), nil, yy, tc.dims, sp, 0, 1)
+			yy[q] = y[q] - step
+			fm, _ := bh.Stress(context.Background(), nil, yy, tc.dims, sp, 0, 1)
+			fd := (fp - fm) / (2 * step)
+			if math.Abs(fd-g[q]) > 1e-6*max(1, math.Abs(fd)) {
+				t.Errorf("%s: grad[%d] = %.10g, central difference %.10g", tc.name, q, g[q], fd)
+			}
+		}
+	}
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	var d float64
+	for k := range a {
+		d = max(d, math.Abs(a[k]-b[k]))
+	}
+	return d
+}
+
+func maxAbs(a []float64) float64 {
+	var d float64
+	for _, v := range a {
+		d = max(d, math.Abs(v))
+	}
+	return d
+}
+
+// TestNeRVBHApprox checks the approximation against the exact sparse
+// stress: the stress error and the gradient error shrink with tol, and at
+// 1e-4 are below 1e-5 and 1e-3 relative.
+func TestNeRVBHApprox(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	const n, k, dims = 1500, 45, 2
+	for _, labels := range []string{"none", "hard", "soft"} {
+		sp, _ := nervSparseFixture(t, rng, n, k, 5, 15, labels)
+		y := nervRandomY(rng, n, dims)
+		for i := range y {
+			y[i] *= 3 * sp.Scale
+		}
+		var bh NeRVBH
+		gx := make([]float64, n*dims)
+		exact, err := bh.Stress(context.Background(), gx, y, dims, sp, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prevS, prevG := math.Inf(1), math.Inf(1)
+		for _, tol := range []float64{1e-2, 1e-4, 1e-6} {
+			g := make([]float64, n*dims)
+			s, err := bh.Stress(context.Background(), g, y, dims, sp, tol, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			es := math.Abs(s-exact) / math.Abs(exact)
+			eg := gradRelErr(g, gx)
+			t.Logf("%s tol %g: stress rel err %.2e, grad rel err %.2e", labels, tol, es, eg)
+			if es > prevS*1.01+1e-12 || eg > prevG*1.01+1e-12 {
+				t.Errorf("%s tol %g: errors %g, %g did not shrink from %g, %g", labels, tol, es, eg, prevS, prevG)
+			}
+			if tol == 1e-4 && (es > 1e-5 || eg > 1e-3) {
+				t.Errorf("%s tol %g: stress rel err %g, grad rel err %g, want ≤ 1e-5, 1e-3", labels, tol, es, eg)
+			}
+			prevS, prevG = es, eg
+		}
+	}
+}
+
+// gradRelErr is ‖g − want‖ / ‖want‖.
+func gradRelErr(g, want []float64) float64 {
+	var num, den float64
+	for k := range g {
+		num += (g[k] - want[k]) * (g[k] - want[k])
+		den += want[k] * want[k]
+	}
+	return math.Sqrt(num / den)
+}
+
+func TestNeRVBHThreads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n, k, dims = 700, 30, 2
+	sp, _ := nervSparseFixture(t, rng, n, k, 3, 10, "soft")
+	y := nervRandomY(rng, n, dims)
+	var s1 float64
+	var g1 []float64
+	for _, threads := range []int{1, 2, 3} {
+		var bh NeRVBH
+		g := make([]float64, n*dims)
+		s, err := bh.Stress(context.Background(), g, y, dims, sp, 1e-4, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if threads == 1 {
+			s1, g1 = s, g
+			continue
+		}
+		if math.Float64bits(s) != math.Float64bits(s1) {
+			t.Errorf("threads %d: stress %v, threads 1: %v", threads, s, s1)
+		}
+		for q := range g {
+			if math.Float64bits(g[q]) != math.Float64bits(g1[q]) {
+				t.Fatalf("threads %d: grad[%d] = %v, threads 1: %v", threads, q, g[q], g1[q])
+			}
+		}
+	}
+}
+
+// TestNeRVBHDegenerate covers coincident points (they share a leaf) and a
+// point far from all others (its row would underflow without the shift).
+func TestNeRVBHDegenerate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	const n, k, dims = 200, 20, 2
+	sp := nervSparseOnly(t, rng, n, k, 3, 6, "hard")
+	y := nervRandomY(rng, n, dims)
+	for i := 1; i < 30; i++ {
+		copy(y[2*i:2*i+2], y[0:2])
+	}
+	y[2*50], y[2*50+1] = 1e4, -1e4
+	for _, tol := range []float64{0, 1e-4} {
+		var bh NeRVBH
+		g := make([]float64, n*dims)
+		s, err := bh.Stress(context.Background(), g, y, dims, sp, tol, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			t.Fatalf("tol %g: stress %v", tol, s)
+		}
+		for q, v := range g {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("tol %g: grad[%d] = %v", tol, q, v)
+			}
+		}
+		if want := nervSparseBrute(y, dims, sp); tol == 0 && math.Abs(s-want) > 1e-9*math.Abs(want) {
+			t.Errorf("tol 0: stress %v, plain formula %v", s, want)
+		}
+	}
+}
+
+func TestNeRVBHCancel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	sp, _ := nervSparseFixture(t, rng, 100, 10, 2, 3, "none")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var bh NeRVBH
+	if _, err := bh.Stress(ctx, nil, nervRandomY(rng, 100, 2), 2, sp, 1e-4, 1); err != context.Canceled {
+		t.Errorf("cancelled: err = %v", err)
+	}
+}
+
+func BenchmarkNeRVBH(b *testing.B) {
+	for _, n := range []int{5000, 20000} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		sp := nervSparseOnly(b, rng, n, 96, 3, 32, "hard")
+		y := nervRandomY(rng, n, 2)
+		// Density about that of a converged map: K neighbours within ~1.5s.
+		for i := range y {
+			y[i] *= math.Sqrt(float64(n)/28) * sp.Scale
+		}
+		g := make([]float64, n*2)
+		var bh NeRVBH
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := bh.Stress(context.Background(), g, y, 2, sp, benchTol, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+var benchTol = 1e-3
