@@ -24,12 +24,17 @@ is unlabelled and uses Λ = γ); --label gives hard one-hot labels (ClassNeRV wi
 τ_in = (1 − α)γ + α, τ_out = (1 − α)γ); with neither it is NeRV with trade-off γ.
 Input widths from per-point perplexity; output widths transferred (sᵢ = σᵢ) or
 one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down to
---perplexity. The exact method costs O(N²) per iteration: a few thousand rows.
+--perplexity. The exact method costs O(N²) time and memory per iteration (a few
+thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
+neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
+global output width, for tens of thousands of rows (its multiscale schedule
+starts at perplexity 128).
 
 Examples:
    ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out nerv.parquet
    ordinate nerv --in cells.parquet --soft-labels 'p_*' --alpha 0.7 --out softclassnerv.parquet
-   ordinate nerv --in t.parquet --features 'x*' --gamma 0.3 --out nerv.parquet`,
+   ordinate nerv --in t.parquet --features 'x*' --gamma 0.3 --out nerv.parquet
+   ordinate nerv --in big.parquet --label y --method bh --out classnerv.parquet`,
 		Flags: append([]cli.Flag{
 			flagIn, flagOut, flagID, flagFeatures, flagLabel,
 			&cli.StringFlag{Name: "soft-labels", Usage: "soft label columns, one per class (names and globs)"},
@@ -38,7 +43,9 @@ Examples:
 			&cli.Float64Flag{Name: "gamma", Value: def.Gamma, Usage: "recall/precision trade-off without classes, in [0, 1]"},
 			&cli.Float64Flag{Name: "perplexity", Value: def.Perplexity, Usage: "effective number of neighbours K"},
 			&cli.BoolFlag{Name: "multiscale", Value: true, Usage: "perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"},
-			&cli.StringFlag{Name: "output-scale", Value: "transfer", Usage: "transfer (sᵢ = σᵢ) or global (one width)"},
+			&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"},
+			&cli.Float64Flag{Name: "bh-tol", Value: nerv.DefaultBHTol, Usage: "Barnes–Hut: largest error of a cell's kernel sum relative to the row's nearest-neighbour kernel (0: exact sums)"},
+			&cli.StringFlag{Name: "output-scale", Usage: "transfer (sᵢ = σᵢ) or global (one width) (default: transfer, global with --method bh)"},
 			&cli.IntFlag{Name: "max-iter", Value: def.MaxIter, Usage: "L-BFGS iterations per scale"},
 			&cli.Float64Flag{Name: "tol", Value: def.Tol, Usage: "relative stress decrease over 10 iterations that ends a scale"},
 		}, commonFlags()...),
@@ -69,8 +76,21 @@ func runNeRV(c *cli.Context) error {
 	o := nerv.DefaultOptions()
 	o.Dims, o.Alpha, o.Gamma, o.Perplexity = c.Int("dims"), c.Float64("alpha"), c.Float64("gamma"), c.Float64("perplexity")
 	o.Multiscale, o.MaxIter, o.Tol, o.Threads = c.Bool("multiscale"), c.Int("max-iter"), c.Float64("tol"), e.threads()
+	o.BHTol = c.Float64("bh-tol")
+	switch m := c.String("method"); m {
+	case "exact":
+		o.Method = nerv.Exact
+	case "bh":
+		o.Method, o.OutputScale = nerv.BarnesHut, nerv.Global
+	default:
+		return usagef("--method %q: want exact or bh", m)
+	}
 	switch s := c.String("output-scale"); s {
+	case "":
 	case "transfer":
+		if o.Method == nerv.BarnesHut {
+			return usagef("--output-scale transfer needs --method exact: Barnes–Hut sums need one global width")
+		}
 		o.OutputScale = nerv.Transfer
 	case "global":
 		o.OutputScale = nerv.Global
@@ -94,7 +114,11 @@ func runNeRV(c *cli.Context) error {
 			soft[i*cls.K()+k] = 1
 		}
 	}
-	e.prog.Start("nerv scales", int64(len(nerv.Schedule(f.N, o.Perplexity, o.Multiscale))))
+	if o.Method == nerv.Exact && f.N > 10000 {
+		e.warn(fmt.Sprintf("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; --method bh scales to larger N",
+			3*8*float64(f.N)*float64(f.N)/1e9, f.N))
+	}
+	e.prog.Start("nerv scales", int64(len(o.Levels(f.N))))
 	o.Progress = func(perp, stress float64, iters int) {
 		e.prog.Add(1)
 		e.log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)
@@ -107,7 +131,7 @@ func runNeRV(c *cli.Context) error {
 		}
 		return badInput(err)
 	}
-	figures := map[string]any{"mode": mode, "stress": res.Stress, "levels": res.Levels, "classes": classes}
+	figures := map[string]any{"mode": mode, "method": c.String("method"), "stress": res.Stress, "levels": res.Levels, "classes": classes}
 	e.log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, f.N, f.D, o.Dims), "stress", res.Stress)
 	return e.writeEmbedding(c.String("out"), f, res.Y, o.Dims, figures)
 }

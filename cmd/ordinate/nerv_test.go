@@ -36,6 +36,7 @@ func TestNeRVCommand(t *testing.T) {
 		{"soft", []string{"--soft-labels", "p_*", "--features", "x*"}, "softclassnerv"},
 		{"hard", []string{"--label", "grp", "--features", "x*", "--output-scale", "global", "--multiscale=false"}, "classnerv"},
 		{"none", []string{"--features", "x*"}, "nerv"},
+		{"bh", []string{"--soft-labels", "p_*", "--features", "x*", "--method", "bh"}, "softclassnerv"},
 	} {
 		out := filepath.Join(dir, tc.name+".parquet")
 		args := append([]string{"nerv", "--in", soft, "--id", "id", "--perplexity", "10", "--out", out, "--quiet"}, tc.args...)
@@ -49,6 +50,9 @@ func TestNeRVCommand(t *testing.T) {
 		if info.Rows != 60 || info.Provenance.Figures["mode"] != tc.mode {
 			t.Errorf("%s: %d rows, mode %v; want 60 rows of %s", tc.name, info.Rows, info.Provenance.Figures["mode"], tc.mode)
 		}
+		if levels, ok := info.Provenance.Figures["levels"].([]any); !ok || len(levels) == 0 {
+			t.Errorf("%s: levels %v, want the stress and iterations per scale", tc.name, info.Provenance.Figures["levels"])
+		}
 	}
 	neg := filepath.Join(dir, "neg.csv")
 	write(t, neg, "x1,x2,p_a,p_b\n1,2,0.5,0.5\n2,3,-0.2,1.2\n3,1,1,0\n4,4,0,1\n")
@@ -61,6 +65,9 @@ func TestNeRVCommand(t *testing.T) {
 		{"both label kinds", []string{"--in", soft, "--label", "grp", "--soft-labels", "p_*"}, "not both"},
 		{"perplexity too large", []string{"--in", soft, "--features", "x*", "--perplexity", "80"}, "perplexity"},
 		{"bad output scale", []string{"--in", soft, "--features", "x*", "--output-scale", "local"}, "--output-scale"},
+		{"bh with transfer", []string{"--in", soft, "--features", "x*", "--method", "bh", "--output-scale", "transfer"}, "global width"},
+		{"bh in 4-D", []string{"--in", soft, "--features", "x*", "--method", "bh", "--dims", "4"}, "at most 3"},
+		{"bad method", []string{"--in", soft, "--features", "x*", "--method", "fmm"}, "--method"},
 	} {
 		args := append([]string{"nerv", "--out", filepath.Join(dir, "x.parquet")}, tc.args...)
 		code, _, e := runCmd(t, nil, args...)

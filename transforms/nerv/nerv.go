@@ -23,6 +23,29 @@ const (
 	Global
 )
 
+// Method chooses how the stress is evaluated.
+type Method int
+
+const (
+	// Exact evaluates the O(N²) stress (kernels.NeRVStress).
+	Exact Method = iota
+	// BarnesHut uses sparse input neighbourhoods over the 3K nearest
+	// neighbours and a Barnes–Hut sum over the embedding with one global
+	// output scale (kernels.NeRVBH): O(N·K + N log N) per evaluation.
+	BarnesHut
+)
+
+// DefaultBHTol is the default Barnes–Hut cell tolerance (kernels.NeRVBH):
+// stress errors below 1e-6 and gradient errors below 1e-3 relative on the
+// kernels' test sets.
+const DefaultBHTol = 1e-3
+
+// MaxBHPerplexity caps the perplexities of the multiscale schedule with
+// BarnesHut: a level with perplexity K_h needs 3K_h neighbours per point,
+// so the coarse levels (K_h up to N/2) would make the sparse input dense.
+// Levels above max(K, MaxBHPerplexity) are skipped.
+const MaxBHPerplexity = 128
+
 // Sentinel errors.
 var (
 	ErrOption = errors.New("nerv: bad option")
@@ -40,6 +63,8 @@ type Options struct {
 	OutputScale OutputScale
 	MaxIter     int     // L-BFGS iterations per scale
 	Tol         float64 // relative cost decrease over 10 iterations that ends a scale (1e-5: 1e-7 took 6× the iterations for a stress 1e-4 lower)
+	Method      Method
+	BHTol       float64 // Barnes–Hut cell tolerance (BarnesHut only)
 	Threads     int
 	// Progress, if not nil, is called after each scale with its perplexity,
 	// final stress and iterations.
@@ -49,7 +74,7 @@ type Options struct {
 // DefaultOptions are the defaults: 2-D, perplexity 32, α = γ = 0.5,
 // multiscale, output scales transferred from the input.
 func DefaultOptions() Options {
-	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer, MaxIter: 500, Tol: 1e-5}
+	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer, MaxIter: 500, Tol: 1e-5, BHTol: DefaultBHTol}
 }
 
 // Level is one scale of the optimisation.
@@ -65,6 +90,23 @@ type Result struct {
 	Y      []float64 // n×Dims row-major
 	Stress float64   // at the final (finest) scale
 	Levels []Level
+}
+
+// Levels returns the perplexities Fit runs through for n points: Schedule,
+// without the levels above max(K, MaxBHPerplexity) for BarnesHut.
+func (o Options) Levels(n int) []float64 {
+	ks := Schedule(n, o.Perplexity, o.Multiscale)
+	if o.Method != BarnesHut {
+		return ks
+	}
+	capK := math.Max(o.Perplexity, MaxBHPerplexity)
+	var out []float64
+	for _, k := range ks {
+		if k <= capK {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // Schedule returns the perplexities of the multiscale schedule,
@@ -87,32 +129,30 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
-	d2 := make([]float64, n*n)
-	if err := kernels.SqDistances(ctx, d2, x, n, d, o.Threads); err != nil {
-		return nil, err
-	}
 	y, err := initPCA(x, n, d, o.Dims)
 	if err != nil {
 		return nil, err
 	}
-	in := &kernels.NeRVInput{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
-	beta := make([]float64, n)
+	var lv levelStress
+	if o.Method == BarnesHut {
+		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o)
+	} else {
+		lv, err = newDenseLevels(ctx, x, n, d, soft, c, o)
+	}
+	if err != nil {
+		return nil, err
+	}
 	res := &Result{}
-	for _, k := range Schedule(n, o.Perplexity, o.Multiscale) {
-		if err := kernels.Perplexity(ctx, beta, in.Beta, d2, n, k, o.Threads); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrOption, err)
-		}
-		in.Scale = scales(beta, o.OutputScale)
-		kernels.NeRVLogBeta(in)
-		eval := func(yy, g []float64) float64 {
-			s, err := kernels.NeRVStress(ctx, g, yy, o.Dims, in, o.Threads)
-			if err != nil {
-				return math.NaN()
-			}
-			return s
+	for _, k := range o.Levels(n) {
+		eval, err := lv.level(k)
+		if err != nil {
+			return nil, err
 		}
 		r, err := lbfgs.Minimize(ctx, eval, y, o.MaxIter, 10, o.Tol)
 		if err != nil {
+			return nil, err
+		}
+		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
@@ -127,6 +167,100 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	res.Y = y
 	res.Stress = res.Levels[len(res.Levels)-1].Stress
 	return res, nil
+}
+
+// levelStress prepares the stress of one perplexity level: level returns
+// the function that L-BFGS minimises (NaN when cancelled).
+type levelStress interface {
+	level(perplexity float64) (func(y, grad []float64) float64, error)
+}
+
+// denseLevels is the exact method: dense squared distances, β and log β.
+type denseLevels struct {
+	ctx  context.Context
+	o    Options
+	d2   []float64
+	in   *kernels.NeRVInput
+	prec []float64
+}
+
+func newDenseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*denseLevels, error) {
+	d2 := make([]float64, n*n)
+	if err := kernels.SqDistances(ctx, d2, x, n, d, o.Threads); err != nil {
+		return nil, err
+	}
+	in := &kernels.NeRVInput{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
+	return &denseLevels{ctx: ctx, o: o, d2: d2, in: in, prec: make([]float64, n)}, nil
+}
+
+func (l *denseLevels) level(k float64) (func(y, grad []float64) float64, error) {
+	in := l.in
+	if err := kernels.Perplexity(l.ctx, l.prec, in.Beta, l.d2, in.N, k, l.o.Threads); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOption, err)
+	}
+	in.Scale = scales(l.prec, l.o.OutputScale)
+	kernels.NeRVLogBeta(in)
+	return func(y, g []float64) float64 {
+		s, err := kernels.NeRVStress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
+		if err != nil {
+			return math.NaN()
+		}
+		return s
+	}, nil
+}
+
+// sparseLevels is the Barnes–Hut method: one exact k-NN search for the
+// largest level, whose sorted lists each level truncates to min(3K_h, n−1).
+type sparseLevels struct {
+	ctx   context.Context
+	o     Options
+	n, kn int
+	idx   []int32
+	d2    []float64
+	soft  []float64
+	c     int
+	bh    kernels.NeRVBH
+}
+
+func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*sparseLevels, error) {
+	var kmax float64
+	for _, k := range o.Levels(n) {
+		kmax = math.Max(kmax, k)
+	}
+	kn := min(bhNeighbours(kmax), n-1)
+	idx := make([]int32, n*kn)
+	d2 := make([]float64, n*kn)
+	if err := kernels.KNN(ctx, idx, d2, x, n, d, kn, o.Threads); err != nil {
+		return nil, err
+	}
+	return &sparseLevels{ctx: ctx, o: o, n: n, kn: kn, idx: idx, d2: d2, soft: soft, c: c}, nil
+}
+
+// bhNeighbours is the neighbour-list length for perplexity k: 3K, rounded up.
+func bhNeighbours(k float64) int { return int(math.Ceil(3 * k)) }
+
+func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error) {
+	n := l.n
+	kh := min(bhNeighbours(k), n-1)
+	in := &kernels.NeRVSparse{N: n, K: kh, Idx: make([]int32, n*kh), Beta: make([]float64, n*kh),
+		C: l.c, Soft: l.soft, Alpha: l.o.Alpha, Gamma: l.o.Gamma}
+	for i := range n {
+		copy(in.Idx[i*kh:(i+1)*kh], l.idx[i*l.kn:])
+		copy(in.Beta[i*kh:(i+1)*kh], l.d2[i*l.kn:])
+	}
+	prec := make([]float64, n)
+	if err := kernels.PerplexitySparse(l.ctx, prec, in.Beta, in.Beta, n, kh, k, l.o.Threads); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOption, err)
+	}
+	in.Scale = scales(prec, Global)[0]
+	kernels.NeRVSparseLogBeta(in)
+	return func(y, g []float64) float64 {
+		s, err := l.bh.Stress(l.ctx, g, y, l.o.Dims, in, l.o.BHTol, l.o.Threads)
+		if err != nil {
+			return math.NaN()
+		}
+		return s
+	}, nil
 }
 
 // scales turns perplexity precisions βᵢ (weights exp(−βᵢd²)) into output
@@ -174,6 +308,12 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return fmt.Errorf("%w: alpha %g and gamma %g must lie in [0, 1]", ErrOption, o.Alpha, o.Gamma)
 	case !(o.Perplexity >= 1 && o.Perplexity < float64(n-1)):
 		return fmt.Errorf("%w: perplexity %g must be at least 1 and below N − 1 = %d", ErrOption, o.Perplexity, n-1)
+	case o.Method == BarnesHut && o.Dims > kernels.MaxBHDims:
+		return fmt.Errorf("%w: Barnes–Hut supports at most %d output dimensions, not %d", ErrOption, kernels.MaxBHDims, o.Dims)
+	case o.Method == BarnesHut && !(o.BHTol >= 0):
+		return fmt.Errorf("%w: Barnes–Hut tolerance %g must be ≥ 0", ErrOption, o.BHTol)
+	case o.Method == BarnesHut && o.OutputScale != Global:
+		return fmt.Errorf("%w: Barnes–Hut needs the global output scale", ErrOption)
 	case o.MaxIter < 1:
 		return fmt.Errorf("%w: max iterations %d", ErrOption, o.MaxIter)
 	}
