@@ -31,12 +31,13 @@ import (
 // if all its n_C points sat at its centre of mass when its worst possible
 // error in Σ_j exp(m_i − a_ij) is below Tol:
 //
-//	n_C · exp(m_i − a_near) · min(1, h (2dρ + ρ²)) ≤ Tol,
+//	n_C · exp(m_i − a_near) · min(1, h (2dρ + ρ²)) ≤ Tol · Σ_{j∈N_i} exp(m_i − a_ij),
 //
 // where d is the distance to the centre of mass, ρ the cell's diagonal,
-// a_near = h·max(d − ρ, 0)², and m_i = min_{j∈N_i} a_ij, so that the
-// normaliser Σ_j exp(m_i − a_ij) is at least about 1 (the tolerance is
-// relative to it). Cells containing y_i are always opened. Λ over a cell
+// a_near = h·max(d − ρ, 0)² and m_i = min_{j∈N_i} a_ij. The left side bounds
+// the cell's error in the row's normaliser Σ_j exp(m_i − a_ij), and the
+// right side's sum over the listed neighbours bounds that normaliser from
+// below, so Tol is a relative error per cell. Cells containing y_i are always opened. Λ over a cell
 // uses the cell's summed label vector S: Σ_{j∈C} λ_ij ≈ Σ_c min(n_L ω_ic,
 // S_c), which is exact for one-hot labels (it counts i's class in C) and,
 // by concavity of min, an upper bound for soft ones; unlabelled members
@@ -317,7 +318,7 @@ type nervBHWalk struct {
 	y          []float64
 	dims       int
 	h, tol     float64
-	logTol     float64
+	logTol     float64 // log tol; a row adds the log of its normaliser bound
 	sqrtDims   float64
 	nlab, wsum []float64
 	logCount   []float64 // log of each node's point count
@@ -340,7 +341,7 @@ func (w *nervBHWalk) cellTradeoff(i, nd int, n float64) float64 {
 
 // accept reports whether node nd may be summed at its centre of mass for
 // point i at squared distance d2 from it, given the shift m.
-func (w *nervBHWalk) accept(ndi int32, nd *bhNode, yi []float64, d2, m float64) bool {
+func (w *nervBHWalk) accept(ndi int32, nd *bhNode, yi []float64, d2, m, logTol float64) bool {
 	if w.tol == 0 || nd.contains(yi) {
 		return false
 	}
@@ -355,7 +356,7 @@ func (w *nervBHWalk) accept(ndi int32, nd *bhNode, yi []float64, d2, m float64) 
 	// so the cell's error is at most count·e^loss·min(1, spread): compare
 	// t = loss + log(count/tol) first, which needs no exponential when the
 	// cell is far enough for spread not to matter.
-	t := loss + w.logCount[ndi] - w.logTol
+	t := loss + w.logCount[ndi] - logTol
 	if t <= 0 {
 		return true
 	}
@@ -365,7 +366,7 @@ func (w *nervBHWalk) accept(ndi int32, nd *bhNode, yi []float64, d2, m float64) 
 
 // walk lists point i's interactions in sc.list: the accepted cells and
 // the points met one by one (never i), in a fixed order.
-func (w *nervBHWalk) walk(sc *nervBHScratch, i int, m float64) {
+func (w *nervBHWalk) walk(sc *nervBHScratch, i int, m, logTol float64) {
 	dims := w.dims
 	yi := w.y[i*dims : (i+1)*dims]
 	list := sc.list[:0]
@@ -387,7 +388,7 @@ func (w *nervBHWalk) walk(sc *nervBHScratch, i int, m float64) {
 			continue
 		}
 		d2 := tsneSqDist(yi, nd.com[:dims])
-		if w.accept(ndi, nd, yi, d2, m) {
+		if w.accept(ndi, nd, yi, d2, m, logTol) {
 			cnt := float64(nd.count)
 			list = append(list, nervBHItem{id: ndi, a: w.h * d2, lam: w.cellTradeoff(i, int(ndi), cnt)})
 			continue
@@ -416,10 +417,18 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 	nbr := in.Idx[i*k : (i+1)*k]
 	beta := in.Beta[i*k : (i+1)*k]
 	m := math.Inf(1)
-	for _, j := range nbr {
-		m = min(m, w.h*tsneSqDist(yi, w.y[int(j)*dims:int(j+1)*dims]))
+	sc.dg = resizeF64(sc.dg, k)
+	for q, j := range nbr {
+		sc.dg[q] = w.h * tsneSqDist(yi, w.y[int(j)*dims:int(j+1)*dims])
+		m = min(m, sc.dg[q])
 	}
-	w.walk(sc, i, m)
+	// The listed neighbours' kernels bound the normaliser from below: the
+	// cell tolerance is relative to that bound.
+	var zn float64
+	for _, a := range sc.dg {
+		zn += math.Exp(m - a)
+	}
+	w.walk(sc, i, m, w.logTol+math.Log(zn))
 	// Shift by the smallest a so that the largest e is 1 (no overflow,
 	// and Z ≥ 1); keep e for the force loop.
 	s := m
@@ -442,9 +451,8 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 	// As-if-outside sums, then the exact correction over N_i.
 	st := (sl + s1*(off-lf-1) - sa) / z
 	sumG := (sl + s1*(off-lf) - sa) / z
-	sc.dg = resizeF64(sc.dg, k)
 	for q, j := range nbr {
-		logb := off - w.h*tsneSqDist(yi, w.y[int(j)*dims:int(j+1)*dims])
+		logb := off - sc.dg[q] // sc.dg holds a_ij until overwritten below
 		bij := math.Exp(logb)
 		lam := in.tradeoff(i, int(j))
 		s, g := nervPair(beta[q], lbeta[q], bij, logb, lam)

@@ -44,7 +44,7 @@ Examples:
 			&cli.Float64Flag{Name: "perplexity", Value: def.Perplexity, Usage: "effective number of neighbours K"},
 			&cli.BoolFlag{Name: "multiscale", Value: true, Usage: "perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"},
 			&cli.StringFlag{Name: "method", Value: "exact", Usage: "exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"},
-			&cli.Float64Flag{Name: "bh-tol", Value: nerv.DefaultBHTol, Usage: "Barnes–Hut: largest error of a cell's kernel sum relative to the row's nearest-neighbour kernel (0: exact sums)"},
+			&cli.Float64Flag{Name: "bh-tol", Value: nerv.DefaultBHTol, Usage: "Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (0: exact sums)"},
 			&cli.StringFlag{Name: "output-scale", Usage: "transfer (sᵢ = σᵢ) or global (one width) (default: transfer, global with --method bh)"},
 			&cli.IntFlag{Name: "max-iter", Value: def.MaxIter, Usage: "L-BFGS iterations per scale"},
 			&cli.Float64Flag{Name: "tol", Value: def.Tol, Usage: "relative stress decrease over 10 iterations that ends a scale"},

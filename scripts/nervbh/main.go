@@ -25,6 +25,9 @@ func main() {
 	methods := flag.String("methods", "exact-transfer,exact-global,bh", "comma-separated fits")
 	tol := flag.Float64("bh-tol", nerv.DefaultBHTol, "Barnes–Hut tolerance")
 	evalMax := flag.Int("eval-max", 10000, "skip the quality metrics above this many points")
+	verbose := flag.Bool("v", false, "print each scale to stderr")
+	multiscale := flag.Bool("multiscale", true, "multiscale perplexity schedule")
+	maxIter := flag.Int("max-iter", nerv.DefaultOptions().MaxIter, "L-BFGS iterations per scale")
 	flag.Parse()
 	ctx := context.Background()
 	const c = 6
@@ -36,6 +39,7 @@ func main() {
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range strings.Split(*methods, ",") {
 		o := nerv.DefaultOptions()
+		o.Multiscale, o.MaxIter = *multiscale, *maxIter
 		switch name {
 		case "exact-transfer":
 		case "exact-global":
@@ -46,6 +50,11 @@ func main() {
 			log.Fatalf("unknown fit %q", name)
 		}
 		start := time.Now()
+		if *verbose {
+			o.Progress = func(perp, stress float64, iters int) {
+				log.Printf("%s: perplexity %.1f, stress %.4f, %d iterations, %.1f s", name, perp, stress, iters, time.Since(start).Seconds())
+			}
+		}
 		r, err := nerv.Fit(ctx, x, m, 3, soft, c, o)
 		if err != nil {
 			log.Fatal(err)

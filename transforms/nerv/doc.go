@@ -16,4 +16,17 @@
 // (internal/lbfgs), never a dense BFGS. With Multiscale the perplexity runs
 // through K_h = max(N/2^h, K), h = 1 … ⌈log₂(N/K)⌉, each scale warm-started
 // from the previous one, as Colange et al. do.
+//
+// Method BarnesHut scales to tens of thousands of points (kernels.NeRVBH).
+// It changes the objective in three documented ways: the input
+// neighbourhoods are sparse (β over the min(3K, N−1) nearest neighbours, 0
+// elsewhere; in the precision term that 0 is floored at the row's smallest
+// listed β), the output scale is one global width (the mean σᵢ), and the
+// output sums over far points are Barnes–Hut approximations with a bounded
+// error (BHTol). Λ is exact for every pair met one by one and, for a cell
+// summed at its centre, exact for hard labels and an upper bound for soft
+// ones. The multiscale schedule skips the levels above perplexity
+// max(K, MaxBHPerplexity), whose neighbour lists would approach N. Its
+// stress is therefore not comparable to the exact method's; BENCHMARKS.md
+// compares the quality metrics of both on the four-cluster data.
 package nerv

@@ -36,9 +36,10 @@ const (
 )
 
 // DefaultBHTol is the default Barnes–Hut cell tolerance (kernels.NeRVBH):
-// stress errors below 1e-6 and gradient errors below 1e-3 relative on the
-// kernels' test sets.
-const DefaultBHTol = 1e-3
+// on the kernels' test set it gives stress errors of about 1e-4 and
+// gradient errors of about 1e-3 (relative), against 1e-6 and 3e-5 at 1e-4,
+// and is about 1.6 times faster than 1e-3 at N = 20,000.
+const DefaultBHTol = 1e-2
 
 // MaxBHPerplexity caps the perplexities of the multiscale schedule with
 // BarnesHut: a level with perplexity K_h needs 3K_h neighbours per point,
