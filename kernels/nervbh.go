@@ -11,14 +11,13 @@ import (
 // The input is sparse: row i has a neighbour list N_i (k points, as KNN
 // returns them) with β_ij calibrated over N_i, and β_ij = 0 outside. In the
 // recall term β log(β/b) that 0 contributes nothing; in the precision term
-// b log(b/β) it is floored at ε_i = min_{j∈N_i} β_ij, the β of the farthest
-// listed neighbour. β falls with input distance, so ε_i bounds every β_ij
-// outside the list from above: it is the tightest floor the sparse input
-// supports. (The exact stress's floor for an underflowed β, 2^−1022, makes
-// every unlisted pair cost up to 708·b nats: with it, fits on the
-// four-cluster data took three times the iterations for a stress four times
-// the exact one; see BENCHMARKS.md.) The output scale is one global s,
-// h = 1/(2s²), so a_ij = h·D²_ij and b_ij = exp(−a_ij)/Σ_k exp(−a_ik).
+// b log(b/β) it is replaced by a floor ε_i: NeRVSparse.LogFloor, by default
+// the smallest listed β of the row (β falls with input distance, so that
+// bounds every unlisted β from above; transforms/nerv passes a lower,
+// measured floor). The exact stress's floor for an underflowed β, 2^−1022,
+// would make every unlisted pair cost up to 708·b nats. The output scale is
+// one global s, h = 1/(2s²), so a_ij = h·D²_ij and
+// b_ij = exp(−a_ij)/Σ_k exp(−a_ik).
 //
 // Every term of row i splits into an "as if outside N_i" part, which
 // depends only on D_ij and Λ_ij,
@@ -65,6 +64,9 @@ type NeRVSparse struct {
 	// LogBeta, if not nil, caches log(max(β_ij, nervBetaFloor)) in the
 	// layout of Beta (see NeRVSparseLogBeta).
 	LogBeta []float64
+	// LogFloor, if not nil, holds log ε_i per row, the value of log β used
+	// for the unlisted points (default: the row's smallest listed log β).
+	LogFloor []float64
 }
 
 // NeRVSparseLogBeta fills in.LogBeta (allocating it when needed); β is fixed
@@ -89,6 +91,9 @@ func (in *NeRVSparse) rowLogBeta(sc *nervBHScratch, i int) (lbeta []float64, lf 
 			lbeta[q] = math.Log(max(b, nervBetaFloor))
 		}
 	}
+	if in.LogFloor != nil {
+		return lbeta, in.LogFloor[i]
+	}
 	lf = math.Inf(1)
 	for _, v := range lbeta {
 		lf = min(lf, v)
@@ -102,7 +107,7 @@ func (in *NeRVSparse) check(y []float64, dims int) {
 	if dims > MaxBHDims {
 		panic(fmt.Sprintf("kernels: Barnes–Hut needs dims ≤ %d, got %d", MaxBHDims, dims))
 	}
-	if k < 1 || k > max(n-1, 1) || len(in.Idx) != n*k || len(in.Beta) != n*k || (in.LogBeta != nil && len(in.LogBeta) != n*k) {
+	if k < 1 || k > max(n-1, 1) || len(in.Idx) != n*k || len(in.Beta) != n*k || (in.LogBeta != nil && len(in.LogBeta) != n*k) || (in.LogFloor != nil && len(in.LogFloor) != n) {
 		panic(fmt.Sprintf("kernels: NeRVSparse with n = %d, K = %d, %d indices and %d β", n, k, len(in.Idx), len(in.Beta)))
 	}
 	if in.Soft != nil && (in.C < 1 || len(in.Soft) != n*in.C) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -52,10 +53,13 @@ func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
 	var total float64
 	for i := range n {
 		beta := make([]float64, n)
-		floor := math.Inf(1)
+		lf := math.Inf(1)
 		for q, j := range in.Idx[i*k : (i+1)*k] {
 			beta[j] = in.Beta[i*k+q]
-			floor = min(floor, max(beta[j], nervBetaFloor))
+			lf = min(lf, math.Log(max(beta[j], nervBetaFloor)))
+		}
+		if in.LogFloor != nil {
+			lf = in.LogFloor[i]
 		}
 		e := make([]float64, n)
 		var z float64
@@ -74,7 +78,11 @@ func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
 			if p > 0 {
 				recall = p * math.Log(p/b)
 			}
-			total += lam*(recall+b-p) + (1-lam)*(b*(math.Log(b)-math.Log(max(p, floor)))+p-b)
+			logp := lf
+			if p > 0 {
+				logp = math.Log(max(p, nervBetaFloor))
+			}
+			total += lam*(recall+b-p) + (1-lam)*(b*(math.Log(b)-logp)+p-b)
 		}
 	}
 	return total / float64(n)
@@ -96,10 +104,17 @@ func TestNeRVBHExact(t *testing.T) {
 		{"hard 2-D sparse", 120, 30, 2, "hard", 1, 10},
 		{"soft 2-D sparse", 120, 30, 2, "soft", 2, 10},
 		{"unlabelled 3-D", 90, 20, 3, "unlabelled", 0.5, 6},
+		{"soft 2-D, given floor", 100, 25, 2, "soft", 1, 8},
 	}
 	for _, tc := range cases {
 		rng := rand.New(rand.NewPCG(uint64(tc.n), uint64(tc.k)))
 		sp, dense := nervSparseFixture(t, rng, tc.n, tc.k, 4, tc.perp, tc.labels)
+		if strings.HasSuffix(tc.name, "given floor") {
+			sp.LogFloor = make([]float64, tc.n)
+			for i := range sp.LogFloor {
+				sp.LogFloor[i] = -12 - float64(i%5)
+			}
+		}
 		y := nervRandomY(rng, tc.n, tc.dims)
 		for i := range y {
 			y[i] *= tc.spreadY * sp.Scale

@@ -28,7 +28,7 @@ one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down 
 thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
 neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
 global output width, for tens of thousands of rows (its multiscale schedule
-starts at perplexity 128).
+starts at the first level at or below perplexity 100).
 
 Examples:
    ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out nerv.parquet

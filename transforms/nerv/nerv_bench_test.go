@@ -30,3 +30,24 @@ func BenchmarkFitFourClusters(b *testing.B) {
 		b.ReportMetric(r.Stress, "stress")
 	}
 }
+
+// BenchmarkFitBH is a whole Barnes–Hut SoftClassNeRV run (soft labels,
+// multiscale 78 → 32) on the four-cluster data at N = 5,000.
+func BenchmarkFitBH(b *testing.B) {
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), 1250)
+	const n, c = 5000, 6
+	o := DefaultOptions()
+	o.Method, o.OutputScale = BarnesHut, Global
+	for b.Loop() {
+		r, err := Fit(context.Background(), x, n, 3, soft, c, o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var iters int
+		for _, l := range r.Levels {
+			iters += l.Iterations
+		}
+		b.ReportMetric(float64(iters), "iterations")
+		b.ReportMetric(r.Stress, "stress")
+	}
+}

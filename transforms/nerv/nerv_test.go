@@ -3,6 +3,7 @@ package nerv
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -34,6 +35,27 @@ func TestSchedule(t *testing.T) {
 				t.Errorf("Schedule(%d, %g, %v) = %v, want %v", tc.n, tc.k, tc.multi, got, tc.want)
 				break
 			}
+		}
+	}
+}
+
+func TestLevelsBarnesHut(t *testing.T) {
+	for _, tc := range []struct {
+		n      int
+		k      float64
+		method Method
+		want   []float64
+	}{
+		{800, 32, Exact, []float64{400, 200, 100, 50, 32}},
+		{800, 32, BarnesHut, []float64{100, 50, 32}},
+		{20000, 32, BarnesHut, []float64{78.125, 39.0625, 32}},
+		{20000, 150, BarnesHut, []float64{150}}, // K above the cap: K alone
+	} {
+		o := DefaultOptions()
+		o.Perplexity, o.Method = tc.k, tc.method
+		got := o.Levels(tc.n)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("Levels(n=%d, K=%g, method %d) = %v, want %v", tc.n, tc.k, tc.method, got, tc.want)
 		}
 	}
 }
