@@ -20,8 +20,9 @@
 // Method BarnesHut scales to tens of thousands of points (kernels.NeRVBH).
 // It changes the objective in three documented ways: the input
 // neighbourhoods are sparse (β over the min(3K, N−1) nearest neighbours, 0
-// elsewhere; in the precision term that 0 is floored at the row's smallest
-// listed β), the output scale is one global width (the mean σᵢ), and the
+// elsewhere; in the precision term that 0 is floored at the calibrated
+// Gaussian's value at √3 times the farthest listed distance, see
+// bhFloorStretch), the output scale is one global width (the mean σᵢ), and the
 // output sums over far points are Barnes–Hut approximations with a bounded
 // error (BHTol). Λ is exact for every pair met one by one and, for a cell
 // summed at its centre, exact for hard labels and an upper bound for soft
