@@ -26,7 +26,7 @@ const (
 type ModelHeader struct {
 	Format       string         `json:"format"`
 	Version      int            `json:"version"`
-	Kind         string         `json:"kind"` // "affine"
+	Kind         string         `json:"kind"` // "affine" or "kernel"
 	Stage        string         `json:"stage"`
 	Dims         int            `json:"dims"`
 	Features     int            `json:"features"`
@@ -35,9 +35,19 @@ type ModelHeader struct {
 	Params       map[string]any `json:"params,omitempty"`
 }
 
-// SaveModel writes m to a Parquet model file at path, atomically, with the
-// run's provenance in the footer.
-func SaveModel(ctx context.Context, path string, m *Affine, prov *arrowio.Provenance) error {
+// SaveModel writes m (an *Affine or a *KernelModel) to a Parquet model file
+// at path, atomically, with the run's provenance in the footer.
+func SaveModel(ctx context.Context, path string, m Model, prov *arrowio.Provenance) error {
+	switch m := m.(type) {
+	case *Affine:
+		return saveAffine(ctx, path, m, prov)
+	case *KernelModel:
+		return saveKernelModel(ctx, path, m, prov)
+	}
+	panic(fmt.Sprintf("transforms: SaveModel: unsupported model %T", m))
+}
+
+func saveAffine(ctx context.Context, path string, m *Affine, prov *arrowio.Provenance) error {
 	mem := memory.DefaultAllocator
 	D, d := len(m.Features), m.Dims()
 	fields := []arrow.Field{
@@ -65,8 +75,13 @@ func SaveModel(ctx context.Context, path string, m *Affine, prov *arrowio.Proven
 	}
 	rec := b.NewRecordBatch()
 	defer rec.Release()
+	return writeModelFile(ctx, path, schema, rec, m.Header(), prov, int64(D))
+}
 
-	hdr, err := json.Marshal(m.Header())
+// writeModelFile writes one record batch with the model header and the
+// provenance in the footer.
+func writeModelFile(ctx context.Context, path string, schema *arrow.Schema, rec arrow.RecordBatch, h ModelHeader, prov *arrowio.Provenance, rows int64) error {
+	hdr, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("transforms: encoding model header: %w", err)
 	}
@@ -80,7 +95,7 @@ func SaveModel(ctx context.Context, path string, m *Affine, prov *arrowio.Proven
 		return err
 	}
 	if prov != nil {
-		prov.RowsWritten = int64(D)
+		prov.RowsWritten = rows
 		js, err := prov.JSON()
 		if err != nil {
 			return err
@@ -114,6 +129,12 @@ func LoadModel(ctx context.Context, path string) (Model, *arrowio.FileInfo, erro
 	switch h.Kind {
 	case "affine":
 		m, err := loadAffine(ctx, path, h)
+		if err != nil {
+			return nil, nil, err
+		}
+		return m, info, nil
+	case "kernel":
+		m, err := loadKernelModel(ctx, path, h)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,0 +1,378 @@
+package ckpca
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// Sentinel errors; errors returned by this package wrap one of them.
+var (
+	ErrOption     = errors.New("ckpca: bad option")
+	ErrControl    = errors.New("ckpca: bad control points")
+	ErrInfeasible = errors.New("ckpca: control targets cannot be met with a unit-norm function")
+	ErrKernel     = errors.New("ckpca: bad kernel matrix")
+	ErrNumerical  = errors.New("ckpca: numerical failure")
+)
+
+// ScaleMode says what to do with targets that exceed the norm budget.
+type ScaleMode int
+
+const (
+	// ScaleNone uses the targets as given (infeasible targets are an error).
+	ScaleNone ScaleMode = iota
+	// ScaleAuto rescales the targets to use Options.Budget of the squared
+	// norm, and scales the result back.
+	ScaleAuto
+)
+
+// Options configure Fit.
+type Options struct {
+	Dims   int       // output dimensions d
+	Nu     float64   // ν, weight of the soft orthogonality term (≥ 0)
+	Scale  ScaleMode // ScaleNone or ScaleAuto
+	Budget float64   // φ in (0, 1): squared-norm share of the constraints under ScaleAuto
+	Soft   float64   // > 0: penalty weight instead of hard constraints
+}
+
+// DefaultOptions are the paper's settings: 2-D, ν = 1, hard constraints,
+// no rescaling (Budget 0.5 applies when Scale is ScaleAuto).
+func DefaultOptions() Options {
+	return Options{Dims: 2, Nu: 1, Budget: 0.5}
+}
+
+// Control holds the m control rows and their targets.
+type Control struct {
+	Rows    []int     // indices into the n rows, distinct
+	Targets []float64 // m×Dims row-major
+}
+
+// Component reports one fitted component.
+type Component struct {
+	Lambda   float64 // Lagrange multiplier of the sphere constraint
+	T        float64 // norm left for the free part, √(1 − ‖x‖²) (1 with Soft)
+	Variance float64 // (1/n) Σᵢ (f(xᵢ) − mean f)², after scaling back
+	HardCase bool    // the sphere problem's hard case occurred
+}
+
+// Result is a fitted cKPCA in feature space.
+type Result struct {
+	U          *mat.Dense // p×d coordinates u_s (columns), already divided by TargetScale
+	Embedding  *mat.Dense // n×d: F·U, the training rows' coordinates
+	Components []Component
+	// TargetScale is the factor c the targets were multiplied by (1 unless
+	// Scale is ScaleAuto).
+	TargetScale float64
+}
+
+// Fit solves cKPCA for the feature matrix f (n×p, K = f·fᵀ; see the package
+// doc) and the control points.
+func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
+	n, p := f.Dims()
+	m := len(ctrl.Rows)
+	if err := checkOptions(o); err != nil {
+		return nil, err
+	}
+	if err := checkControl(f, ctrl, o.Dims); err != nil {
+		return nil, err
+	}
+	if o.Soft == 0 && m >= p {
+		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or --soft)", ErrControl, m, p)
+	}
+	wv := varianceMatrix(f)
+	l := mat.NewDense(max(m, 1), p, nil)
+	for k, r := range ctrl.Rows {
+		l.SetRow(k, f.RawRowView(r))
+	}
+	if m == 0 {
+		l = nil
+	}
+	var cons *constraints
+	if o.Soft == 0 && m > 0 {
+		var err error
+		if cons, err = newConstraints(l, ctrl.Rows); err != nil {
+			return nil, err
+		}
+	}
+	c := 1.0
+	targets := ctrl.Targets
+	if cons != nil {
+		worst := 0.0
+		for s := range o.Dims {
+			worst = max(worst, cons.norm(column(targets, m, o.Dims, s)))
+		}
+		switch {
+		case o.Scale == ScaleAuto && worst > 0:
+			c = math.Sqrt(o.Budget) / worst
+		case worst > 1:
+			return nil, fmt.Errorf("%w: the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
+				"scale the targets down by at least %.4g, or use --scale auto (rescale, solve, scale back) or --soft WEIGHT (penalty instead of exact constraints)",
+				ErrInfeasible, worst, worst)
+		}
+	}
+	res := &Result{U: mat.NewDense(p, o.Dims, nil), TargetScale: c}
+	prev := make([][]float64, 0, o.Dims)
+	for s := range o.Dims {
+		w := mat.NewSymDense(p, nil)
+		w.CopySym(wv)
+		for _, u := range prev {
+			w.SymRankOne(w, -o.Nu/float64(s+1), mat.NewVecDense(p, u))
+		}
+		y := column(targets, m, o.Dims, s)
+		for k := range y {
+			y[k] *= c
+		}
+		var u []float64
+		var comp Component
+		var err error
+		switch {
+		case cons != nil:
+			u, comp, err = cons.solve(w, y)
+		case m > 0:
+			u, comp, err = solveSoft(w, l, y, o.Soft)
+		default:
+			u, comp, err = solveFree(w)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("component %d: %w", s+1, err)
+		}
+		prev = append(prev, u)
+		for k, v := range u {
+			res.U.Set(k, s, v/c)
+		}
+		res.Components = append(res.Components, comp)
+	}
+	res.Embedding = mat.NewDense(n, o.Dims, nil)
+	res.Embedding.Mul(f, res.U)
+	for s := range o.Dims {
+		res.Components[s].Variance = variance(mat.Col(nil, s, res.Embedding))
+	}
+	return res, nil
+}
+
+func checkOptions(o Options) error {
+	switch {
+	case o.Dims < 1:
+		return fmt.Errorf("%w: dims %d", ErrOption, o.Dims)
+	case !(o.Nu >= 0) || math.IsInf(o.Nu, 1):
+		return fmt.Errorf("%w: ν = %g must be finite and ≥ 0", ErrOption, o.Nu)
+	case o.Scale == ScaleAuto && !(o.Budget > 0 && o.Budget < 1):
+		return fmt.Errorf("%w: budget %g must lie in (0, 1)", ErrOption, o.Budget)
+	case !(o.Soft >= 0) || math.IsInf(o.Soft, 1):
+		return fmt.Errorf("%w: soft weight %g must be finite and ≥ 0", ErrOption, o.Soft)
+	case o.Soft > 0 && o.Scale == ScaleAuto:
+		return fmt.Errorf("%w: --soft and --scale auto do not combine (soft constraints are always feasible)", ErrOption)
+	}
+	return nil
+}
+
+func checkControl(f *mat.Dense, ctrl Control, dims int) error {
+	n, _ := f.Dims()
+	m := len(ctrl.Rows)
+	if len(ctrl.Targets) != m*dims {
+		return fmt.Errorf("%w: %d target values for %d control rows × %d dims", ErrControl, len(ctrl.Targets), m, dims)
+	}
+	if m >= n && m > 0 {
+		return fmt.Errorf("%w: %d control rows for %d rows; need fewer control rows than rows", ErrControl, m, n)
+	}
+	seen := make(map[int]int, m)
+	for k, r := range ctrl.Rows {
+		if r < 0 || r >= n {
+			return fmt.Errorf("%w: control row %d out of range [0, %d)", ErrControl, r, n)
+		}
+		if j, dup := seen[r]; dup {
+			return fmt.Errorf("%w: row %d is a control point twice (entries %d and %d)", ErrControl, r, j, k)
+		}
+		seen[r] = k
+	}
+	for k, v := range ctrl.Targets {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w: target %d of control row %d is %v", ErrControl, k%dims, ctrl.Rows[k/dims], v)
+		}
+	}
+	return nil
+}
+
+// column returns column s of the m×d row-major a.
+func column(a []float64, m, d, s int) []float64 {
+	c := make([]float64, m)
+	for k := range m {
+		c[k] = a[k*d+s]
+	}
+	return c
+}
+
+// varianceMatrix returns (1/n)(HF)ᵀ(HF), the covariance of F's columns.
+func varianceMatrix(f *mat.Dense) *mat.SymDense {
+	n, p := f.Dims()
+	hf := mat.DenseCopyOf(f)
+	for j := range p {
+		var mean float64
+		for i := range n {
+			mean += hf.At(i, j)
+		}
+		mean /= float64(n)
+		for i := range n {
+			hf.Set(i, j, hf.At(i, j)-mean)
+		}
+	}
+	w := mat.NewSymDense(p, nil)
+	w.SymOuterK(1/float64(n), hf.T())
+	return w
+}
+
+func variance(v []float64) float64 {
+	var mean float64
+	for _, x := range v {
+		mean += x
+	}
+	mean /= float64(len(v))
+	var s float64
+	for _, x := range v {
+		s += (x - mean) * (x - mean)
+	}
+	return s / float64(len(v))
+}
+
+// constraints holds the QR reduction of the hard constraints L u = y:
+// Lᵀ = Q [P; 0] (Householder form, never the explicit p×p Q), so u = Q [x; z]
+// with Pᵀx = y. Applying Q costs O(p·m) per vector and O(p²·m) per matrix.
+type constraints struct {
+	m, p int
+	qr   blas64.General // Geqrf's output: R above the diagonal, reflectors below
+	tau  []float64
+	pt   *mat.TriDense
+}
+
+func newConstraints(l *mat.Dense, rows []int) (*constraints, error) {
+	m, p := l.Dims()
+	a := blas64.General{Rows: p, Cols: m, Stride: m, Data: make([]float64, p*m)}
+	for i := range p {
+		for j := range m {
+			a.Data[i*m+j] = l.At(j, i)
+		}
+	}
+	c := &constraints{m: m, p: p, qr: a, tau: make([]float64, m)}
+	work := []float64{0}
+	lapack64.Geqrf(a, c.tau, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Geqrf(a, c.tau, work, len(work))
+	c.pt = mat.NewTriDense(m, mat.Lower, nil)
+	var big float64
+	for i := range m {
+		big = max(big, math.Abs(a.Data[i*m+i]))
+	}
+	for i := range m {
+		if math.Abs(a.Data[i*m+i]) <= 1e-10*big*float64(p) {
+			return nil, fmt.Errorf("%w: control row %d lies in the span of the earlier control rows (rows %v) in feature space: a duplicate or a linear combination; remove it", ErrControl, rows[i], rows[:i])
+		}
+		for j := 0; j <= i; j++ {
+			c.pt.SetTri(i, j, a.Data[j*m+i])
+		}
+	}
+	return c, nil
+}
+
+// applyQ overwrites the p×k general matrix g with Q·g (trans false) or
+// Qᵀ·g (trans true) from the left, or with g·Q (right, trans false).
+func (c *constraints) applyQ(side blas.Side, trans blas.Transpose, g blas64.General) {
+	work := []float64{0}
+	lapack64.Ormqr(side, trans, c.qr, c.tau, g, work, -1)
+	work = make([]float64, int(work[0]))
+	lapack64.Ormqr(side, trans, c.qr, c.tau, g, work, len(work))
+}
+
+// x solves Pᵀx = y.
+func (c *constraints) x(y []float64) []float64 {
+	x := mat.NewVecDense(c.m, nil)
+	if err := x.SolveVec(c.pt, mat.NewVecDense(c.m, append([]float64(nil), y...))); err != nil {
+		panic(err) // P's diagonal was checked in newConstraints
+	}
+	return x.RawVector().Data
+}
+
+// norm returns ‖x‖ for targets y: the RKHS norm the constraints alone need.
+func (c *constraints) norm(y []float64) float64 {
+	return mat.Norm(mat.NewVecDense(c.m, c.x(y)), 2)
+}
+
+// solve is the paper's Section 2.1 for one component.
+func (c *constraints) solve(w *mat.SymDense, y []float64) ([]float64, Component, error) {
+	m, p := c.m, c.p
+	x := c.x(y)
+	xx := mat.Dot(mat.NewVecDense(m, x), mat.NewVecDense(m, x))
+	t2 := 1 - xx
+	if t2 < 0 {
+		return nil, Component{}, fmt.Errorf("%w: ‖x‖² = %.6g > 1", ErrInfeasible, xx)
+	}
+	g := blas64.General{Rows: p, Cols: p, Stride: p, Data: make([]float64, p*p)}
+	for i := range p {
+		for j := range p {
+			g.Data[i*p+j] = w.At(i, j)
+		}
+	}
+	c.applyQ(blas.Left, blas.Trans, g)
+	c.applyQ(blas.Right, blas.NoTrans, g)
+	k := p - m
+	cm := mat.NewSymDense(k, nil)
+	for i := range k {
+		for j := i; j < k; j++ {
+			cm.SetSym(i, j, 0.5*(g.Data[(m+i)*p+m+j]+g.Data[(m+j)*p+m+i]))
+		}
+	}
+	// b = −B x with B = (QᵀWQ)[m:, :m].
+	b := make([]float64, k)
+	for i := range k {
+		var s float64
+		for j := range m {
+			s += g.Data[(m+i)*p+j] * x[j]
+		}
+		b[i] = -s
+	}
+	z, comp, err := sphere(cm, b, math.Sqrt(t2))
+	if err != nil {
+		return nil, comp, err
+	}
+	u := append(x, z...)
+	c.applyQ(blas.Left, blas.NoTrans, blas64.General{Rows: p, Cols: 1, Stride: 1, Data: u})
+	return u, comp, nil
+}
+
+// solveSoft maximises uᵀ(W − w·LᵀL)u + 2w·yᵀLu on ‖u‖ = 1.
+func solveSoft(wm *mat.SymDense, l *mat.Dense, y []float64, w float64) ([]float64, Component, error) {
+	_, p := l.Dims()
+	cm := mat.NewSymDense(p, nil)
+	cm.SymOuterK(-w, l.T())
+	cm.AddSym(cm, wm)
+	b := mat.NewVecDense(p, nil)
+	b.MulVec(l.T(), mat.NewVecDense(len(y), y))
+	b.ScaleVec(-w, b)
+	return sphere(cm, b.RawVector().Data, 1)
+}
+
+// solveFree maximises uᵀWu on ‖u‖ = 1 (no control points): the top
+// eigenvector, largest-magnitude entry positive.
+func solveFree(w *mat.SymDense) ([]float64, Component, error) {
+	p := w.SymmetricDim()
+	return sphere(w, make([]float64, p), 1)
+}
+
+func sphere(cm *mat.SymDense, b []float64, t float64) ([]float64, Component, error) {
+	sq, err := kernels.NewSphereQuadratic(cm)
+	if err != nil {
+		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
+	}
+	z := make([]float64, len(b))
+	lambda, _, err := sq.Maximize(z, b, t)
+	if err != nil {
+		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
+	}
+	return z, Component{Lambda: lambda, T: t, HardCase: len(b) > 0 && lambda == sq.MaxEigenvalue()}, nil
+}

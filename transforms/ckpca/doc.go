@@ -1,0 +1,52 @@
+// Package ckpca fits constrained kernel PCA (Paurat, Oglic & Gärtner,
+// "Supervised PCA for Interactive Data Analysis"): embedding functions
+// f_s(x) = Σⱼ α_sj k(xⱼ, x), one per output dimension s = 1 … d, that pass
+// through user-placed control points and otherwise maximise the variance of
+// the data.
+//
+// # Problem
+//
+// Component s solves the paper's Eq. (2):
+//
+//	maximise   (1/n) αᵀKHKα − (ν/s) Σ_{s'<s} (αᵀKα_{s'})²
+//	subject to αᵀKα = 1  (unit RKHS norm)
+//	           K[ctrl, :] α = y_s  (f_s(x_i) = y_is on the m control rows)
+//
+// with H = I − 11ᵀ/n. The paper's Eq. (1) writes the centre as
+// μ = Σᵢ k(xᵢ, ·); Eq. (2)'s H shows that the mean (1/n)Σᵢ k(xᵢ, ·) is
+// meant, and we use it. Its constant 1 inside the ν term does not change
+// the maximiser and is dropped.
+//
+// # Feature space
+//
+// Every path works on a feature matrix F (n×p) with K = FFᵀ, so that
+// u = Fᵀ-coordinates replace K^{1/2}α: αᵀKα = ‖u‖², Kα = Fu,
+// αᵀKα_{s'} = uᵀu_{s'}. The paper's substitution u = K^{1/2}α is the case
+// F = VΛ^{1/2} from K = VΛVᵀ restricted to the range of K (eigenvalues
+// above a relative 1e-10, so a singular K — a linear kernel with n > D —
+// is handled); the linear kernel's primal path is F = X itself (p = D, the
+// n×n kernel is never formed); the Nyström path uses F = K_nM V_M Λ_M^{-1/2}
+// over M landmark rows. Then W = (1/n)(HF)ᵀ(HF) − (ν/s)Σ u_{s'}u_{s'}ᵀ,
+// L = F[ctrl, :], and the paper's Section 2.1 applies as written: a QR
+// factorisation Lᵀ = Q[P; 0] gives x = P⁻ᵀy_s, t² = 1 − ‖x‖², the blocks
+// of QᵀWQ give C and b = −Bx, and z maximises zᵀCz − 2bᵀz on ‖z‖ = t
+// (kernels.SphereQuadratic: eigendecomposition of C plus the secular
+// equation, with the hard case). u_s = Q[x; z] and f_s = F u_s on the
+// training rows.
+//
+// # Infeasible targets
+//
+// When ‖x‖ > 1 no unit-norm function meets the targets. Fit then returns
+// an error wrapping ErrInfeasible that says how far over budget the targets
+// are, unless Options.Scale is Auto: the targets are multiplied by
+// c = √φ / max_s ‖x_s‖ (φ = Options.Budget, default 0.5: the constraints use
+// half the squared-norm budget, the rest goes to variance), the problem is
+// solved, and the embedding and α are divided by c, so the control rows
+// still land exactly on their targets. Options.Soft > 0 replaces the hard
+// constraints by the penalty −Soft·‖Lu − y_s‖² (the slack relaxation the
+// paper mentions): maximise uᵀ(W − Soft·LᵀL)u + 2·Soft·y_sᵀLu on ‖u‖ = 1.
+//
+// Signs: with no control points each component is only defined up to sign;
+// we make the largest-magnitude entry of u positive, so results are
+// deterministic. With control points the constraints fix the sign.
+package ckpca
