@@ -39,6 +39,8 @@ Examples:
 			ldaCommand(),
 			fisherCommand(),
 			nervCommand(),
+			ckpcaCommand(),
+			lspCommand(),
 			tsneCommand(),
 			tripletsCommand(),
 			scoreCommand(),

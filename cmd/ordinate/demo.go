@@ -130,6 +130,9 @@ func runDemo(c *cli.Context) error {
 	if err := demoNeRV(c, w, dir, run); err != nil {
 		return err
 	}
+	if err := demoCKPCA(c, w, dir, run); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "Outputs in %s: <set>-<method>.parquet (embeddings, distances), <set>-bvp.model.parquet,\n", dir)
 	fmt.Fprintf(w, "<set>-metrics-<method>.parquet (long form: metric, k, subset, value).\n")
 	fmt.Fprintf(w, "Look inside one with: ordinate inspect %s\n", p("thyroid-bvp.parquet"))
@@ -221,20 +224,12 @@ func readFigures(c *cli.Context, path string) (map[string]float64, error) {
 
 // maxEmbeddingDiff compares the emb_* columns of two embedding tables.
 func maxEmbeddingDiff(c *cli.Context, a, b string) (float64, error) {
-	read := func(path string) (*arrowio.Frame, error) {
-		r, err := arrowio.Open(c.Context, path)
-		if err != nil {
-			return nil, err
-		}
-		defer r.Release()
-		return arrowio.ReadFrame(c.Context, r, arrowio.Selection{ID: "row", Features: []string{"emb_*"}, Keep: []string{}})
-	}
-	fa, err := read(a)
+	fa, err := demoEmbedding(c, a)
 	if err != nil {
 		return 0, err
 	}
 	defer fa.Release()
-	fb, err := read(b)
+	fb, err := demoEmbedding(c, b)
 	if err != nil {
 		return 0, err
 	}

@@ -306,12 +306,12 @@ func TestDemo(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"$ ordinate bvp", "max |difference| = 0", "Spearman's rho", "T(10)", "Fisher t-SNE", "SCORE, one map per aspect", "softclassnerv"} {
+	for _, want := range []string{"$ ordinate bvp", "max |difference| = 0", "Spearman's rho", "T(10)", "Fisher t-SNE", "SCORE, one map per aspect", "softclassnerv", "cKPCA (both kernels)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}
 	}
-	for _, f := range []string{"thyroid-bvp.parquet", "thyroid-pca.parquet", "gaussians-lda.parquet", "gaussians-bvp.model.parquet", "thyroid-bvp-applied.parquet", "gaussians-metrics-bvp.parquet", "sim-fisher-tsne.parquet", "zoo-score-maps.parquet", "zoo-score-aspects.parquet", "fc-softclassnerv.parquet", "fc-metrics-classnerv.parquet"} {
+	for _, f := range []string{"thyroid-bvp.parquet", "thyroid-pca.parquet", "gaussians-lda.parquet", "gaussians-bvp.model.parquet", "thyroid-bvp-applied.parquet", "gaussians-metrics-bvp.parquet", "sim-fisher-tsne.parquet", "zoo-score-maps.parquet", "zoo-score-aspects.parquet", "fc-softclassnerv.parquet", "fc-metrics-classnerv.parquet", "thyroid-ckpca.parquet", "thyroid-ckpca.model.parquet", "thyroid-lsp-laplacian.parquet"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("demo did not write %s: %v", f, err)
 		}
