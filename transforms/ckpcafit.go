@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms/ckpca"
 )
 
@@ -30,6 +31,10 @@ type CKPCAOptions struct {
 	// Primal, for the linear kernel, works in feature space (D×D) and never
 	// forms the n×n kernel matrix; it is the default for "linear".
 	Primal bool
+	// Correction, for a precomputed kernel, is the eigenvalue correction
+	// applied before the PSD check: "none" (default: an indefinite matrix
+	// is an error), "clip", "flip" or "shift", as in fisher.
+	Correction string
 }
 
 // CKPCAFit is the result of FitCKPCA.
@@ -167,7 +172,29 @@ func FitCKPCA(f *arrowio.Frame, ctrl ckpca.Control, o CKPCAOptions) (*CKPCAFit, 
 		if o.Landmarks > 0 {
 			return nil, fmt.Errorf("%w: --landmarks needs features, not a precomputed kernel", ckpca.ErrOption)
 		}
-		feat, err = ckpca.KernelFeatures(mat.NewDense(n, n, slices.Clone(f.X)))
+		km := mat.NewDense(n, n, slices.Clone(f.X))
+		if err := ckpca.CheckSymmetric(km); err != nil {
+			return nil, err
+		}
+		name := o.Correction
+		if name == "" {
+			name = "none"
+		}
+		corr, err := parseCorrection(name)
+		if err != nil {
+			return nil, err
+		}
+		if corr != kernels.None {
+			share, err := kernels.CorrectSpectrum(km.RawMatrix().Data, slices.Clone(km.RawMatrix().Data), n, corr)
+			if err != nil {
+				return nil, err
+			}
+			res.Figures["correction"], res.Figures["negative_share"] = name, share
+			if share > 0 {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("the kernel matrix had negative eigenvalues (%.3g of the spectrum's absolute mass); corrected with %s", share, name))
+			}
+		}
+		feat, err = ckpca.KernelFeatures(km)
 		if err != nil {
 			return nil, err
 		}

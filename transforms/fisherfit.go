@@ -49,18 +49,12 @@ func FitFisher(ctx context.Context, s []float64, n int, classes []int, k int, o 
 	if o.Steps == 0 {
 		o.Steps = 10
 	}
-	var corr kernels.Correction
-	switch o.Correction {
-	case "", "clip":
-		corr, o.Correction = kernels.Clip, "clip"
-	case "flip":
-		corr = kernels.Flip
-	case "shift":
-		corr = kernels.Shift
-	case "none":
-		corr = kernels.None
-	default:
-		return nil, fmt.Errorf("%w: --correction %q: want clip, flip, shift or none", ErrOption, o.Correction)
+	if o.Correction == "" {
+		o.Correction = "clip"
+	}
+	corr, err := parseCorrection(o.Correction)
+	if err != nil {
+		return nil, err
 	}
 	var rule fisher.Rule
 	switch o.Rule {
@@ -186,4 +180,19 @@ func kernelDistances(ctx context.Context, res *FisherResult, d2 []float64, n int
 	}
 	res.Figures["neighbors"] = o.Neighbors
 	return res, nil
+}
+
+// parseCorrection maps a --correction name to the spectrum correction.
+func parseCorrection(name string) (kernels.Correction, error) {
+	switch name {
+	case "clip":
+		return kernels.Clip, nil
+	case "flip":
+		return kernels.Flip, nil
+	case "shift":
+		return kernels.Shift, nil
+	case "none":
+		return kernels.None, nil
+	}
+	return 0, fmt.Errorf("%w: --correction %q: want clip, flip, shift or none", ErrOption, name)
 }

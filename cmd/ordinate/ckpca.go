@@ -33,7 +33,8 @@ by the penalty W·‖f(control rows) − targets‖².
 Kernels: linear (solved in feature space, D×D, never forming the n×n kernel), rbf
 (--gamma, default 1/median squared distance), poly (--gamma, --degree, --coef0),
 cosine, and precomputed (the selected columns are the n×n kernel matrix, as in the
-square similarity tables of fisher). --landmarks M uses the Nyström approximation
+square similarity tables of fisher; --correction clip|flip|shift makes an indefinite
+similarity positive semi-definite first, otherwise it is an error). --landmarks M uses the Nyström approximation
 with M random landmark rows, for large n.
 
 Examples:
@@ -53,6 +54,7 @@ Examples:
 			&cli.Float64Flag{Name: "budget", Value: def.Budget, Usage: "with --scale auto: share of the squared norm the constraints may use, in (0, 1)"},
 			&cli.Float64Flag{Name: "soft", Usage: "penalty weight for soft constraints instead of exact ones (0: exact)"},
 			&cli.IntFlag{Name: "landmarks", Usage: "Nyström approximation with this many random landmark rows (0: exact)"},
+			&cli.StringFlag{Name: "correction", Value: "none", Usage: "precomputed kernel: eigenvalue correction before the PSD check: none (indefinite is an error), clip, flip or shift"},
 		}, commonFlags()...),
 		Action: action(runCKPCA),
 	}
@@ -73,6 +75,7 @@ func runCKPCA(c *cli.Context) error {
 	}
 	o := transforms.CKPCAOptions{Options: ckpca.DefaultOptions(), Standardize: c.Bool("standardize"), Seed: c.Uint64("seed"), Primal: true}
 	o.Nu, o.Budget, o.Soft, o.Landmarks = c.Float64("nu"), c.Float64("budget"), c.Float64("soft"), c.Int("landmarks")
+	o.Correction = c.String("correction")
 	o.Kernel = ckpca.Kernel{Kind: c.String("kernel"), Gamma: c.Float64("gamma"), Degree: c.Int("degree"), Coef0: c.Float64("coef0")}
 	switch s := c.String("scale"); s {
 	case "none":

@@ -181,3 +181,68 @@ func TestLSPCommand(t *testing.T) {
 		t.Errorf("laplacian model: exit %d, stderr %q", code, e)
 	}
 }
+
+// TestCKPCAPrecomputed checks that a precomputed linear kernel gives the
+// same embedding as the linear kernel on the raw features, and that an
+// indefinite similarity (aural sonar) is refused with the reason.
+func TestCKPCAPrecomputed(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(21, 22))
+	const n = 25
+	x := make([][3]float64, n)
+	for i := range x {
+		for j := range 3 {
+			x[i][j] = rng.NormFloat64()
+		}
+	}
+	ctrl := map[int][2]float64{1: {0.3, 0.1}, 9: {-0.2, 0.4}}
+	var feat, kern strings.Builder
+	feat.WriteString("id,x1,x2,x3,cx,cy\n")
+	kern.WriteString("id")
+	for j := range n {
+		fmt.Fprintf(&kern, ",k%02d", j)
+	}
+	kern.WriteString(",cx,cy\n")
+	for i := range n {
+		c := ",,"
+		if v, ok := ctrl[i]; ok {
+			c = fmt.Sprintf(",%g,%g", v[0], v[1])
+		}
+		fmt.Fprintf(&feat, "r%d,%g,%g,%g%s\n", i, x[i][0], x[i][1], x[i][2], c)
+		fmt.Fprintf(&kern, "r%d", i)
+		for j := range n {
+			fmt.Fprintf(&kern, ",%g", x[i][0]*x[j][0]+x[i][1]*x[j][1]+x[i][2]*x[j][2])
+		}
+		kern.WriteString(c + "\n")
+	}
+	fp, kp := filepath.Join(dir, "f.csv"), filepath.Join(dir, "k.csv")
+	write(t, fp, feat.String())
+	write(t, kp, kern.String())
+	lin, pre := filepath.Join(dir, "lin.csv"), filepath.Join(dir, "pre.csv")
+	if code, _, e := runCmd(t, nil, "ckpca", "--in", fp, "--id", "id", "--control", "cx,cy", "--standardize=false", "--out", lin, "--quiet"); code != 0 {
+		t.Fatalf("linear: exit %d: %s", code, e)
+	}
+	if code, _, e := runCmd(t, nil, "ckpca", "--in", kp, "--id", "id", "--control", "cx,cy", "--kernel", "precomputed", "--features", "k*", "--out", pre, "--quiet"); code != 0 {
+		t.Fatalf("precomputed: exit %d: %s", code, e)
+	}
+	a, b := readCSV(t, lin), readCSV(t, pre)
+	for i := range n {
+		for _, col := range []string{"emb_0", "emb_1"} {
+			va, _ := strconv.ParseFloat(a[i][col], 64)
+			vb, _ := strconv.ParseFloat(b[i][col], 64)
+			if math.Abs(va-vb) > 1e-6 {
+				t.Errorf("row %d %s: linear %g, precomputed %g", i, col, va, vb)
+			}
+		}
+	}
+	code, _, e := runCmd(t, nil, "ckpca", "--in", "../../testdata/similarity/aural_sonar.parquet", "--id", "id", "--kernel", "precomputed",
+		"--features", "s_*", "--out", filepath.Join(dir, "x.parquet"))
+	if code != exitInput || !strings.Contains(e, "not positive semi-definite") {
+		t.Errorf("aural sonar: exit %d, stderr %q", code, e)
+	}
+	code, _, e = runCmd(t, nil, "ckpca", "--in", "../../testdata/similarity/aural_sonar.parquet", "--id", "id", "--kernel", "precomputed",
+		"--features", "s_*", "--correction", "clip", "--out", filepath.Join(dir, "x.parquet"))
+	if code != 0 || !strings.Contains(e, "corrected with clip") {
+		t.Errorf("aural sonar, clipped: exit %d, stderr %q", code, e)
+	}
+}

@@ -149,27 +149,10 @@ const psdTol = 1e-8
 // times the largest. It checks symmetry and semi-definiteness, and says
 // where they fail.
 func KernelFeatures(k *mat.Dense) (*Features, error) {
-	n, c := k.Dims()
-	if n != c {
-		return nil, fmt.Errorf("%w: %d×%d, want square", ErrKernel, n, c)
+	if err := CheckSymmetric(k); err != nil {
+		return nil, err
 	}
-	var big, worst float64
-	wi, wj := 0, 0
-	for i := range n {
-		for j := i; j < n; j++ {
-			v, w := k.At(i, j), k.At(j, i)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: entry (%d, %d) is %v", ErrKernel, i, j, v)
-			}
-			big = max(big, math.Abs(v))
-			if d := math.Abs(v - w); d > worst {
-				worst, wi, wj = d, i, j
-			}
-		}
-	}
-	if worst > 1e-10*max(big, 1e-300) {
-		return nil, fmt.Errorf("%w: not symmetric: K[%d,%d] = %g but K[%d,%d] = %g", ErrKernel, wi, wj, k.At(wi, wj), wj, wi, k.At(wj, wi))
-	}
+	n, _ := k.Dims()
 	sym := mat.NewSymDense(n, nil)
 	for i := range n {
 		for j := i; j < n; j++ {
@@ -209,6 +192,34 @@ func KernelFeatures(k *mat.Dense) (*Features, error) {
 		}
 	}
 	return &Features{F: f, Coef: coef, Rank: p, Dropped: n - p}, nil
+}
+
+// CheckSymmetric reports a kernel matrix that is not square, has a
+// non-finite entry, or is not symmetric within 1e-10 of its largest entry,
+// naming the worst pair.
+func CheckSymmetric(k *mat.Dense) error {
+	n, c := k.Dims()
+	if n != c {
+		return fmt.Errorf("%w: %d×%d, want square", ErrKernel, n, c)
+	}
+	var big, worst float64
+	wi, wj := 0, 0
+	for i := range n {
+		for j := i; j < n; j++ {
+			v, w := k.At(i, j), k.At(j, i)
+			if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(w) || math.IsInf(w, 0) {
+				return fmt.Errorf("%w: entry (%d, %d) or (%d, %d) is not finite", ErrKernel, i, j, j, i)
+			}
+			big = max(big, math.Abs(v))
+			if d := math.Abs(v - w); d > worst {
+				worst, wi, wj = d, i, j
+			}
+		}
+	}
+	if worst > 1e-10*max(big, 1e-300) {
+		return fmt.Errorf("%w: not symmetric: K[%d,%d] = %g but K[%d,%d] = %g", ErrKernel, wi, wj, k.At(wi, wj), wj, wi, k.At(wj, wi))
+	}
+	return nil
 }
 
 // NystromFeatures returns F = K_nM V Λ^{-1/2} over the landmark rows of x
