@@ -14,7 +14,7 @@ func applyCommand() *cli.Command {
 		Usage: "place new rows with a saved model, streaming batch by batch",
 		UsageText: `ordinate apply --model M --in T --out E [--id COL] [--keep COLS] [--on-invalid error|drop]
 
-The model (written by --model-out of bvp, pca or lda) names its input features;
+The model (written by --model-out of bvp, pca, lda, ckpca or lsp) names its input features;
 apply reads them from T, one record batch at a time, so memory does not grow with
 the number of rows. The output has the same layout as the fitting stage's.
 
