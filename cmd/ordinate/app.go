@@ -41,6 +41,8 @@ Examples:
 			nervCommand(),
 			ckpcaCommand(),
 			lspCommand(),
+			plotCommand(),
+			reportCommand(),
 			tsneCommand(),
 			tripletsCommand(),
 			scoreCommand(),

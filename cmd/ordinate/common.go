@@ -325,6 +325,11 @@ func checkOutPath(in, out string) error {
 	if arrowio.FormatOf(out) == arrowio.FormatUnknown {
 		return usagef("--out %q: unknown extension; use .parquet, .arrow, .feather, .csv or -", out)
 	}
+	return checkOutFile(in, out)
+}
+
+// checkOutFile checks that out is not the input and that its folder exists.
+func checkOutFile(in, out string) error {
 	if a, err := filepath.Abs(in); err == nil {
 		if b, err := filepath.Abs(out); err == nil && a == b {
 			return usagef("--out %q is the input file; choose another path", out)
@@ -396,4 +401,30 @@ func float64Fields(prefix string, n int) []arrow.Field {
 		fields[j] = arrow.Field{Name: fmt.Sprintf("%s%d", prefix, j), Type: arrow.PrimitiveTypes.Float64}
 	}
 	return fields
+}
+
+// writeFileAtomic writes data to a temporary file next to path and renames
+// it, so that a failed run leaves no partial file behind.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return runtimeError{err}
+	}
+	name := tmp.Name()
+	_, werr := tmp.Write(data)
+	if werr == nil {
+		werr = tmp.Chmod(0o644) // CreateTemp makes the file private
+	}
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(name, path)
+	}
+	if werr != nil {
+		os.Remove(name)
+		return runtimeError{werr}
+	}
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -66,8 +67,8 @@ func runDemo(c *cli.Context) error {
 	}
 	run := func(args ...string) error {
 		fmt.Fprintf(w, "$ ordinate %s\n", strings.Join(args, " "))
-		full := append([]string{"ordinate"}, args...)
-		full = append(full, "--quiet")
+		// --quiet right after the command: report takes positional files.
+		full := append([]string{"ordinate", args[0], "--quiet"}, args[1:]...)
 		if err := newApp(c.App.Reader, io.Discard, c.App.ErrWriter).RunContext(c.Context, full); err != nil {
 			return fmt.Errorf("demo step %q: %w", args[0], err)
 		}
@@ -133,11 +134,40 @@ func runDemo(c *cli.Context) error {
 	if err := demoCKPCA(c, w, dir, run); err != nil {
 		return err
 	}
+	outputs, err := demoOutputs(dir)
+	if err != nil {
+		return err
+	}
+	if err := run(append([]string{"report", "--out", p("report.html"), "--title", "ordinate demo"}, outputs...)...); err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "Outputs in %s: <set>-<method>.parquet (embeddings, distances), <set>-bvp.model.parquet,\n", dir)
 	fmt.Fprintf(w, "<set>-metrics-<method>.parquet (long form: metric, k, subset, value).\n")
 	fmt.Fprintf(w, "Look inside one with: ordinate inspect %s\n", p("thyroid-bvp.parquet"))
+	fmt.Fprintf(w, "\nReport with every plot, parameter and metric: %s\n", p("report.html"))
 	return nil
 }
+
+// demoOutputs lists the Parquet outputs of the stages in dir (not the
+// generated inputs, which carry no provenance, nor the model files).
+func demoOutputs(dir string) ([]string, error) {
+	paths, err := filepath.Glob(filepath.Join(dir, "*.parquet"))
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, p := range paths {
+		base := filepath.Base(p)
+		if strings.HasSuffix(base, ".model.parquet") || slices.Contains(demoInputs, base) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// demoInputs are the tables the demo generates as inputs.
+var demoInputs = []string{"gaussians.parquet", "four-clusters.parquet", "similarity.parquet"}
 
 // printComparison prints one row of key metrics per method.
 func printComparison(c *cli.Context, w io.Writer, methods []string, metricsPath func(string) string) error {

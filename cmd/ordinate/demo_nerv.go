@@ -24,7 +24,7 @@ func demoNeRV(c *cli.Context, w io.Writer, dir string, run func(...string) error
 		return fmt.Errorf("demo: %w", err)
 	}
 	fmt.Fprintf(w, "== four Gaussian clusters (SoftClassNeRV paper): 400 points, 6 classes, one cluster with soft labels\n")
-	common := []string{"--in", data, "--features", "x,y,z", "--perplexity", "20", "--keep", "class"}
+	common := []string{"--in", data, "--features", "x,y,z", "--perplexity", "20", "--keep", "class,p_*"}
 	steps := [][]string{
 		append([]string{"nerv", "--alpha", "0", "--out", p("fc-nerv.parquet")}, common...),
 		append([]string{"nerv", "--label", "class", "--alpha", "1", "--out", p("fc-classnerv.parquet")}, common...),

@@ -1,0 +1,18 @@
+// Package figure draws the pictures of embeddings with gonum/plot: scatter
+// plots coloured by a category, a number or soft labels, small multiples
+// with shared scales (one panel per facet value), and heat maps of distance
+// matrices. It writes SVG (fonts embedded, so the file renders the same
+// anywhere and needs no network) or PNG.
+//
+// Conventions:
+//   - Categories use the Okabe–Ito palette (colour-blind safe), in the order
+//     given (ordinal labels in their order); beyond eight categories the
+//     colours repeat with a different glyph shape.
+//   - Numbers use viridis (perceptually uniform, colour-blind safe) from the
+//     smallest to the largest finite value, with a colour bar; a NaN value is
+//     drawn grey.
+//   - Soft labels mix the class colours by the weights (in sRGB), as in the
+//     SoftClassNeRV paper's pictures; an unlabelled row is grey.
+//   - Point radius and opacity fall with the number of points (PointStyle),
+//     so that 100 points and 100,000 both read well.
+package figure

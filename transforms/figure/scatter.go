@@ -1,0 +1,449 @@
+package figure
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// ErrInput reports points that cannot be drawn.
+var ErrInput = errors.New("figure: bad input")
+
+// Points are the rows of an embedding to draw, with at most one colouring
+// (Category, Value or Soft) and optional facets.
+type Points struct {
+	X, Y []float64
+	// Category colours by a class; Order fixes the legend order (nil: the
+	// order of first appearance).
+	Category []string
+	Order    []string
+	// Value colours by a number (viridis).
+	Value []float64
+	// Soft colours by n×len(Classes) weights, mixing the class colours.
+	Soft    []float64
+	Classes []string
+	// Facet splits the points into panels; FacetOrder fixes their order.
+	Facet      []string
+	FacetOrder []string
+	// FacetNotes, if set, are printed under each panel title (e.g. SCORE's δ).
+	FacetNotes map[string]string
+}
+
+// Options are the texts and size of a figure.
+type Options struct {
+	Title, Subtitle string
+	XLabel, YLabel  string
+	ColorLabel      string
+	Width, Height   vg.Length // 0: 16 cm wide, height by the panels
+	// NoFontEmbedding leaves the fonts out of an SVG (it then names
+	// "Liberation Sans"): for pages that hold many figures and set the font
+	// once in CSS.
+	NoFontEmbedding bool
+}
+
+// Okabe–Ito: eight colours distinguishable with the common colour-vision
+// deficiencies (Okabe & Ito 2008), black moved last.
+var okabeIto = []color.NRGBA{
+	{0xE6, 0x9F, 0x00, 0xff}, {0x56, 0xB4, 0xE9, 0xff}, {0x00, 0x9E, 0x73, 0xff}, {0xF0, 0xE4, 0x42, 0xff},
+	{0x00, 0x72, 0xB2, 0xff}, {0xD5, 0x5E, 0x00, 0xff}, {0xCC, 0x79, 0xA7, 0xff}, {0x00, 0x00, 0x00, 0xff},
+}
+
+var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
+
+var missing = color.NRGBA{0xa0, 0xa0, 0xa0, 0xff}
+
+// PointStyle returns the glyph radius and opacity for n points: 3 pt and
+// opaque up to a few hundred points, falling to 0.8 pt and 0.35 at 100,000.
+func PointStyle(n int) (radius vg.Length, alpha float64) {
+	l := math.Log10(math.Max(float64(n), 1))
+	r := math.Min(3, math.Max(0.8, 3-0.75*(l-2)))
+	a := math.Min(1, math.Max(0.35, 1-0.22*(l-2.5)))
+	return vg.Points(r), a
+}
+
+// CategoryColor returns the palette colour and glyph of category k.
+func CategoryColor(k int) (color.NRGBA, draw.GlyphDrawer) {
+	return okabeIto[k%len(okabeIto)], glyphShapes[(k/len(okabeIto))%len(glyphShapes)]
+}
+
+// painter assigns each point its colour and glyph.
+type painter struct {
+	colour func(i int) color.Color
+	glyph  func(i int) draw.GlyphDrawer
+	legend []legendItem
+	cmap   *viridis // numeric colouring, for the colour bar
+}
+
+type legendItem struct {
+	name  string
+	style draw.GlyphStyle
+}
+
+func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
+	n := len(p.X)
+	fade := func(c color.NRGBA) color.Color {
+		c.A = uint8(math.Round(alpha * 255))
+		return c
+	}
+	pt := &painter{glyph: func(int) draw.GlyphDrawer { return draw.CircleGlyph{} }}
+	switch {
+	case p.Category != nil:
+		if len(p.Category) != n {
+			return nil, fmt.Errorf("%w: %d categories for %d points", ErrInput, len(p.Category), n)
+		}
+		order := levels(p.Category, p.Order)
+		pos := make(map[string]int, len(order))
+		for k, v := range order {
+			pos[v] = k
+		}
+		for _, v := range p.Category {
+			if _, ok := pos[v]; !ok {
+				return nil, fmt.Errorf("%w: category %q is not in the given order %v", ErrInput, v, p.Order)
+			}
+		}
+		pt.colour = func(i int) color.Color {
+			c, _ := CategoryColor(pos[p.Category[i]])
+			return fade(c)
+		}
+		pt.glyph = func(i int) draw.GlyphDrawer {
+			_, g := CategoryColor(pos[p.Category[i]])
+			return g
+		}
+		for k, v := range order {
+			c, g := CategoryColor(k)
+			pt.legend = append(pt.legend, legendItem{v, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: g}})
+		}
+	case p.Value != nil:
+		if len(p.Value) != n {
+			return nil, fmt.Errorf("%w: %d values for %d points", ErrInput, len(p.Value), n)
+		}
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, v := range p.Value {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+		}
+		if lo > hi {
+			lo, hi = 0, 1
+		}
+		if lo == hi {
+			lo, hi = lo-0.5, hi+0.5
+		}
+		pt.cmap = &viridis{min: lo, max: hi}
+		pt.colour = func(i int) color.Color {
+			v := p.Value[i]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fade(missing)
+			}
+			return fade(pt.cmap.nrgba(v))
+		}
+	case p.Soft != nil:
+		c := len(p.Classes)
+		if c == 0 || len(p.Soft) != n*c {
+			return nil, fmt.Errorf("%w: %d soft-label values for %d points × %d classes", ErrInput, len(p.Soft), n, c)
+		}
+		pt.colour = func(i int) color.Color {
+			var r, g, b, s float64
+			for k, wgt := range p.Soft[i*c : (i+1)*c] {
+				if math.IsNaN(wgt) {
+					return fade(missing)
+				}
+				cc, _ := CategoryColor(k)
+				r, g, b, s = r+wgt*float64(cc.R), g+wgt*float64(cc.G), b+wgt*float64(cc.B), s+wgt
+			}
+			if s <= 0 {
+				return fade(missing)
+			}
+			return fade(color.NRGBA{uint8(math.Round(r / s)), uint8(math.Round(g / s)), uint8(math.Round(b / s)), 0xff})
+		}
+		for k, name := range p.Classes {
+			cc, _ := CategoryColor(k)
+			pt.legend = append(pt.legend, legendItem{name, draw.GlyphStyle{Color: cc, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}})
+		}
+	default:
+		pt.colour = func(int) color.Color { return fade(okabeIto[4]) }
+	}
+	return pt, nil
+}
+
+// levels returns order, or the distinct values of v in order of appearance.
+func levels(v, order []string) []string {
+	if order != nil {
+		return order
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, s := range v {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Scatter draws the points to w as "svg" or "png".
+func Scatter(w io.Writer, format string, p *Points, o Options) error {
+	n := len(p.X)
+	if len(p.Y) != n || n == 0 {
+		return fmt.Errorf("%w: %d x and %d y values", ErrInput, n, len(p.Y))
+	}
+	for i := range n {
+		if math.IsNaN(p.X[i]) || math.IsInf(p.X[i], 0) || math.IsNaN(p.Y[i]) || math.IsInf(p.Y[i], 0) {
+			return fmt.Errorf("%w: point %d is (%v, %v)", ErrInput, i, p.X[i], p.Y[i])
+		}
+	}
+	if p.Facet != nil && len(p.Facet) != n {
+		return fmt.Errorf("%w: %d facet values for %d points", ErrInput, len(p.Facet), n)
+	}
+	radius, alpha := PointStyle(n)
+	pt, err := newPainter(p, radius, alpha)
+	if err != nil {
+		return err
+	}
+	groups, names := facetGroups(p)
+	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
+	rows := (len(groups) + cols - 1) / cols
+	width, height := o.Width, o.Height
+	if width == 0 {
+		width = max(16*vg.Centimeter, vg.Length(cols)*5*vg.Centimeter)
+	}
+	if height == 0 {
+		height = 12 * vg.Centimeter
+		if rows > 1 || cols > 1 {
+			panel := (width - sideStrip(pt)) / vg.Length(cols)
+			height = vg.Length(rows)*panel*0.85 + 1.5*vg.Centimeter
+		}
+	}
+	x0, x1 := span(p.X)
+	y0, y1 := span(p.Y)
+	panels := make([][]*plot.Plot, rows)
+	for r := range panels {
+		panels[r] = make([]*plot.Plot, cols)
+	}
+	for g, idx := range groups {
+		pl := newPlot()
+		pl.X.Min, pl.X.Max, pl.Y.Min, pl.Y.Max = x0, x1, y0, y1
+		pl.X.Label.Text, pl.Y.Label.Text = o.XLabel, o.YLabel
+		if len(groups) > 1 {
+			// Small multiples share their scales: every panel has the same
+			// tick labels, and the axis names are left to the caption.
+			pl.X.Label.Text, pl.Y.Label.Text = "", ""
+			for _, st := range []*text.Style{&pl.X.Tick.Label, &pl.Y.Tick.Label} {
+				st.Font.Size = vg.Points(7)
+			}
+		}
+		if names != nil {
+			pl.Title.Text = names[g]
+			if note, ok := p.FacetNotes[names[g]]; ok {
+				pl.Title.Text += "\n" + note
+			}
+			pl.Title.TextStyle.Font.Size = vg.Points(10)
+		}
+		xy := make(plotter.XYs, len(idx))
+		for k, i := range idx {
+			xy[k].X, xy[k].Y = p.X[i], p.Y[i]
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrInput, err)
+		}
+		sc.GlyphStyleFunc = func(k int) draw.GlyphStyle {
+			i := idx[k]
+			return draw.GlyphStyle{Color: pt.colour(i), Radius: radius, Shape: pt.glyph(i)}
+		}
+		pl.Add(sc)
+		panels[g/cols][g%cols] = pl
+	}
+	canvas, finish, err := newCanvas(w, format, width, height, !o.NoFontEmbedding)
+	if err != nil {
+		return err
+	}
+	dc := draw.New(canvas)
+	dc = drawTitles(dc, o)
+	side := sideStrip(pt)
+	main := dc
+	if side > 0 {
+		main = draw.Crop(dc, 0, -side, 0, 0)
+		drawSide(draw.Crop(dc, dc.Max.X-dc.Min.X-side, 0, 0, 0), pt, o.ColorLabel)
+	}
+	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: 2 * vg.Millimeter, PadY: 2 * vg.Millimeter, PadTop: vg.Millimeter}
+	for r := range rows {
+		for c := range cols {
+			if panels[r][c] != nil {
+				panels[r][c].Draw(tiles.At(main, c, r))
+			}
+		}
+	}
+	return finish()
+}
+
+// facetGroups returns the point indices of each panel and the panel names
+// (nil without facets).
+func facetGroups(p *Points) ([][]int, []string) {
+	if p.Facet == nil {
+		idx := make([]int, len(p.X))
+		for i := range idx {
+			idx[i] = i
+		}
+		return [][]int{idx}, nil
+	}
+	names := levels(p.Facet, p.FacetOrder)
+	pos := make(map[string]int, len(names))
+	for k, v := range names {
+		pos[v] = k
+	}
+	groups := make([][]int, len(names))
+	for i, f := range p.Facet {
+		if k, ok := pos[f]; ok {
+			groups[k] = append(groups[k], i)
+		}
+	}
+	return groups, names
+}
+
+// span returns the range of v padded by 4 % on each side.
+func span(v []float64) (lo, hi float64) {
+	lo, hi = slices.Min(v), slices.Max(v)
+	pad := 0.04 * (hi - lo)
+	if pad == 0 {
+		pad = 0.5
+	}
+	return lo - pad, hi + pad
+}
+
+// newCanvas returns a canvas of the format and a function that writes it.
+func newCanvas(w io.Writer, format string, width, height vg.Length, embed bool) (vg.CanvasWriterTo, func() error, error) {
+	var c vg.CanvasWriterTo
+	switch format {
+	case "svg":
+		c = vgsvg.NewWith(vgsvg.UseWH(width, height), vgsvg.EmbedFonts(embed))
+	case "png":
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(144))}
+	default:
+		return nil, nil, fmt.Errorf("%w: format %q: want svg or png", ErrInput, format)
+	}
+	return c, func() error { _, err := c.WriteTo(w); return err }, nil
+}
+
+// sansFont is Liberation Sans (compiled into gonum/plot): plot's default
+// is the serif face.
+var sansFont = font.Font{Typeface: "Liberation", Variant: "Sans"}
+
+// newPlot is plot.New with every text in the sans face.
+func newPlot() *plot.Plot {
+	p := plot.New()
+	for _, st := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font = font.From(sansFont, st.Font.Size)
+	}
+	return p
+}
+
+// textStyle is the plot title style at the given size.
+func textStyle(size vg.Length) text.Style {
+	s := plot.New().Title.TextStyle
+	s.Font = font.From(sansFont, size)
+	return s
+}
+
+// drawTitles draws the title and subtitle at the top and returns the
+// canvas below them.
+func drawTitles(dc draw.Canvas, o Options) draw.Canvas {
+	top := dc.Max.Y - vg.Millimeter
+	mid := (dc.Min.X + dc.Max.X) / 2
+	for _, t := range []struct {
+		s    string
+		size vg.Length
+	}{{o.Title, vg.Points(12)}, {o.Subtitle, vg.Points(9)}} {
+		if t.s == "" {
+			continue
+		}
+		st := textStyle(t.size)
+		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
+		dc.FillText(st, vg.Point{X: mid, Y: top}, t.s)
+		top -= st.Height(t.s) + vg.Millimeter
+	}
+	return draw.Crop(dc, 0, 0, 0, top-dc.Max.Y)
+}
+
+// sideStrip is the width of the legend or colour bar strip.
+func sideStrip(pt *painter) vg.Length {
+	switch {
+	case pt.cmap != nil:
+		return 3 * vg.Centimeter
+	case len(pt.legend) > 0:
+		longest := 0
+		for _, it := range pt.legend {
+			longest = max(longest, len([]rune(it.name)))
+		}
+		return vg.Length(min(longest, 24))*vg.Points(5.5) + 1.2*vg.Centimeter
+	}
+	return 0
+}
+
+// drawSide draws the legend or the colour bar into dc.
+func drawSide(dc draw.Canvas, pt *painter, label string) {
+	if pt.cmap != nil {
+		drawColorBar(dc, pt.cmap, label)
+		return
+	}
+	st := textStyle(vg.Points(9))
+	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	y := dc.Max.Y - vg.Centimeter
+	if label != "" {
+		dc.FillText(st, vg.Point{X: dc.Min.X + vg.Millimeter, Y: y}, label)
+		y -= 1.4 * st.Height(label)
+	}
+	for _, it := range pt.legend {
+		dc.DrawGlyph(it.style, vg.Point{X: dc.Min.X + 2*vg.Millimeter, Y: y})
+		dc.FillText(st, vg.Point{X: dc.Min.X + 5*vg.Millimeter, Y: y}, it.name)
+		y -= 1.5 * st.Height(it.name)
+	}
+}
+
+// drawColorBar draws a vertical colour bar with five labelled ticks and
+// the label above it, in the left part of dc.
+func drawColorBar(dc draw.Canvas, m *viridis, label string) {
+	st := textStyle(vg.Points(8))
+	top, bottom := dc.Max.Y-1.4*vg.Centimeter, dc.Min.Y+1.2*vg.Centimeter
+	x0 := dc.Min.X + 3*vg.Millimeter
+	x1 := x0 + 4*vg.Millimeter
+	if label != "" {
+		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+		dc.FillText(st, vg.Point{X: x0, Y: top + 2*vg.Millimeter}, label)
+	}
+	const steps = 128
+	h := (top - bottom) / steps
+	for k := range steps {
+		v := m.min + (m.max-m.min)*(float64(k)+0.5)/steps
+		dc.SetColor(m.nrgba(v))
+		y := bottom + vg.Length(k)*h
+		var p vg.Path
+		p.Move(vg.Point{X: x0, Y: y})
+		p.Line(vg.Point{X: x1, Y: y})
+		p.Line(vg.Point{X: x1, Y: y + h*1.02})
+		p.Line(vg.Point{X: x0, Y: y + h*1.02})
+		p.Close()
+		dc.Fill(p)
+	}
+	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	for k := range 5 {
+		v := m.min + (m.max-m.min)*float64(k)/4
+		y := bottom + (top-bottom)*vg.Length(k)/4
+		dc.StrokeLine2(draw.LineStyle{Color: color.Black, Width: vg.Points(0.5)}, x1, y, x1+vg.Millimeter, y)
+		dc.FillText(st, vg.Point{X: x1 + 1.5*vg.Millimeter, Y: y}, strconv.FormatFloat(v, 'g', 3, 64))
+	}
+}
