@@ -1,0 +1,138 @@
+// Checks, with engines other than ordinate, that the demo's outputs are
+// readable and that its report renders:
+//
+//   node check-outputs.mjs duckdb ORDINATE DEMO_DIR
+//     DuckDB (@duckdb/node-api) reads every Parquet file in DEMO_DIR: the
+//     row count, column names and types, the sums of the emb_* columns and
+//     the `ordinate` footer (parquet_kv_metadata) must match what
+//     `ORDINATE inspect --json --checksum` reports.
+//
+//   node check-outputs.mjs browser SCREENSHOT.png DOM.html CHROMIUM.log
+//     The headless screenshot of the report is not blank, the DOM after load
+//     holds as many <svg> elements as the page's ordinate-figures meta tag
+//     says, and Chromium logged no console error.
+//
+// Exits non-zero with a message naming the file on the first failure.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+function fail(msg) {
+  console.error(`check-outputs: FAIL: ${msg}`);
+  process.exit(1);
+}
+
+// Arrow type names (ordinate inspect) and the DuckDB types they must read as.
+const duckType = {
+  float64: 'DOUBLE', float32: 'FLOAT', int64: 'BIGINT', int32: 'INTEGER', int16: 'SMALLINT',
+  int8: 'TINYINT', bool: 'BOOLEAN', utf8: 'VARCHAR', large_utf8: 'VARCHAR', binary: 'BLOB',
+};
+
+async function checkDuckDB(ordinate, dir) {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.parquet')).sort();
+  if (files.length === 0) fail(`no Parquet files in ${dir}`);
+  const q = async (sql) => (await conn.runAndReadAll(sql)).getRowObjects();
+  for (const name of files) {
+    const file = path.join(dir, name);
+    const lit = `'${file.replaceAll("'", "''")}'`;
+    const ours = JSON.parse(execFileSync(ordinate, ['inspect', '--json', '--checksum', file], { encoding: 'utf8' }));
+    const [{ n }] = await q(`SELECT count(*) AS n FROM read_parquet(${lit})`);
+    if (BigInt(n) !== BigInt(ours.rows)) fail(`${name}: DuckDB counts ${n} rows, ordinate ${ours.rows}`);
+    const cols = await q(`DESCRIBE SELECT * FROM read_parquet(${lit})`);
+    if (cols.length !== ours.columns.length) fail(`${name}: DuckDB sees ${cols.length} columns, ordinate ${ours.columns.length}`);
+    ours.columns.forEach((c, k) => {
+      const d = cols[k];
+      if (d.column_name !== c.name) fail(`${name}: column ${k} is ${d.column_name} in DuckDB, ${c.name} in ordinate`);
+      const want = duckType[c.type];
+      if (want === undefined) {
+        if (!c.type.startsWith('fixed_size_list') && !c.type.startsWith('list')) fail(`${name}: no DuckDB type known for ${c.type}`);
+      } else if (d.column_type !== want) {
+        fail(`${name}: column ${c.name} reads as ${d.column_type} in DuckDB, want ${want} for ${c.type}`);
+      }
+    });
+    for (const [col, sum] of Object.entries(ours.checksums ?? {})) {
+      const [{ s, a }] = await q(`SELECT sum("${col}") AS s, sum(abs("${col}")) AS a FROM read_parquet(${lit})`);
+      if (Math.abs(Number(s) - sum) > 1e-9 * Math.max(1, Number(a))) fail(`${name}: sum(${col}) is ${s} in DuckDB, ${sum} in ordinate`);
+    }
+    const kv = await q(`SELECT decode(key) AS key, decode(value) AS value FROM parquet_kv_metadata(${lit})`);
+    const prov = kv.find((r) => r.key === 'ordinate');
+    if (ours.provenance) {
+      if (!prov) fail(`${name}: DuckDB finds no 'ordinate' key in the footer`);
+      const p = JSON.parse(prov.value);
+      if (p.stage !== ours.provenance.stage || p.rows_written !== ours.provenance.rows_written) {
+        fail(`${name}: footer stage/rows ${p.stage}/${p.rows_written} in DuckDB, ${ours.provenance.stage}/${ours.provenance.rows_written} in ordinate`);
+      }
+    }
+    console.log(`duckdb ok: ${name} (${ours.rows} rows, ${ours.columns.length} columns${ours.provenance ? ', ' + ours.provenance.stage : ''})`);
+  }
+  console.log(`duckdb: ${files.length} files read`);
+}
+
+// decodePNG returns width, height and RGBA bytes of an 8-bit RGB or RGBA PNG.
+function decodePNG(buf) {
+  if (buf.toString('latin1', 1, 4) !== 'PNG') fail('screenshot is not a PNG');
+  let pos = 8, width, height, colorType, depth;
+  const idat = [];
+  while (pos < buf.length) {
+    const len = buf.readUInt32BE(pos);
+    const type = buf.toString('latin1', pos + 4, pos + 8);
+    const data = buf.subarray(pos + 8, pos + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0); height = data.readUInt32BE(4); depth = data[8]; colorType = data[9];
+    } else if (type === 'IDAT') idat.push(data);
+    pos += 12 + len;
+  }
+  if (depth !== 8 || (colorType !== 2 && colorType !== 6)) fail(`screenshot PNG has depth ${depth}, colour type ${colorType}`);
+  const bpp = colorType === 6 ? 4 : 3;
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * bpp;
+  const out = Buffer.alloc(width * height * 4);
+  let prev = Buffer.alloc(stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    const line = Buffer.from(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
+    for (let i = 0; i < stride; i++) {
+      const a = i >= bpp ? line[i - bpp] : 0, b = prev[i], c = i >= bpp ? prev[i - bpp] : 0;
+      let add = 0;
+      if (f === 1) add = a; else if (f === 2) add = b; else if (f === 3) add = (a + b) >> 1;
+      else if (f === 4) { const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c); add = pa <= pb && pa <= pc ? a : pb <= pc ? b : c; }
+      line[i] = (line[i] + add) & 0xff;
+    }
+    for (let x = 0; x < width; x++) {
+      out[(y * width + x) * 4] = line[x * bpp]; out[(y * width + x) * 4 + 1] = line[x * bpp + 1];
+      out[(y * width + x) * 4 + 2] = line[x * bpp + 2]; out[(y * width + x) * 4 + 3] = bpp === 4 ? line[x * bpp + 3] : 255;
+    }
+    prev = line;
+  }
+  return { width, height, rgba: out };
+}
+
+function checkBrowser(shot, dom, log) {
+  const { width, height, rgba } = decodePNG(fs.readFileSync(shot));
+  let inked = 0;
+  const colours = new Set();
+  for (let i = 0; i < width * height; i++) {
+    const r = rgba[4 * i], g = rgba[4 * i + 1], b = rgba[4 * i + 2];
+    if (r < 240 || g < 240 || b < 240) inked++;
+    if (colours.size < 5000) colours.add((r << 16) | (g << 8) | b);
+  }
+  const share = inked / (width * height);
+  if (share < 0.02 || colours.size < 50) fail(`screenshot ${width}×${height} looks blank: ${(100 * share).toFixed(2)}% inked, ${colours.size} colours`);
+  const html = fs.readFileSync(dom, 'utf8');
+  const meta = html.match(/name="ordinate-figures" content="(\d+)"/);
+  if (!meta) fail('the rendered DOM has no ordinate-figures meta tag: did the page load?');
+  const svgs = (html.match(/<svg[\s>]/g) ?? []).length;
+  if (svgs !== Number(meta[1]) || svgs === 0) fail(`the rendered DOM holds ${svgs} <svg> elements, the page says ${meta[1]}`);
+  const errors = fs.readFileSync(log, "utf8").split("\n").filter((l) => /:CONSOLE[:(]|Uncaught/.test(l));
+  if (errors.length > 0) fail(`Chromium logged console messages:\n${errors.join('\n')}`);
+  console.log(`browser ok: ${svgs} figures, screenshot ${width}×${height}, ${(100 * share).toFixed(1)}% inked, ${colours.size}${colours.size >= 5000 ? '+' : ''} colours, no console errors`);
+}
+
+const [mode, ...args] = process.argv.slice(2);
+if (mode === 'duckdb') await checkDuckDB(args[0], args[1]);
+else if (mode === 'browser') checkBrowser(args[0], args[1], args[2]);
+else fail('usage: check-outputs.mjs duckdb ORDINATE DIR | browser SHOT DOM LOG');

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestPlotCommand(t *testing.T) {
+	dir := t.TempDir()
+	emb := filepath.Join(dir, "pca.parquet")
+	if code, _, e := runCmd(t, nil, "pca", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--out", emb, "--quiet"); code != 0 {
+		t.Fatalf("pca: exit %d: %s", code, e)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // strings the SVG must hold
+	}{
+		{"categorical", []string{"--color", "label"}, []string{">1<", ">2<", ">3<", "pca"}},
+		{"continuous", []string{"--color", "emb_0"}, []string{"emb_0"}},
+		{"forced continuous", []string{"--color", "label", "--color-scale", "continuous", "--title", "My title"}, []string{"My title"}},
+		{"facets", []string{"--facet", "label", "--facet-order", "3,2,1"}, []string{">3<"}},
+	} {
+		out := filepath.Join(dir, tc.name+".svg")
+		if code, _, e := runCmd(t, nil, append([]string{"plot", "--in", emb, "--out", out, "--quiet"}, tc.args...)...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", tc.name, code, e)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s: the SVG lacks %q", tc.name, w)
+			}
+		}
+	}
+	png := filepath.Join(dir, "p.png")
+	if code, _, e := runCmd(t, nil, "plot", "--in", emb, "--color", "label", "--out", png, "--quiet"); code != 0 {
+		t.Fatalf("png: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(png); len(b) < 1000 || string(b[1:4]) != "PNG" {
+		t.Errorf("png: %d bytes, not a PNG", len(b))
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"extension", []string{"--out", filepath.Join(dir, "x.pdf")}, ".svg or .png"},
+		{"missing column", []string{"--color", "nope", "--out", filepath.Join(dir, "x.svg")}, "nope"},
+		{"colour and soft", []string{"--color", "label", "--soft-labels", "p_*", "--out", filepath.Join(dir, "x.svg")}, "not both"},
+		{"bad colour scale", []string{"--color", "label", "--color-scale", "rainbow", "--out", filepath.Join(dir, "x.svg")}, "rainbow"},
+	} {
+		code, _, e := runCmd(t, nil, append([]string{"plot", "--in", emb}, tc.args...)...)
+		if code != exitInput || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, code, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.svg")); err == nil {
+		t.Error("a failed plot left x.svg behind")
+	}
+}
+
+// TestReportCommand builds a small pipeline and checks the page: one inline
+// SVG per drawn figure (as its meta tag says), the metrics attached to
+// their embedding, nothing loaded from elsewhere.
+func TestReportCommand(t *testing.T) {
+	dir := t.TempDir()
+	in := "../../testdata/ordinal/newthyroid.csv"
+	p := func(s string) string { return filepath.Join(dir, s) }
+	for _, args := range [][]string{
+		{"pca", "--in", in, "--label", "label", "--out", p("pca.parquet")},
+		{"lda", "--in", in, "--label", "label", "--out", p("lda.parquet")},
+		{"evaluate", "--embedding", p("pca.parquet"), "--in", in, "--label", "label", "--k", "10", "--out", p("m-pca.parquet")},
+		{"triplets", "--in", "../../testdata/zoo/zoo.csv", "--aspects", "hair,eggs", "--per-aspect", "300", "--out", p("t.parquet")},
+	} {
+		if code, _, e := runCmd(t, nil, append(args, "--quiet")...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, e)
+		}
+	}
+	out := p("report.html")
+	code, _, e := runCmd(t, nil, "report", "--quiet", "--out", out, p("pca.parquet"), p("lda.parquet"), p("m-pca.parquet"), p("t.parquet"))
+	if code != 0 {
+		t.Fatalf("report: exit %d: %s", code, e)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	m := regexp.MustCompile(`name="ordinate-figures" content="(\d+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no ordinate-figures meta tag")
+	}
+	want, _ := strconv.Atoi(m[1])
+	if got := strings.Count(page, "<svg"); got != want || want != 2 {
+		t.Errorf("%d <svg> elements, meta says %d; want 2 (pca, lda)", got, want)
+	}
+	if !strings.Contains(page, "Quality (m-pca.parquet)") || !strings.Contains(page, "trustworthiness") {
+		t.Error("the metrics table is not attached to pca.parquet")
+	}
+	if strings.Count(page, "<section") != 3 {
+		t.Errorf("%d sections, want 3 (pca, lda, triplets)", strings.Count(page, "<section"))
+	}
+	if regexp.MustCompile(`(src|href)="(https?:)?//`).MatchString(page) {
+		t.Error("the page loads something from elsewhere")
+	}
+	if code, _, e := runCmd(t, nil, "report", "--out", p("r2.html")); code != exitInput || !strings.Contains(e, "at least one file") {
+		t.Errorf("no files: exit %d, stderr %q", code, e)
+	}
+}

@@ -1,0 +1,175 @@
+package figure
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/cmpimg"
+	"gonum.org/v1/plot/vg"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden images in testdata")
+
+// testPoints are three Gaussian blobs with a class, a value and soft labels.
+func testPoints() *Points {
+	rng := rand.New(rand.NewPCG(7, 7))
+	const n = 150
+	p := &Points{X: make([]float64, n), Y: make([]float64, n), Category: make([]string, n), Value: make([]float64, n),
+		Soft: make([]float64, n*2), Classes: []string{"blue", "yellow"}, Facet: make([]string, n)}
+	for i := range n {
+		k := i % 3
+		p.X[i] = float64(k)*3 + rng.NormFloat64()
+		p.Y[i] = float64(k%2)*2 + rng.NormFloat64()
+		p.Category[i] = []string{"low", "mid", "high"}[k]
+		p.Value[i] = p.X[i] + p.Y[i]
+		w := math.Min(1, math.Max(0, p.X[i]/6))
+		p.Soft[2*i], p.Soft[2*i+1] = 1-w, w
+		p.Facet[i] = []string{"a", "b", "c", "d"}[i%4]
+	}
+	p.Order = []string{"low", "mid", "high"}
+	return p
+}
+
+func only(p *Points, keep string) *Points {
+	q := &Points{X: p.X, Y: p.Y}
+	switch keep {
+	case "category":
+		q.Category, q.Order = p.Category, p.Order
+	case "value":
+		q.Value = p.Value
+	case "soft":
+		q.Soft, q.Classes = p.Soft, p.Classes
+	case "facets":
+		q.Category, q.Order, q.Facet = p.Category, p.Order, p.Facet
+		q.FacetNotes = map[string]string{"a": "δ = 0.5"}
+	}
+	return q
+}
+
+// TestScatterGolden compares PNG renderings with the images in testdata
+// (regenerate with go test -update after a deliberate change).
+func TestScatterGolden(t *testing.T) {
+	p := testPoints()
+	for _, tc := range []string{"category", "value", "soft", "facets"} {
+		var buf bytes.Buffer
+		o := Options{Title: "test " + tc, Subtitle: "150 points", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: tc,
+			Width: 12 * vg.Centimeter, Height: 9 * vg.Centimeter}
+		if err := Scatter(&buf, "png", only(p, tc), o); err != nil {
+			t.Fatalf("%s: %v", tc, err)
+		}
+		golden(t, "scatter-"+tc+".png", buf.Bytes())
+	}
+}
+
+func TestHeatMapGolden(t *testing.T) {
+	const n = 30
+	d := make([]float64, n*n)
+	group := make([]string, n)
+	for i := range n {
+		group[i] = []string{"1", "2", "3"}[i/10]
+		for j := range n {
+			d[i*n+j] = math.Abs(float64(i/10-j/10)) + 0.1*math.Abs(float64(i-j))/n
+		}
+	}
+	d[5*n+7] = math.NaN()
+	var buf bytes.Buffer
+	if err := HeatMap(&buf, "png", d, n, group, Options{Title: "distances", ColorLabel: "distance", Width: 10 * vg.Centimeter}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "heatmap.png", buf.Bytes())
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%s: %v (run go test -update to create it)", name, err)
+	}
+	ok, err := cmpimg.EqualApprox("png", got, want, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		bad := filepath.Join(t.TempDir(), name)
+		os.WriteFile(bad, got, 0o644)
+		t.Errorf("%s differs from the golden image; this run's image is %s", name, bad)
+	}
+}
+
+// TestScatterSVG checks that an SVG embeds its fonts (or not, on request)
+// and carries the title and legend.
+func TestScatterSVG(t *testing.T) {
+	p := only(testPoints(), "category")
+	for _, embed := range []bool{true, false} {
+		var buf bytes.Buffer
+		if err := Scatter(&buf, "svg", p, Options{Title: "Title here", NoFontEmbedding: !embed}); err != nil {
+			t.Fatal(err)
+		}
+		s := buf.String()
+		for _, want := range []string{"<svg", "Title here", ">low<", ">high<"} {
+			if !strings.Contains(s, want) {
+				t.Errorf("embed %v: SVG lacks %q", embed, want)
+			}
+		}
+		if got := strings.Contains(s, "@font-face"); got != embed {
+			t.Errorf("embed %v: @font-face present = %v", embed, got)
+		}
+	}
+}
+
+func TestScatterErrors(t *testing.T) {
+	p := testPoints()
+	for _, tc := range []struct {
+		name   string
+		p      *Points
+		format string
+	}{
+		{"NaN point", &Points{X: []float64{0, math.NaN()}, Y: []float64{0, 1}}, "svg"},
+		{"length mismatch", &Points{X: []float64{0, 1}, Y: []float64{0}}, "svg"},
+		{"category not in order", &Points{X: []float64{0, 1}, Y: []float64{0, 1}, Category: []string{"a", "z"}, Order: []string{"a"}}, "svg"},
+		{"soft length", &Points{X: []float64{0, 1}, Y: []float64{0, 1}, Soft: []float64{1}, Classes: []string{"a"}}, "png"},
+		{"format", only(p, "value"), "pdf"},
+		{"empty", &Points{}, "svg"},
+	} {
+		if err := Scatter(&bytes.Buffer{}, tc.format, tc.p, Options{}); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: error %v, want ErrInput", tc.name, err)
+		}
+	}
+}
+
+func TestPointStyle(t *testing.T) {
+	prevR, prevA := vg.Length(math.Inf(1)), math.Inf(1)
+	for _, n := range []int{10, 100, 1000, 10000, 100000, 1000000} {
+		r, a := PointStyle(n)
+		if r > prevR || a > prevA || r < vg.Points(0.8) || a < 0.35 || a > 1 {
+			t.Errorf("n = %d: radius %v, alpha %v (previous %v, %v)", n, r, a, prevR, prevA)
+		}
+		prevR, prevA = r, a
+	}
+}
+
+func TestViridis(t *testing.T) {
+	m := &viridis{min: -1, max: 1}
+	lo, hi := m.nrgba(-1), m.nrgba(1)
+	first, last := viridisAnchors[0], viridisAnchors[len(viridisAnchors)-1]
+	if lo.R != uint8(first[0]) || lo.B != uint8(first[2]) || hi.R != uint8(last[0]) || hi.G != uint8(last[1]) {
+		t.Errorf("ends %v, %v; want the first and last anchors", lo, hi)
+	}
+	if _, err := m.At(2); err == nil {
+		t.Error("At(2) beyond max: no error")
+	}
+}
