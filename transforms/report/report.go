@@ -279,9 +279,10 @@ func stripXMLHeader(s string) string {
 	return s
 }
 
-// colourSpec picks how to colour an embedding: its soft-label columns
-// (p_*), else the stage's label column if the file kept it, else the first
-// text column that is not the id.
+// colourSpec picks how to colour an embedding, preferring the supervision
+// the stage itself used: its --soft-labels columns, else its --label
+// column, if the file kept them; then any soft-label columns (p_*); then the
+// first text column that is not the id.
 func colourSpec(f *file) transforms.PlotSpec {
 	var spec transforms.PlotSpec
 	fields := f.info.Schema.Fields()
@@ -291,19 +292,21 @@ func colourSpec(f *file) transforms.PlotSpec {
 			soft = append(soft, fl.Name)
 		}
 	}
-	if len(soft) >= 2 {
-		spec.SoftLabels = soft
-		return spec
-	}
+	var id string
 	if p := f.info.Provenance; p != nil {
+		id, _ = p.Params["id"].(string)
+		if s, _ := p.Params["soft-labels"].(string); s != "" && len(soft) >= 2 {
+			spec.SoftLabels = soft
+			return spec
+		}
 		if l, _ := p.Params["label"].(string); l != "" && has(f.info, l) {
 			spec.Color = l
 			return spec
 		}
 	}
-	id := ""
-	if p := f.info.Provenance; p != nil {
-		id, _ = p.Params["id"].(string)
+	if len(soft) >= 2 {
+		spec.SoftLabels = soft
+		return spec
 	}
 	for _, fl := range fields {
 		if fl.Name != id && fl.Name != "row" && (fl.Type.ID() == arrow.STRING || fl.Type.ID() == arrow.DICTIONARY) {
