@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -171,5 +172,30 @@ func TestViridis(t *testing.T) {
 	}
 	if _, err := m.At(2); err == nil {
 		t.Error("At(2) beyond max: no error")
+	}
+}
+
+// BenchmarkScatter times drawing n coloured points as PNG and SVG.
+func BenchmarkScatter(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		rng := rand.New(rand.NewPCG(1, 1))
+		p := &Points{X: make([]float64, n), Y: make([]float64, n), Category: make([]string, n)}
+		for i := range n {
+			p.X[i], p.Y[i] = rng.NormFloat64(), rng.NormFloat64()
+			p.Category[i] = []string{"a", "b", "c"}[i%3]
+		}
+		for _, format := range []string{"png", "svg"} {
+			b.Run(fmt.Sprintf("%s/n=%d", format, n), func(b *testing.B) {
+				var size int
+				for b.Loop() {
+					var buf bytes.Buffer
+					if err := Scatter(&buf, format, p, Options{Title: "bench"}); err != nil {
+						b.Fatal(err)
+					}
+					size = buf.Len()
+				}
+				b.ReportMetric(float64(size)/1e6, "MB")
+			})
+		}
 	}
 }

@@ -317,12 +317,61 @@ func colourSpec(f *file) transforms.PlotSpec {
 	return spec
 }
 
+// maxPoints is the most points a report figure draws: an SVG costs about
+// 130 bytes a point, so 20,000 points are about 2.6 MB of page.
+const maxPoints = 20000
+
+// thin keeps every k-th point so that at most maxPoints remain, and says so
+// in the subtitle.
+func thin(p *figure.Points, o *figure.Options) {
+	n := len(p.X)
+	if n <= maxPoints {
+		return
+	}
+	step := (n + maxPoints - 1) / maxPoints
+	pick := func(i int) bool { return i%step == 0 }
+	p.X, p.Y = every(p.X, pick), every(p.Y, pick)
+	if p.Category != nil {
+		p.Category = every(p.Category, pick)
+	}
+	if p.Value != nil {
+		p.Value = every(p.Value, pick)
+	}
+	if p.Facet != nil {
+		p.Facet = every(p.Facet, pick)
+	}
+	if p.Soft != nil {
+		c := len(p.Classes)
+		var soft []float64
+		for i := 0; i < n; i += step {
+			soft = append(soft, p.Soft[i*c:(i+1)*c]...)
+		}
+		p.Soft = soft
+	}
+	note := fmt.Sprintf("every %d-th of %d points shown", step, n)
+	if o.Subtitle != "" {
+		note = o.Subtitle + " · " + note
+	}
+	o.Subtitle = note
+}
+
+func every[T any](v []T, pick func(int) bool) []T {
+	var out []T
+	for i, x := range v {
+		if pick(i) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 func drawEmbedding(ctx context.Context, w io.Writer, f *file, o figure.Options) error {
 	spec := colourSpec(f)
 	pts, _, err := transforms.LoadPoints(ctx, f.path, spec)
 	if err != nil {
 		return err
 	}
+	thin(pts, &o)
 	o.XLabel, o.YLabel, o.ColorLabel = "emb_0", "emb_1", spec.Color
 	return figure.Scatter(w, "svg", pts, o)
 }
@@ -332,6 +381,7 @@ func drawMaps(ctx context.Context, w io.Writer, f, aspects *file, o figure.Optio
 	if err != nil {
 		return err
 	}
+	thin(pts, &o)
 	if aspects != nil {
 		deltas, err := readAspects(ctx, aspects.path)
 		if err != nil {

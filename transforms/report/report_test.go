@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/figure"
 )
 
 func info(fields []string, params map[string]any) *arrowio.FileInfo {
@@ -95,5 +96,27 @@ func TestShort(t *testing.T) {
 		if got := short(tc.v); got != tc.want {
 			t.Errorf("short(%v) = %q, want %q", tc.v, got, tc.want)
 		}
+	}
+}
+
+func TestThin(t *testing.T) {
+	n := 2*maxPoints + 5
+	p := &figure.Points{X: make([]float64, n), Y: make([]float64, n), Category: make([]string, n), Soft: make([]float64, 2*n), Classes: []string{"a", "b"}}
+	for i := range n {
+		p.X[i] = float64(i)
+		p.Soft[2*i] = float64(i)
+	}
+	var o figure.Options
+	thin(p, &o)
+	if len(p.X) > maxPoints || len(p.Y) != len(p.X) || len(p.Category) != len(p.X) || len(p.Soft) != 2*len(p.X) {
+		t.Fatalf("thinned to %d x, %d y, %d categories, %d soft values", len(p.X), len(p.Y), len(p.Category), len(p.Soft))
+	}
+	for k := range p.X {
+		if p.Soft[2*k] != p.X[k] {
+			t.Fatalf("point %d: soft row %v does not follow x %v", k, p.Soft[2*k], p.X[k])
+		}
+	}
+	if o.Subtitle == "" {
+		t.Error("no note of the thinning")
 	}
 }
