@@ -40,9 +40,13 @@ func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio
 	if spec.Y == "" {
 		spec.Y = "emb_1"
 	}
-	info, err := arrowio.Inspect(ctx, path)
-	if err != nil {
-		return nil, nil, err
+	// A stream on stdin cannot be inspected first; it has no footer either.
+	info := &arrowio.FileInfo{Path: path}
+	if path != "-" {
+		var err error
+		if info, err = arrowio.Inspect(ctx, path); err != nil {
+			return nil, nil, err
+		}
 	}
 	r, err := arrowio.Open(ctx, path, opts...)
 	if err != nil {
@@ -81,7 +85,7 @@ func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio
 		}
 	}
 	if f.Soft != nil {
-		p.Soft, p.Classes = f.Soft, f.SoftNames
+		p.Soft, p.Classes = f.Soft, trimCommonPrefix(f.SoftNames)
 	}
 	if spec.Facet != "" {
 		a := keep(spec.Facet)
@@ -142,6 +146,25 @@ func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 		p.Order = sortedLevels(a, p.Category)
 	}
 	return nil
+}
+
+// trimCommonPrefix drops a prefix such as "p_" that every name shares, for
+// the legend.
+func trimCommonPrefix(names []string) []string {
+	cut := strings.IndexByte(names[0], '_') + 1
+	if cut == 0 {
+		return names
+	}
+	for _, n := range names {
+		if len(n) <= cut || n[:cut] != names[0][:cut] {
+			return names
+		}
+	}
+	out := make([]string, len(names))
+	for k, n := range names {
+		out[k] = n[cut:]
+	}
+	return out
 }
 
 func valueString(a arrow.Array, i int) string {

@@ -66,12 +66,8 @@ func runCKPCA(c *cli.Context) error {
 		return err
 	}
 	in, out := c.String("in"), c.String("out")
-	for _, p := range []string{out, c.String("model-out")} {
-		if p != "" {
-			if err := checkOutPath(in, p); err != nil {
-				return err
-			}
-		}
+	if err := checkOutPaths(in, out, c.String("model-out")); err != nil {
+		return err
 	}
 	o := transforms.CKPCAOptions{Options: ckpca.DefaultOptions(), Standardize: c.Bool("standardize"), Seed: c.Uint64("seed"), Primal: true}
 	o.Nu, o.Budget, o.Soft, o.Landmarks = c.Float64("nu"), c.Float64("budget"), c.Float64("soft"), c.Int("landmarks")

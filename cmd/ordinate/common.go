@@ -328,6 +328,18 @@ func checkOutPath(in, out string) error {
 	return checkOutFile(in, out)
 }
 
+// checkOutPaths is checkOutPath for each output that is set.
+func checkOutPaths(in string, outs ...string) error {
+	for _, p := range outs {
+		if p != "" {
+			if err := checkOutPath(in, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // checkOutFile checks that out is not the input and that its folder exists.
 func checkOutFile(in, out string) error {
 	if a, err := filepath.Abs(in); err == nil {

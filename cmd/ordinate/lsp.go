@@ -47,12 +47,8 @@ func runLSP(c *cli.Context) error {
 		return err
 	}
 	in, out := c.String("in"), c.String("out")
-	for _, p := range []string{out, c.String("model-out")} {
-		if p != "" {
-			if err := checkOutPath(in, p); err != nil {
-				return err
-			}
-		}
+	if err := checkOutPaths(in, out, c.String("model-out")); err != nil {
+		return err
 	}
 	variant := c.String("variant")
 	switch variant {

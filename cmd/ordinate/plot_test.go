@@ -39,6 +39,14 @@ func TestPlotCommand(t *testing.T) {
 			}
 		}
 	}
+	// An Arrow stream on stdin (no footer to title from).
+	code, stream, e := runCmd(t, nil, "pca", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--out", "-", "--quiet")
+	if code != 0 {
+		t.Fatalf("pca to stdout: exit %d: %s", code, e)
+	}
+	if code, _, e := runCmd(t, []byte(stream), "plot", "--in", "-", "--color", "label", "--out", filepath.Join(dir, "stdin.svg"), "--quiet"); code != 0 {
+		t.Fatalf("plot from stdin: exit %d: %s", code, e)
+	}
 	png := filepath.Join(dir, "p.png")
 	if code, _, e := runCmd(t, nil, "plot", "--in", emb, "--color", "label", "--out", png, "--quiet"); code != 0 {
 		t.Fatalf("png: exit %d: %s", code, e)

@@ -100,21 +100,10 @@ func Laplacian(ctx context.Context, x *mat.Dense, rows []int, targets []float64,
 	if err := kernels.KNN(ctx, idx, d2, x.RawMatrix().Data, n, D, k, o.Threads); err != nil {
 		return nil, err
 	}
-	w := make([]float64, n*k)
-	for i := range n {
-		var s float64
-		for q := range k {
-			w[i*k+q] = 1 / (math.Sqrt(d2[i*k+q]) + 1e-5)
-			s += w[i*k+q]
-		}
-		for q := range k {
-			w[i*k+q] /= s
-		}
-	}
 	if err := checkComponents(idx, n, k, rows); err != nil {
 		return nil, err
 	}
-	sys := &laplacian{n: n, k: k, idx: idx, w: w, rows: rows}
+	sys := newLaplacian(idx, d2, n, k, rows)
 	out := make([]float64, n*d)
 	b := make([]float64, n+m)
 	rhs := make([]float64, n)
@@ -134,6 +123,23 @@ func Laplacian(ctx context.Context, x *mat.Dense, rows []int, targets []float64,
 		}
 	}
 	return out, nil
+}
+
+// newLaplacian builds the system from the neighbour lists (KNN layout,
+// squared distances): weights 1/(distance + 1e-5), normalised per row.
+func newLaplacian(idx []int32, d2 []float64, n, k int, rows []int) *laplacian {
+	w := make([]float64, n*k)
+	for i := range n {
+		var s float64
+		for q := range k {
+			w[i*k+q] = 1 / (math.Sqrt(d2[i*k+q]) + 1e-5)
+			s += w[i*k+q]
+		}
+		for q := range k {
+			w[i*k+q] /= s
+		}
+	}
+	return &laplacian{n: n, k: k, idx: idx, w: w, rows: rows}
 }
 
 // laplacian is the (n + m)×n sparse matrix A of the least-squares problem:

@@ -117,25 +117,14 @@ func TestLaplacianDense(t *testing.T) {
 
 func buildForTest(t *testing.T, x *mat.Dense, rows []int, k int) *laplacian {
 	n, D := x.Dims()
-	// Reuse Laplacian's own construction by fitting with zero targets is
-	// not possible (the operator is internal), so rebuild it the same way.
+	// The neighbour lists come from a brute-force search independent of
+	// kernels.KNN; the weights from the same constructor as Laplacian's.
 	idx := make([]int32, n*k)
 	d2 := make([]float64, n*k)
 	if err := knnForTest(x, idx, d2, n, D, k); err != nil {
 		t.Fatal(err)
 	}
-	w := make([]float64, n*k)
-	for i := range n {
-		var s float64
-		for q := range k {
-			w[i*k+q] = 1 / (math.Sqrt(d2[i*k+q]) + 1e-5)
-			s += w[i*k+q]
-		}
-		for q := range k {
-			w[i*k+q] /= s
-		}
-	}
-	return &laplacian{n: n, k: k, idx: idx, w: w, rows: rows}
+	return newLaplacian(idx, d2, n, k, rows)
 }
 
 // knnForTest is a brute-force k-NN (ties by index), independent of kernels.KNN.
