@@ -1,0 +1,18 @@
+// Package lsp holds the two control-point baselines that the cKPCA paper
+// compares with, named apart because they are different methods:
+//
+//   - Linear: the minimum-norm linear map through the control points,
+//     P = pinv(X_cp)·Y (so that X_cp·P = Y when the control rows are
+//     linearly independent), the "LSP" of the InVis tool (Paurat & Gärtner
+//     2013) that the cKPCA paper's Table 1 uses. It is a linear model and can
+//     place new rows.
+//   - Laplacian: the Least Square Projection of Paulovich et al. (2008):
+//     every row sits at the weighted mean of its k nearest neighbours
+//     (weights 1/(distance + 1e-5), normalised per row) and the control rows
+//     at their targets, solved in the least-squares sense,
+//     min Σᵢ ‖eᵢ − Σⱼ wᵢⱼ eⱼ‖² + Σ_cp ‖e_cp − y_cp‖², by conjugate gradients on
+//     the normal equations. It depends on the neighbour graph, so it has no
+//     model for new rows.
+//
+// Distances are Euclidean on the rows as given (callers standardise).
+package lsp
