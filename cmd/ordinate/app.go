@@ -22,6 +22,8 @@ Examples:
    ordinate bvp --in grades.parquet --label grade --order low,mid,high --out emb.parquet --model-out bvp.model.parquet
    ordinate apply --model bvp.model.parquet --in 'new/*.parquet' --out new-emb.parquet
    ordinate evaluate --embedding emb.parquet --in grades.parquet --label grade --out metrics.parquet
+   ordinate plot --in emb.parquet --color grade --out emb.svg
+   ordinate report --out report.html emb.parquet metrics.parquet
    ordinate inspect emb.parquet`,
 		Reader:                 stdin,
 		Writer:                 stdout,
@@ -41,8 +43,6 @@ Examples:
 			nervCommand(),
 			ckpcaCommand(),
 			lspCommand(),
-			plotCommand(),
-			reportCommand(),
 			tsneCommand(),
 			tripletsCommand(),
 			scoreCommand(),
@@ -50,6 +50,8 @@ Examples:
 			soeCommand(),
 			applyCommand(),
 			evaluateCommand(),
+			plotCommand(),
+			reportCommand(),
 			inspectCommand(),
 			demoCommand(),
 		},
