@@ -31,6 +31,10 @@ type CKPCAOptions struct {
 	// Primal, for the linear kernel, works in feature space (D×D) and never
 	// forms the n×n kernel matrix; it is the default for "linear".
 	Primal bool
+	// Similarity, if not nil, is the precomputed n×n kernel matrix (rows in
+	// the frame's order, e.g. from SimilarityMatrix); otherwise a
+	// precomputed kernel is the frame's selected feature columns.
+	Similarity []float64
 	// Correction, for a precomputed kernel, is the eigenvalue correction
 	// applied before the PSD check: "none" (default: an indefinite matrix
 	// is an error), "clip", "flip" or "shift", as in fisher.
@@ -166,13 +170,20 @@ func FitCKPCA(f *arrowio.Frame, ctrl ckpca.Control, o CKPCAOptions) (*CKPCAFit, 
 	)
 	kern := o.Kernel
 	if kern.Kind == "precomputed" {
-		if f.D != n {
-			return nil, fmt.Errorf("%w: a precomputed kernel needs one column per row: %d rows, %d columns", ckpca.ErrKernel, n, f.D)
+		data := o.Similarity
+		if data == nil {
+			if f.D != n {
+				return nil, fmt.Errorf("%w: a precomputed kernel needs one column per row: %d rows, %d columns", ckpca.ErrKernel, n, f.D)
+			}
+			data = f.X
+		}
+		if len(data) != n*n {
+			return nil, fmt.Errorf("%w: %d similarity values for %d rows", ckpca.ErrKernel, len(data), n)
 		}
 		if o.Landmarks > 0 {
 			return nil, fmt.Errorf("%w: --landmarks needs features, not a precomputed kernel", ckpca.ErrOption)
 		}
-		km := mat.NewDense(n, n, slices.Clone(f.X))
+		km := mat.NewDense(n, n, slices.Clone(data))
 		if err := ckpca.CheckSymmetric(km); err != nil {
 			return nil, err
 		}

@@ -32,9 +32,10 @@ by the penalty W·‖f(control rows) − targets‖².
 
 Kernels: linear (solved in feature space, D×D, never forming the n×n kernel), rbf
 (--gamma, default 1/median squared distance), poly (--gamma, --degree, --coef0),
-cosine, and precomputed (the selected columns are the n×n kernel matrix, as in the
-square similarity tables of fisher; --correction clip|flip|shift makes an indefinite
-similarity positive semi-definite first, otherwise it is an error). --landmarks M uses the Nyström approximation
+cosine, and precomputed: the selected columns are the n×n kernel matrix (as in the
+square similarity tables of fisher), or --similarity S gives it as a long table
+(i, j, s, every pair and the diagonal, ids from --id). --correction clip|flip|shift
+makes an indefinite similarity positive semi-definite first; otherwise it is an error. --landmarks M uses the Nyström approximation
 with M random landmark rows, for large n.
 
 Examples:
@@ -54,6 +55,7 @@ Examples:
 			&cli.Float64Flag{Name: "budget", Value: def.Budget, Usage: "with --scale auto: share of the squared norm the constraints may use, in (0, 1)"},
 			&cli.Float64Flag{Name: "soft", Usage: "penalty weight for soft constraints instead of exact ones (0: exact)"},
 			&cli.IntFlag{Name: "landmarks", Usage: "Nyström approximation with this many random landmark rows (0: exact)"},
+			&cli.StringFlag{Name: "similarity", Usage: "precomputed kernel as a long table (i, j, s; ids as in --id, every pair with the diagonal); --in then holds the rows"},
 			&cli.StringFlag{Name: "correction", Value: "none", Usage: "precomputed kernel: eigenvalue correction before the PSD check: none (indefinite is an error), clip, flip or shift"},
 		}, commonFlags()...),
 		Action: action(runCKPCA),
@@ -80,15 +82,36 @@ func runCKPCA(c *cli.Context) error {
 	default:
 		return usagef("--scale %q: want none or auto", s)
 	}
+	simPath := c.String("similarity")
+	if simPath != "" {
+		if c.IsSet("kernel") && o.Kernel.Kind != "precomputed" {
+			return usagef("--similarity is a precomputed kernel; it does not combine with --kernel %s", o.Kernel.Kind)
+		}
+		if c.String("id") == "" {
+			return usagef("--similarity needs --id: its i and j name the rows of --in by that column")
+		}
+		o.Kernel.Kind = "precomputed"
+	}
 	if o.Kernel.Kind == "precomputed" && c.String("model-out") != "" {
 		return usagef("--model-out needs a kernel on features; a precomputed kernel cannot be evaluated on new rows")
 	}
-	f, ctrl, dims, err := readControlInput(c, e)
+	f, ctrl, dims, err := readControlInput(c, e, simPath != "")
 	if err != nil {
 		return err
 	}
 	defer f.Release()
 	o.Dims = dims
+	if simPath != "" {
+		pairs, err := e.readFrame("similarity", simPath, arrowio.Selection{ID: "i", Features: []string{"s"}, Keep: []string{"j"}, OnInvalid: arrowio.InvalidError})
+		if err != nil {
+			return err
+		}
+		o.Similarity, err = transforms.SimilarityMatrix(pairs, f)
+		pairs.Release()
+		if err != nil {
+			return badInput(err)
+		}
+	}
 	if len(ctrl.Rows) == 0 {
 		e.warn("no control points: the result is kernel PCA with the soft orthogonality penalty ν")
 	}
@@ -117,7 +140,7 @@ func runCKPCA(c *cli.Context) error {
 // readControlInput reads --in and the control points from --control columns
 // or a --control-table, and returns the output dimension: the number of
 // control columns, or --dims without control points.
-func readControlInput(c *cli.Context, e *env) (*arrowio.Frame, ckpca.Control, int, error) {
+func readControlInput(c *cli.Context, e *env, noFeatures bool) (*arrowio.Frame, ckpca.Control, int, error) {
 	var ctrl ckpca.Control
 	control := splitList(c.String("control"))
 	table := c.String("control-table")
@@ -135,6 +158,7 @@ func readControlInput(c *cli.Context, e *env) (*arrowio.Frame, ckpca.Control, in
 	if err != nil {
 		return nil, ctrl, 0, err
 	}
+	sel.NoFeatures = noFeatures
 	if table == "" && len(control) > 0 {
 		if !c.IsSet("keep") && sel.Label != "" {
 			sel.Keep = append(sel.Keep, sel.Label)

@@ -196,8 +196,9 @@ func TestCKPCAPrecomputed(t *testing.T) {
 		}
 	}
 	ctrl := map[int][2]float64{1: {0.3, 0.1}, 9: {-0.2, 0.4}}
-	var feat, kern strings.Builder
+	var feat, kern, long strings.Builder
 	feat.WriteString("id,x1,x2,x3,cx,cy\n")
+	long.WriteString("i,j,s\n")
 	kern.WriteString("id")
 	for j := range n {
 		fmt.Fprintf(&kern, ",k%02d", j)
@@ -211,7 +212,9 @@ func TestCKPCAPrecomputed(t *testing.T) {
 		fmt.Fprintf(&feat, "r%d,%g,%g,%g%s\n", i, x[i][0], x[i][1], x[i][2], c)
 		fmt.Fprintf(&kern, "r%d", i)
 		for j := range n {
-			fmt.Fprintf(&kern, ",%g", x[i][0]*x[j][0]+x[i][1]*x[j][1]+x[i][2]*x[j][2])
+			v := x[i][0]*x[j][0] + x[i][1]*x[j][1] + x[i][2]*x[j][2]
+			fmt.Fprintf(&kern, ",%g", v)
+			fmt.Fprintf(&long, "r%d,r%d,%g\n", i, j, v)
 		}
 		kern.WriteString(c + "\n")
 	}
@@ -225,15 +228,27 @@ func TestCKPCAPrecomputed(t *testing.T) {
 	if code, _, e := runCmd(t, nil, "ckpca", "--in", kp, "--id", "id", "--control", "cx,cy", "--kernel", "precomputed", "--features", "k*", "--out", pre, "--quiet"); code != 0 {
 		t.Fatalf("precomputed: exit %d: %s", code, e)
 	}
-	a, b := readCSV(t, lin), readCSV(t, pre)
-	for i := range n {
-		for _, col := range []string{"emb_0", "emb_1"} {
-			va, _ := strconv.ParseFloat(a[i][col], 64)
-			vb, _ := strconv.ParseFloat(b[i][col], 64)
-			if math.Abs(va-vb) > 1e-6 {
-				t.Errorf("row %d %s: linear %g, precomputed %g", i, col, va, vb)
+	// The same kernel as a long table, with --in holding only the rows.
+	lp, lpre := filepath.Join(dir, "long.csv"), filepath.Join(dir, "lpre.csv")
+	write(t, lp, long.String())
+	if code, _, e := runCmd(t, nil, "ckpca", "--in", fp, "--id", "id", "--control", "cx,cy", "--similarity", lp, "--out", lpre, "--quiet"); code != 0 {
+		t.Fatalf("long similarity: exit %d: %s", code, e)
+	}
+	a := readCSV(t, lin)
+	for name, other := range map[string]string{"square": pre, "long": lpre} {
+		b := readCSV(t, other)
+		for i := range n {
+			for _, col := range []string{"emb_0", "emb_1"} {
+				va, _ := strconv.ParseFloat(a[i][col], 64)
+				vb, _ := strconv.ParseFloat(b[i][col], 64)
+				if math.Abs(va-vb) > 1e-6 {
+					t.Errorf("%s: row %d %s: linear %g, precomputed %g", name, i, col, va, vb)
+				}
 			}
 		}
+	}
+	if code, _, e := runCmd(t, nil, "ckpca", "--in", fp, "--id", "id", "--similarity", lp, "--kernel", "rbf", "--out", filepath.Join(dir, "x.csv")); code != exitInput || !strings.Contains(e, "does not combine") {
+		t.Errorf("similarity with rbf: exit %d, stderr %q", code, e)
 	}
 	code, _, e := runCmd(t, nil, "ckpca", "--in", "../../testdata/similarity/aural_sonar.parquet", "--id", "id", "--kernel", "precomputed",
 		"--features", "s_*", "--out", filepath.Join(dir, "x.parquet"))

@@ -63,7 +63,7 @@ func runLSP(c *cli.Context) error {
 	if c.String("control") == "" && c.String("control-table") == "" {
 		return usagef("lsp needs control points: --control or --control-table")
 	}
-	f, ctrl, dims, err := readControlInput(c, e)
+	f, ctrl, dims, err := readControlInput(c, e, false)
 	if err != nil {
 		return err
 	}
