@@ -39,6 +39,15 @@ func TestPlotCommand(t *testing.T) {
 			}
 		}
 	}
+	// Soft labels: colours mixed, the legend without the shared p_ prefix.
+	soft := filepath.Join(dir, "soft.csv")
+	write(t, soft, "emb_0,emb_1,p_alpha,p_beta\n0,0,1,0\n1,1,0.5,0.5\n2,0,0,1\n3,1,,\n")
+	if code, _, e := runCmd(t, nil, "plot", "--in", soft, "--soft-labels", "p_*", "--out", filepath.Join(dir, "soft.svg"), "--quiet"); code != 0 {
+		t.Fatalf("soft labels: exit %d: %s", code, e)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "soft.svg")); !strings.Contains(string(b), ">alpha<") || !strings.Contains(string(b), ">beta<") {
+		t.Error("soft labels: the legend lacks alpha and beta")
+	}
 	// An Arrow stream on stdin (no footer to title from).
 	code, stream, e := runCmd(t, nil, "pca", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--out", "-", "--quiet")
 	if code != 0 {
