@@ -22,7 +22,7 @@ import (
 // it exits with code 1 and leaves neither output nor temporary file.
 func TestInterruptLeavesNothing(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the ordinate binary; skipped with -short")
+		t.Skip("-short: builds the ordinate binary (about 4 s) to interrupt it with SIGINT and SIGTERM; go test without -short (as CI does) runs it")
 	}
 	bin := filepath.Join(t.TempDir(), "ordinate")
 	build := exec.Command("go", "build", "-o", bin, ".")

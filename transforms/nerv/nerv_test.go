@@ -84,7 +84,7 @@ func hardOf(soft []float64, n, c int) ([]float64, []int) {
 // the blended cluster is not torn apart.
 func TestFourClustersBehaviour(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fits six embeddings")
+		t.Skip("-short: fits six NeRV embeddings, about 25 s on two cores; go test without -short (as CI does) runs it")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -196,7 +196,7 @@ func TestFitErrors(t *testing.T) {
 // it keeps the border's neighbours together.
 func TestPacmanBehaviour(t *testing.T) {
 	if testing.Short() {
-		t.Skip("fits two embeddings")
+		t.Skip("-short: fits two 500-point NeRV embeddings, about 4 s; go test without -short (as CI does) runs it")
 	}
 	ctx := context.Background()
 	const n, k = 500, 10

@@ -68,9 +68,6 @@ func truthAccuracy(fit, truth *Model, tab *triplets.Table) float64 {
 }
 
 func TestPlantedRecovery(t *testing.T) {
-	if raceEnabled {
-		t.Skip("quality test; TestDeterministic covers the parallel mode under -race")
-	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	truth := planted(rng, 40, 2, []float64{1, 1, 1, 1})
 	train := sample(rng, truth, 30, 6000)
@@ -99,9 +96,6 @@ func TestPlantedRecovery(t *testing.T) {
 }
 
 func TestDeltaTowardOne(t *testing.T) {
-	if raceEnabled {
-		t.Skip("quality test; TestDeterministic covers the parallel mode under -race")
-	}
 	rng := rand.New(rand.NewPCG(21, 22))
 	// Aspects 0, 1 aspect-specific (δ = 1); aspects 2, 3 global (δ = 0).
 	truth := planted(rng, 40, 2, []float64{1, 1, 0, 0})

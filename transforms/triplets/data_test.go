@@ -85,9 +85,6 @@ func TestPaperCounts(t *testing.T) {
 // (so no triplet repeats), and that the number equals the paper's count:
 // together, the stream is exactly the triplet set, in order.
 func TestGeneratePaper(t *testing.T) {
-	if testing.Short() {
-		t.Skip("23.5 M triplets")
-	}
 	for _, tc := range []struct {
 		name  string
 		codes Codes

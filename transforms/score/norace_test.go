@@ -1,5 +1,0 @@
-//go:build !race
-
-package score
-
-const raceEnabled = false
