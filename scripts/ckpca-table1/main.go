@@ -16,6 +16,8 @@
 //     (± standard deviation).
 //
 // Run from the repository root: go run ./scripts/ckpca-table1 [-runs 50]
+// (the data are in testdata/regression; see its SOURCE.md). main_test.go
+// checks the linear LSP's P-dist against the paper's numbers.
 package main
 
 import (
@@ -36,63 +38,88 @@ import (
 	"github.com/ordinate/ordinate/transforms/lsp"
 )
 
+// sets are the data sets of Table 1, as files in the data folder.
+var sets = []string{"auto93.onehot", "autoPrice", "bodyfat", "pollution", "servo.onehot"}
+
+// methods are the columns of the table.
+var methods = []string{"cKPCA", "LSP linear", "LSP Laplacian"}
+
+// result holds one data set's P-dist and rmse per method and run.
+type result struct {
+	name       string
+	n, d       int
+	pdist, rms [3][]float64
+	failed     []string // runs a method could not do, with the reason
+}
+
 func main() {
-	dir := flag.String("data", "../shared/datasets/regression", "directory of the regression CSVs")
+	dir := flag.String("data", "testdata/regression", "directory of the regression CSVs")
 	runs := flag.Int("runs", 50, "runs per data set")
 	flag.Parse()
-	ctx := context.Background()
-	sets := []string{"auto93.onehot", "autoPrice", "bodyfat", "pollution", "servo.onehot"}
 	fmt.Println("| data set (n×D) | P-dist cKPCA | P-dist LSP linear | P-dist LSP Laplacian | rmse cKPCA | rmse LSP linear | rmse LSP Laplacian |")
 	fmt.Println("|---|---|---|---|---|---|---|")
 	for _, name := range sets {
-		x, err := load(ctx, filepath.Join(*dir, name+".csv"))
+		r, err := experiment(context.Background(), filepath.Join(*dir, name+".csv"), *runs, true)
 		if err != nil {
 			log.Fatal(err)
 		}
-		n, D := x.Dims()
-		p, err := linear.PCA(x, 4)
-		if err != nil {
-			log.Fatal(err)
+		for _, f := range r.failed {
+			log.Print(f)
 		}
-		scores := p.Transform(nil, x)
-		target := mat.DenseCopyOf(scores.Slice(0, n, 2, 4))
-		var pd, rm [3][]float64
-		for run := range *runs {
-			rng := rand.New(rand.NewPCG(uint64(run), 0x636b))
-			rows := rng.Perm(n)[:5]
-			y := make([]float64, 0, 10)
-			for _, r := range rows {
-				y = append(y, target.At(r, 0), target.At(r, 1))
-			}
-			embs := make([]*mat.Dense, 3)
-			res, err := ckpca.Fit(x, ckpca.Control{Rows: rows, Targets: y}, ckpca.DefaultOptions())
-			if err != nil {
-				log.Fatalf("%s run %d: %v", name, run, err)
-			}
-			embs[0] = res.Embedding
-			pl, err := lsp.Linear(x, rows, y, 2)
-			if err != nil {
-				log.Fatal(err)
-			}
-			embs[1] = mat.NewDense(n, 2, nil)
-			embs[1].Mul(x, pl)
+		fmt.Printf("| %s (%d×%d) | %s | %s | %s | %s | %s | %s |\n", name, r.n, r.d,
+			ms(r.pdist[0]), ms(r.pdist[1]), ms(r.pdist[2]), ms(r.rms[0]), ms(r.rms[1]), ms(r.rms[2]))
+	}
+}
+
+// experiment runs the protocol on one data set; laplacian adds the third
+// method.
+func experiment(ctx context.Context, path string, runs int, laplacian bool) (*result, error) {
+	x, err := load(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	n, D := x.Dims()
+	p, err := linear.PCA(x, 4)
+	if err != nil {
+		return nil, err
+	}
+	target := mat.DenseCopyOf(p.Transform(nil, x).Slice(0, n, 2, 4))
+	res := &result{name: filepath.Base(path), n: n, d: D}
+	for run := range runs {
+		rng := rand.New(rand.NewPCG(uint64(run), 0x636b))
+		rows := rng.Perm(n)[:5]
+		y := make([]float64, 0, 10)
+		for _, r := range rows {
+			y = append(y, target.At(r, 0), target.At(r, 1))
+		}
+		embs := make([]*mat.Dense, 3)
+		fit, err := ckpca.Fit(x, ckpca.Control{Rows: rows, Targets: y}, ckpca.DefaultOptions())
+		if err != nil {
+			return nil, fmt.Errorf("%s run %d: %w", res.name, run, err)
+		}
+		embs[0] = fit.Embedding
+		pl, err := lsp.Linear(x, rows, y, 2)
+		if err != nil {
+			return nil, fmt.Errorf("%s run %d: %w", res.name, run, err)
+		}
+		embs[1] = mat.NewDense(n, 2, nil)
+		embs[1].Mul(x, pl)
+		if laplacian {
 			lap, err := lsp.Laplacian(ctx, x, rows, y, 2, lsp.LaplacianOptions{Neighbors: 10, Tol: 1e-10})
 			if err != nil {
-				log.Printf("%s run %d: LSP Laplacian: %v", name, run, err)
+				res.failed = append(res.failed, fmt.Sprintf("%s run %d: LSP Laplacian: %v", res.name, run, err))
 			} else {
 				embs[2] = mat.NewDense(n, 2, lap)
 			}
-			for m, e := range embs {
-				if e == nil {
-					continue
-				}
-				pd[m] = append(pd[m], pdist(e))
-				rm[m] = append(rm[m], rmse(e, target))
+		}
+		for m, e := range embs {
+			if e != nil {
+				res.pdist[m] = append(res.pdist[m], pdist(e))
+				res.rms[m] = append(res.rms[m], rmse(e, target))
 			}
 		}
-		fmt.Printf("| %s (%d×%d) | %s | %s | %s | %s | %s | %s |\n", name, n, D,
-			ms(pd[0]), ms(pd[1]), ms(pd[2]), ms(rm[0]), ms(rm[1]), ms(rm[2]))
 	}
+	return res, nil
 }
 
 // load reads every numeric column except label, drops incomplete rows and
@@ -133,11 +160,8 @@ func rmse(e, t *mat.Dense) float64 {
 	return math.Sqrt(s / float64(n))
 }
 
-func ms(v []float64) string {
-	if len(v) == 0 {
-		return "–"
-	}
-	var m, s float64
+// meanStd returns the mean and (population) standard deviation of v.
+func meanStd(v []float64) (m, s float64) {
 	for _, x := range v {
 		m += x
 	}
@@ -145,7 +169,15 @@ func ms(v []float64) string {
 	for _, x := range v {
 		s += (x - m) * (x - m)
 	}
-	out := fmt.Sprintf("%.2f±%.2f", m, math.Sqrt(s/float64(len(v))))
+	return m, math.Sqrt(s / float64(len(v)))
+}
+
+func ms(v []float64) string {
+	if len(v) == 0 {
+		return "–"
+	}
+	m, s := meanStd(v)
+	out := fmt.Sprintf("%.2f±%.2f", m, s)
 	if len(v) < 50 {
 		out += fmt.Sprintf(" (%d runs)", len(v))
 	}
