@@ -396,3 +396,23 @@ func (m *kvMeta) merged(base arrow.Metadata) (keys, vals []string) {
 	}
 	return keys, vals
 }
+
+// WriteFileAtomic writes data to path the way table outputs are written: to
+// a temporary file in the same folder, synced, then renamed, so that a
+// failed or interrupted write leaves neither a partial file nor the
+// temporary one. It is for the byte outputs of the tool (figures, reports).
+func WriteFileAtomic(path string, data []byte) error {
+	o, err := openOutput(path, nil)
+	if err != nil {
+		return err
+	}
+	if _, err := o.sink.Write(data); err != nil {
+		_ = o.discard()
+		return fmt.Errorf("arrowio: writing %s: %w", path, err)
+	}
+	if err := o.commit(); err != nil {
+		_ = o.discard()
+		return err
+	}
+	return nil
+}

@@ -853,3 +853,22 @@ func TestCreateSlicedBatches(t *testing.T) {
 		mem.AssertSize(t, 0)
 	}
 }
+
+func TestWriteFileAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fig.svg")
+	if err := WriteFileAtomic(path, []byte("<svg/>")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().Perm() != 0o644 || st.Size() != 6 {
+		t.Fatalf("stat %v, %v; want 6 bytes, mode 0644", st, err)
+	}
+	ents, _ := os.ReadDir(dir)
+	if len(ents) != 1 {
+		t.Errorf("%d entries in the folder, want only fig.svg", len(ents))
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "no", "fig.svg"), []byte("x")); err == nil {
+		t.Error("missing folder: no error")
+	}
+}

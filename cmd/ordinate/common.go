@@ -414,29 +414,3 @@ func float64Fields(prefix string, n int) []arrow.Field {
 	}
 	return fields
 }
-
-// writeFileAtomic writes data to a temporary file next to path and renames
-// it, so that a failed run leaves no partial file behind.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return runtimeError{err}
-	}
-	name := tmp.Name()
-	_, werr := tmp.Write(data)
-	if werr == nil {
-		werr = tmp.Chmod(0o644) // CreateTemp makes the file private
-	}
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(name, path)
-	}
-	if werr != nil {
-		os.Remove(name)
-		return runtimeError{werr}
-	}
-	return nil
-}

@@ -99,8 +99,8 @@ func runPlot(c *cli.Context) error {
 	if err := figure.Scatter(&buf, format, pts, o); err != nil {
 		return badInput(err)
 	}
-	if err := writeFileAtomic(out, buf.Bytes()); err != nil {
-		return err
+	if err := arrowio.WriteFileAtomic(out, buf.Bytes()); err != nil {
+		return runtimeError{err}
 	}
 	e.log.Info(fmt.Sprintf("plot: %d points -> %s", len(pts.X), out))
 	return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms/report"
 )
 
@@ -60,8 +61,8 @@ func runReport(c *cli.Context) error {
 	for _, s := range sum.Skipped {
 		e.warn("not drawn: " + s)
 	}
-	if err := writeFileAtomic(c.String("out"), buf.Bytes()); err != nil {
-		return err
+	if err := arrowio.WriteFileAtomic(c.String("out"), buf.Bytes()); err != nil {
+		return runtimeError{err}
 	}
 	e.log.Info(fmt.Sprintf("report: %d sections, %d figures -> %s", sum.Sections, sum.Figures, c.String("out")))
 	return nil
