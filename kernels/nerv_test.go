@@ -310,11 +310,20 @@ func TestNeRVStressThreads(t *testing.T) {
 	soft, _ := nervTestLabels(rng, n, c, "unlabelled")
 	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: sigma}
 	y := nervRandomY(rng, n, dims)
+	checkThreadsBitIdentical(t, n*dims, func(grad []float64, threads int) (float64, error) {
+		return NeRVStress(context.Background(), grad, y, dims, in, threads)
+	})
+}
+
+// checkThreadsBitIdentical evaluates a stress and gradient with 1, 2 and 3
+// threads and requires identical bits.
+func checkThreadsBitIdentical(t *testing.T, size int, eval func(grad []float64, threads int) (float64, error)) {
+	t.Helper()
 	var s1 float64
 	var g1 []float64
 	for _, threads := range []int{1, 2, 3} {
-		g := make([]float64, n*dims)
-		s, err := NeRVStress(context.Background(), g, y, dims, in, threads)
+		g := make([]float64, size)
+		s, err := eval(g, threads)
 		if err != nil {
 			t.Fatal(err)
 		}

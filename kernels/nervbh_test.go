@@ -226,28 +226,10 @@ func TestNeRVBHThreads(t *testing.T) {
 	const n, k, dims = 700, 30, 2
 	sp, _ := nervSparseFixture(t, rng, n, k, 3, 10, "soft")
 	y := nervRandomY(rng, n, dims)
-	var s1 float64
-	var g1 []float64
-	for _, threads := range []int{1, 2, 3} {
+	checkThreadsBitIdentical(t, n*dims, func(grad []float64, threads int) (float64, error) {
 		var bh NeRVBH
-		g := make([]float64, n*dims)
-		s, err := bh.Stress(context.Background(), g, y, dims, sp, 1e-4, threads)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if threads == 1 {
-			s1, g1 = s, g
-			continue
-		}
-		if math.Float64bits(s) != math.Float64bits(s1) {
-			t.Errorf("threads %d: stress %v, threads 1: %v", threads, s, s1)
-		}
-		for q := range g {
-			if math.Float64bits(g[q]) != math.Float64bits(g1[q]) {
-				t.Fatalf("threads %d: grad[%d] = %v, threads 1: %v", threads, q, g[q], g1[q])
-			}
-		}
-	}
+		return bh.Stress(context.Background(), grad, y, dims, sp, 1e-4, threads)
+	})
 }
 
 // TestNeRVBHDegenerate covers coincident points (they share a leaf) and a

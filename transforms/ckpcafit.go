@@ -107,7 +107,8 @@ func idString(f *arrowio.Frame, i int) string {
 	return f.ID.ValueStr(i)
 }
 
-// floatAt returns element i of a numeric array and whether it is valid.
+// floatAt returns element i of an integer or float array and whether it is
+// valid; other types are an error.
 func floatAt(a arrow.Array, i int) (float64, bool, error) {
 	if a.IsNull(i) {
 		return 0, false, nil
@@ -124,6 +125,14 @@ func floatAt(a arrow.Array, i int) (float64, bool, error) {
 	case *array.Int16:
 		return float64(c.Value(i)), true, nil
 	case *array.Int8:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint64:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint32:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint16:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint8:
 		return float64(c.Value(i)), true, nil
 	}
 	return 0, false, fmt.Errorf("type %s is not numeric", a.DataType())

@@ -95,7 +95,7 @@ func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio
 		}
 		p.FacetOrder = spec.FacetOrder
 		if p.FacetOrder == nil {
-			p.FacetOrder = sortedLevels(a, p.Facet)
+			p.FacetOrder = sortedLevels(p.Facet)
 		}
 	}
 	return p, info, nil
@@ -104,9 +104,10 @@ func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio
 // colourColumn sets p's Category or Value from a.
 func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 	n := a.Len()
+	// Numeric means what floatAt reads: integers and float32/64.
 	numeric, integer := false, false
 	switch a.DataType().ID() {
-	case arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128, arrow.DECIMAL256:
+	case arrow.FLOAT32, arrow.FLOAT64:
 		numeric = true
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		numeric, integer = true, true
@@ -128,12 +129,14 @@ func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 		}
 		p.Value = make([]float64, n)
 		for i := range n {
-			p.Value[i] = math.NaN()
-			if !a.IsNull(i) {
-				if v, err := strconv.ParseFloat(a.ValueStr(i), 64); err == nil {
-					p.Value[i] = v
-				}
+			v, ok, err := floatAt(a, i)
+			if err != nil {
+				return err
 			}
+			if !ok {
+				v = math.NaN() // drawn grey
+			}
+			p.Value[i] = v
 		}
 		return nil
 	}
@@ -143,7 +146,7 @@ func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 	}
 	p.Order = spec.Order
 	if p.Order == nil {
-		p.Order = sortedLevels(a, p.Category)
+		p.Order = sortedLevels(p.Category)
 	}
 	return nil
 }
@@ -187,15 +190,8 @@ func distinct(a arrow.Array) int {
 
 // sortedLevels orders the distinct values: numerically when they all parse
 // as numbers (ordinal labels), otherwise in order of first appearance.
-func sortedLevels(a arrow.Array, v []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, s := range v {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
+func sortedLevels(v []string) []string {
+	out := figure.Levels(v, nil)
 	nums := make(map[string]float64, len(out))
 	for _, s := range out {
 		x, err := strconv.ParseFloat(s, 64)

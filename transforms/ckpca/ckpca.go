@@ -87,12 +87,12 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or --soft)", ErrControl, m, p)
 	}
 	wv := varianceMatrix(f)
-	l := mat.NewDense(max(m, 1), p, nil)
-	for k, r := range ctrl.Rows {
-		l.SetRow(k, f.RawRowView(r))
-	}
-	if m == 0 {
-		l = nil
+	var l *mat.Dense // the control rows of F, L in the paper
+	if m > 0 {
+		l = mat.NewDense(m, p, nil)
+		for k, r := range ctrl.Rows {
+			l.SetRow(k, f.RawRowView(r))
+		}
 	}
 	var cons *constraints
 	if o.Soft == 0 && m > 0 {

@@ -104,7 +104,7 @@ func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
 		if len(p.Category) != n {
 			return nil, fmt.Errorf("%w: %d categories for %d points", ErrInput, len(p.Category), n)
 		}
-		order := levels(p.Category, p.Order)
+		order := Levels(p.Category, p.Order)
 		pos := make(map[string]int, len(order))
 		for k, v := range order {
 			pos[v] = k
@@ -179,8 +179,9 @@ func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
 	return pt, nil
 }
 
-// levels returns order, or the distinct values of v in order of appearance.
-func levels(v, order []string) []string {
+// Levels returns order, or the distinct values of v in order of first
+// appearance: the order of the legend and of the panels.
+func Levels(v, order []string) []string {
 	if order != nil {
 		return order
 	}
@@ -301,7 +302,7 @@ func facetGroups(p *Points) ([][]int, []string) {
 		}
 		return [][]int{idx}, nil
 	}
-	names := levels(p.Facet, p.FacetOrder)
+	names := Levels(p.Facet, p.FacetOrder)
 	pos := make(map[string]int, len(names))
 	for k, v := range names {
 		pos[v] = k

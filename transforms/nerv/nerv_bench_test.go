@@ -22,12 +22,7 @@ func BenchmarkFitFourClusters(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var iters int
-		for _, l := range r.Levels {
-			iters += l.Iterations
-		}
-		b.ReportMetric(float64(iters), "iterations")
-		b.ReportMetric(r.Stress, "stress")
+		reportFit(b, r)
 	}
 }
 
@@ -43,11 +38,16 @@ func BenchmarkFitBH(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		var iters int
-		for _, l := range r.Levels {
-			iters += l.Iterations
-		}
-		b.ReportMetric(float64(iters), "iterations")
-		b.ReportMetric(r.Stress, "stress")
+		reportFit(b, r)
 	}
+}
+
+// reportFit reports a fit's total iterations and final stress.
+func reportFit(b *testing.B, r *Result) {
+	var iters int
+	for _, l := range r.Levels {
+		iters += l.Iterations
+	}
+	b.ReportMetric(float64(iters), "iterations")
+	b.ReportMetric(r.Stress, "stress")
 }

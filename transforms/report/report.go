@@ -391,53 +391,46 @@ func drawMaps(ctx context.Context, w io.Writer, f, aspects *file, o figure.Optio
 }
 
 func readAspects(ctx context.Context, path string) (map[string]float64, error) {
+	f, err := readTable(ctx, path, arrowio.Selection{ID: "aspect", Features: []string{"delta"}, Keep: []string{}})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	out := make(map[string]float64, f.N)
+	for i := range f.N {
+		out[f.ID.ValueStr(i)] = f.X[i]
+	}
+	return out, nil
+}
+
+// readTable reads a whole table with a selection.
+func readTable(ctx context.Context, path string, sel arrowio.Selection) (*arrowio.Frame, error) {
 	r, err := arrowio.Open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Release()
-	out := map[string]float64{}
-	for r.Next() {
-		rec := r.RecordBatch()
-		ai, di := rec.Schema().FieldIndices("aspect"), rec.Schema().FieldIndices("delta")
-		if len(ai) != 1 || len(di) != 1 {
-			return nil, fmt.Errorf("%s: no aspect and delta columns", path)
-		}
-		a, d := rec.Column(ai[0]), rec.Column(di[0])
-		for i := range int(rec.NumRows()) {
-			v, _ := strconv.ParseFloat(d.ValueStr(i), 64)
-			out[a.ValueStr(i)] = v
-		}
-	}
-	return out, r.Err()
+	return arrowio.ReadFrame(ctx, r, sel)
 }
 
 // drawDistances draws a long distance table (i, j, distance) as a heat map,
 // its objects ordered by class when the stage's labels can be found.
 func drawDistances(ctx context.Context, w io.Writer, f *file, o figure.Options) error {
-	r, err := arrowio.Open(ctx, f.path)
+	pf, err := readTable(ctx, f.path, arrowio.Selection{ID: "i", Features: []string{"distance"}, Keep: []string{"j"}})
 	if err != nil {
 		return err
 	}
-	defer r.Release()
+	defer pf.Release()
 	type pair struct {
 		i, j string
 		d    float64
 	}
-	var pairs []pair
+	pairs := make([]pair, pf.N)
 	ids := map[string]bool{}
-	for r.Next() {
-		rec := r.RecordBatch()
-		ci, cj, cd := rec.Column(rec.Schema().FieldIndices("i")[0]), rec.Column(rec.Schema().FieldIndices("j")[0]), rec.Column(rec.Schema().FieldIndices("distance")[0])
-		for k := range int(rec.NumRows()) {
-			d, _ := strconv.ParseFloat(cd.ValueStr(k), 64)
-			p := pair{ci.ValueStr(k), cj.ValueStr(k), d}
-			pairs = append(pairs, p)
-			ids[p.i], ids[p.j] = true, true
-		}
-	}
-	if err := r.Err(); err != nil {
-		return err
+	for k := range pairs {
+		p := pair{pf.ID.ValueStr(k), pf.Keep[0].ValueStr(k), pf.X[k]}
+		pairs[k] = p
+		ids[p.i], ids[p.j] = true, true
 	}
 	if len(ids) > 2000 {
 		return fmt.Errorf("%d objects: a heat map is drawn up to 2,000", len(ids))
@@ -506,12 +499,7 @@ func objectClasses(ctx context.Context, info *arrowio.FileInfo) map[string]strin
 		if path == "" {
 			continue
 		}
-		r, err := arrowio.Open(ctx, path)
-		if err != nil {
-			continue
-		}
-		f, err := arrowio.ReadFrame(ctx, r, arrowio.Selection{ID: id, Label: label, NoFeatures: true, Keep: []string{}})
-		r.Release()
+		f, err := readTable(ctx, path, arrowio.Selection{ID: id, Label: label, NoFeatures: true, Keep: []string{}})
 		if err != nil {
 			continue
 		}
