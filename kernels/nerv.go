@@ -115,15 +115,20 @@ func (in *NeRVInput) check(y []float64, dims int) {
 
 // tradeoff returns Λ_ij.
 func (in *NeRVInput) tradeoff(i, j int) float64 {
-	if in.Soft == nil {
-		return in.Gamma
+	return pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
+}
+
+// pairTradeoff returns Λ_ij = (1 − α)γ + α·λ_ij for the n×c soft labels,
+// or γ without labels or when either row is unlabelled (NaN).
+func pairTradeoff(soft []float64, c int, alpha, gamma float64, i, j int) float64 {
+	if soft == nil {
+		return gamma
 	}
-	c := in.C
-	wi, wj := in.Soft[i*c:(i+1)*c], in.Soft[j*c:(j+1)*c]
+	wi, wj := soft[i*c:(i+1)*c], soft[j*c:(j+1)*c]
 	if math.IsNaN(wi[0]) || math.IsNaN(wj[0]) {
-		return in.Gamma
+		return gamma
 	}
-	return (1-in.Alpha)*in.Gamma + in.Alpha*classCommunity(wi, wj)
+	return (1-alpha)*gamma + alpha*classCommunity(wi, wj)
 }
 
 // classCommunity returns λ = 1 − ½ Σ_c |wi_c − wj_c| (one minus the total

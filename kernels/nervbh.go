@@ -133,11 +133,7 @@ func (in *NeRVSparse) labelled(i int) bool {
 
 // tradeoff returns Λ_ij.
 func (in *NeRVSparse) tradeoff(i, j int) float64 {
-	if !in.labelled(i) || !in.labelled(j) {
-		return in.Gamma
-	}
-	c := in.C
-	return (1-in.Alpha)*in.Gamma + in.Alpha*classCommunity(in.Soft[i*c:(i+1)*c], in.Soft[j*c:(j+1)*c])
+	return pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
 }
 
 // NeRVBH holds the reusable state of Barnes–Hut NeRV stresses (tree, label

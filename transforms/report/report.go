@@ -76,7 +76,7 @@ func Write(ctx context.Context, w io.Writer, files []string, o Options) (*Summar
 	for _, f := range all {
 		switch f.kind {
 		case kindMetrics:
-			if len(metricsFor(all, f.path, true)) > 0 {
+			if attached(all, f) {
 				continue // shown with its embedding
 			}
 		case kindAspects:
@@ -165,31 +165,36 @@ func sameFile(recorded, path string) bool {
 	return a == b
 }
 
-// metricsFor returns the metrics files whose provenance names emb as
-// --embedding (or, with reverse, whether f itself is attached somewhere).
-func metricsFor(all []*file, path string, reverse bool) []*file {
+// metricsFor returns the metrics files whose provenance names path as
+// their --embedding.
+func metricsFor(all []*file, path string) []*file {
 	var out []*file
 	for _, f := range all {
-		if reverse {
-			if f.path != path || f.info.Provenance == nil {
-				continue
-			}
-			emb, _ := f.info.Provenance.Params["embedding"].(string)
-			for _, g := range all {
-				if g.kind == kindEmbedding && sameFile(emb, g.path) {
-					out = append(out, f)
-				}
-			}
-			continue
-		}
-		if f.kind != kindMetrics || f.info.Provenance == nil {
-			continue
-		}
-		if emb, _ := f.info.Provenance.Params["embedding"].(string); sameFile(emb, path) {
+		if f.kind == kindMetrics && sameFile(embeddingOf(f), path) {
 			out = append(out, f)
 		}
 	}
 	return out
+}
+
+// embeddingOf is the --embedding a metrics file was computed for.
+func embeddingOf(f *file) string {
+	if f.info.Provenance == nil {
+		return ""
+	}
+	emb, _ := f.info.Provenance.Params["embedding"].(string)
+	return emb
+}
+
+// attached reports whether metrics file m is shown with an embedding among
+// the files.
+func attached(all []*file, m *file) bool {
+	for _, g := range all {
+		if g.kind == kindEmbedding && sameFile(embeddingOf(m), g.path) {
+			return true
+		}
+	}
+	return false
 }
 
 // aspectsOf returns the aspects table written with maps m (--aspects-out).
@@ -249,7 +254,7 @@ func section(ctx context.Context, f *file, all []*file) ([]byte, int, error) {
 			return nil, 0, err
 		}
 	}
-	for _, m := range metricsFor(all, f.path, false) {
+	for _, m := range metricsFor(all, f.path) {
 		fmt.Fprintf(&b, "<h3>Quality (%s)</h3>\n", esc(filepath.Base(m.path)))
 		if err := writeMetrics(ctx, &b, m); err != nil {
 			return nil, 0, err
