@@ -3,7 +3,6 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/oe"
 )
 
@@ -27,16 +26,9 @@ func oeCommand(name, usage, text string, method oe.Method, extra []cli.Flag) *cl
 			if err != nil {
 				return err
 			}
-			if err := checkOutPath(c.String("in"), c.String("out")); err != nil {
-				return err
-			}
-			in, err := readTripletTable(e, c)
+			in, t, err := readFitTriplets(e, c)
 			if err != nil {
 				return err
-			}
-			t := in.Table
-			if in.Train != nil && !c.Bool("all") {
-				t = transforms.Subset(t, in.Train, true)
 			}
 			o := oe.Options{Dims: c.Int("dims"), MaxIter: c.Int("max-iter"), Seed: c.Uint64("seed"), Threads: e.threads()}
 			if hasFlag(c, "alpha") {

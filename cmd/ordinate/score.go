@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/urfave/cli/v2"
 
-	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/score"
 )
 
@@ -55,17 +54,9 @@ func runScore(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := checkOutPath(c.String("in"), c.String("out")); err != nil {
-		return err
-	}
-	in, err := readTripletTable(e, c)
+	in, t, err := readFitTriplets(e, c)
 	if err != nil {
 		return err
-	}
-	t := in.Table
-	if in.Train != nil && !c.Bool("all") {
-		t = transforms.Subset(t, in.Train, true)
-		e.log.Info("fitting the train triplets of the split", "train", t.Len(), "hidden", in.Table.Len()-t.Len())
 	}
 	o := score.Options{
 		Dims: c.Int("dims"), Alpha: c.Float64("alpha"), LearningRate: c.Float64("learning-rate"), Kappa: c.Float64("kappa"),

@@ -9,9 +9,28 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
 // readTripletTable reads --in as triplets, with ids from --objects if given.
+// readFitTriplets checks --out, reads the triplet table and returns the
+// triplets to fit: the train triplets of a split unless --all.
+func readFitTriplets(e *env, c *cli.Context) (*transforms.TripletInput, *triplets.Table, error) {
+	if err := checkOutPath(c.String("in"), c.String("out")); err != nil {
+		return nil, nil, err
+	}
+	in, err := readTripletTable(e, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := in.Table
+	if in.Train != nil && !c.Bool("all") {
+		t = transforms.Subset(t, in.Train, true)
+		e.log.Info("fitting the train triplets of the split", "train", t.Len(), "hidden", in.Table.Len()-t.Len())
+	}
+	return in, t, nil
+}
+
 func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) {
 	sel, err := selection(c)
 	if err != nil {
