@@ -40,8 +40,8 @@ type bhNode struct {
 func (t *bhTree) build(y []float64, n, dims int) {
 	t.dims = dims
 	t.nodes = t.nodes[:0]
-	t.perm = resizeInt32(t.perm, n)
-	t.buf = resizeInt32(t.buf, n)
+	t.perm = grow(t.perm, n)
+	t.buf = grow(t.buf, n)
 	for i := range t.perm {
 		t.perm[i] = int32(i)
 	}
@@ -59,13 +59,6 @@ func (t *bhTree) build(y []float64, n, dims int) {
 	root.child = -1
 	t.nodes = append(t.nodes, root)
 	t.split(0, y, 0, n, 0)
-}
-
-func resizeInt32(s []int32, n int) []int32 {
-	if cap(s) < n {
-		return make([]int32, n)
-	}
-	return s[:n]
 }
 
 // split fills node nd with the points perm[lo:hi] and subdivides it.

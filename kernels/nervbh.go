@@ -72,7 +72,7 @@ type NeRVSparse struct {
 // NeRVSparseLogBeta fills in.LogBeta (allocating it when needed); β is fixed
 // during an optimisation, so this saves 2K logarithms per row and call.
 func NeRVSparseLogBeta(in *NeRVSparse) {
-	in.LogBeta = resizeF64(in.LogBeta, len(in.Beta))
+	in.LogBeta = grow(in.LogBeta, len(in.Beta))
 	for q, b := range in.Beta {
 		in.LogBeta[q] = math.Log(max(b, nervBetaFloor))
 	}
@@ -85,7 +85,7 @@ func (in *NeRVSparse) rowLogBeta(sc *nervBHScratch, i int) (lbeta []float64, lf 
 	if in.LogBeta != nil {
 		lbeta = in.LogBeta[i*k : (i+1)*k]
 	} else {
-		sc.lbeta = resizeF64(sc.lbeta, k)
+		sc.lbeta = grow(sc.lbeta, k)
 		lbeta = sc.lbeta
 		for q, b := range in.Beta[i*k : (i+1)*k] {
 			lbeta[q] = math.Log(max(b, nervBetaFloor))
@@ -190,11 +190,11 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 	}
 	b.tree.build(y, n, dims)
 	b.aggregateLabels(in)
-	b.logCount = resizeF64(b.logCount, len(b.tree.nodes))
+	b.logCount = grow(b.logCount, len(b.tree.nodes))
 	for nd := range b.tree.nodes {
 		b.logCount[nd] = math.Log(float64(b.tree.nodes[nd].count))
 	}
-	b.rows = resizeF64(b.rows, n)
+	b.rows = grow(b.rows, n)
 	w := &nervBHWalk{t: &b.tree, in: in, y: y, dims: dims, h: 1 / (2 * in.Scale * in.Scale), tol: tol, nlab: b.nlab, wsum: b.wsum,
 		logTol: math.Log(tol), logCount: b.logCount, sqrtDims: math.Sqrt(float64(dims))}
 	nodes := len(b.tree.nodes)
@@ -202,7 +202,7 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
 	chunks := NumChunks(n, grain)
 	if grad != nil {
-		b.slots = resizeF64(b.slots, chunks*m)
+		b.slots = grow(b.slots, chunks*m)
 	}
 	for len(b.work) < Workers(n, threads, grain) {
 		b.work = append(b.work, nervBHScratch{})
@@ -233,13 +233,6 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 	return stress, nil
 }
 
-func resizeF64(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	return s[:n]
-}
-
 // aggregateLabels fills the per-node label sums; children have larger
 // indices than their parent, so a reverse sweep sees children first.
 func (b *NeRVBH) aggregateLabels(in *NeRVSparse) {
@@ -247,8 +240,8 @@ func (b *NeRVBH) aggregateLabels(in *NeRVSparse) {
 		return
 	}
 	nodes, c := len(b.tree.nodes), in.C
-	b.nlab = resizeF64(b.nlab, nodes)
-	b.wsum = resizeF64(b.wsum, nodes*c)
+	b.nlab = grow(b.nlab, nodes)
+	b.wsum = grow(b.wsum, nodes*c)
 	clear(b.nlab)
 	clear(b.wsum)
 	nc := int32(1) << b.tree.dims
@@ -418,7 +411,7 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 	nbr := in.Idx[i*k : (i+1)*k]
 	beta := in.Beta[i*k : (i+1)*k]
 	m := math.Inf(1)
-	sc.dg = resizeF64(sc.dg, k)
+	sc.dg = grow(sc.dg, k)
 	for q, j := range nbr {
 		sc.dg[q] = w.h * tsneSqDist(yi, w.y[int(j)*dims:int(j+1)*dims])
 		m = min(m, sc.dg[q])
