@@ -1,6 +1,9 @@
 // Package kernels holds the numeric building blocks that the transforms
 // share: a deterministic chunked parallel-for, pairwise distances, exact
-// k-nearest neighbours and neighbour ranks. It knows nothing of Arrow.
+// k-nearest neighbours and neighbour ranks, kernel (Gram) matrices,
+// perplexity calibration, t-SNE and NeRV stresses (exact and Barnes–Hut),
+// Fisher path sums, spectrum corrections and the sphere-constrained
+// quadratic of cKPCA. It knows nothing of Arrow.
 //
 // # Conventions
 //

@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -23,7 +24,7 @@ type CKPCAOptions struct {
 	// Kernel is the kernel on the (standardised) features; Kind
 	// "precomputed" reads the selected feature columns as the n×n kernel
 	// matrix (row i, column j = k(xᵢ, xⱼ)).
-	Kernel ckpca.Kernel
+	Kernel kernels.Kernel
 	// Landmarks > 0 uses the Nyström approximation with that many landmark
 	// rows, drawn with Seed.
 	Landmarks int
@@ -226,8 +227,8 @@ func FitCKPCA(f *arrowio.Frame, ctrl ckpca.Control, o CKPCAOptions) (*CKPCAFit, 
 			return nil, fmt.Errorf("%w: no non-constant feature left", ckpca.ErrOption)
 		}
 		xs = mat.NewDense(n, len(scale.Cols), scale.Apply(nil, f.X, n, f.D))
-		if kern, err = kern.Resolve(xs); err != nil {
-			return nil, err
+		if kern, err = kern.Resolve(xs.RawMatrix().Data, n, len(scale.Cols)); err != nil {
+			return nil, fmt.Errorf("%w (or precomputed)", err)
 		}
 		switch {
 		case o.Landmarks > 0:
@@ -240,7 +241,10 @@ func FitCKPCA(f *arrowio.Frame, ctrl ckpca.Control, o CKPCAOptions) (*CKPCAFit, 
 		case kern.Kind == "linear" && o.Primal:
 			feat = &ckpca.Features{F: xs, Rank: len(scale.Cols)}
 		default:
-			feat, err = ckpca.KernelFeatures(kern.Gram(xs, xs))
+			var g []float64
+			if g, err = kern.Gram(context.Background(), nil, xs.RawMatrix().Data, n, xs.RawMatrix().Data, n, len(scale.Cols), 0); err == nil {
+				feat, err = ckpca.KernelFeatures(mat.NewDense(n, n, g))
+			}
 		}
 		if err != nil {
 			return nil, err

@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms/ckpca"
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // KernelModel is the model of a kernel stage (cKPCA with a non-linear
@@ -28,7 +28,7 @@ type KernelModel struct {
 	Scaling      *Scaling
 	FeatureList  string
 	Standardized bool
-	Kernel       ckpca.Kernel
+	Kernel       kernels.Kernel
 	Ref          *mat.Dense // r×D, standardised
 	Alpha        *mat.Dense // r×d
 	Params       map[string]any
@@ -117,10 +117,10 @@ func loadKernelModel(ctx context.Context, path string, h ModelHeader) (*KernelMo
 		return fmt.Errorf("%s: %w: %s", path, ErrModel, fmt.Sprintf(format, a...))
 	}
 	var spec struct {
-		Names  []string     `json:"feature_names"`
-		Mean   []float64    `json:"mean"`
-		Scale  []float64    `json:"scale"`
-		Kernel ckpca.Kernel `json:"kernel_spec"`
+		Names  []string       `json:"feature_names"`
+		Mean   []float64      `json:"mean"`
+		Scale  []float64      `json:"scale"`
+		Kernel kernels.Kernel `json:"kernel_spec"`
 	}
 	raw, err := json.Marshal(h.Params)
 	if err != nil {

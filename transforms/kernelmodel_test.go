@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/ordinate/ordinate/transforms/ckpca"
+	"github.com/ordinate/ordinate/kernels"
 )
 
 func testKernelModel(kind string) *KernelModel {
@@ -17,7 +17,7 @@ func testKernelModel(kind string) *KernelModel {
 	ref := mat.NewDense(3, 2, []float64{0, 0, 1, 0.5, -0.3, 2})
 	alpha := mat.NewDense(3, 2, []float64{0.2, -0.1, 0.7, 0.3, -0.4, 0.05})
 	return &KernelModel{Stage: "ckpca", Scaling: s, Standardized: true,
-		Kernel: ckpca.Kernel{Kind: kind, Gamma: 0.37, Degree: 2, Coef0: 1.5}, Ref: ref, Alpha: alpha,
+		Kernel: kernels.Kernel{Kind: kind, Gamma: 0.37, Degree: 2, Coef0: 1.5}, Ref: ref, Alpha: alpha,
 		Params: map[string]any{"kernel": kind}}
 }
 

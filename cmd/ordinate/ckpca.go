@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/ckpca"
 )
@@ -74,7 +75,7 @@ func runCKPCA(c *cli.Context) error {
 	o := transforms.CKPCAOptions{Options: ckpca.DefaultOptions(), Standardize: c.Bool("standardize"), Seed: c.Uint64("seed"), Primal: true}
 	o.Nu, o.Budget, o.Soft, o.Landmarks = c.Float64("nu"), c.Float64("budget"), c.Float64("soft"), c.Int("landmarks")
 	o.Correction = c.String("correction")
-	o.Kernel = ckpca.Kernel{Kind: c.String("kernel"), Gamma: c.Float64("gamma"), Degree: c.Int("degree"), Coef0: c.Float64("coef0")}
+	o.Kernel = kernels.Kernel{Kind: c.String("kernel"), Gamma: c.Float64("gamma"), Degree: c.Int("degree"), Coef0: c.Float64("coef0")}
 	switch s := c.String("scale"); s {
 	case "none":
 	case "auto":

@@ -6,16 +6,18 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // benchProblem is n rows of 10-D data with decaying scales and 5 control
 // points at random targets (rescaled with ScaleAuto).
-func benchProblem(n int) (*mat.Dense, Control, Options, Kernel) {
+func benchProblem(n int) (*mat.Dense, Control, Options, kernels.Kernel) {
 	rng := rand.New(rand.NewPCG(uint64(n), 1))
 	x, ctrl := fixture(rng, n, 10, 5, 2, 1)
 	o := DefaultOptions()
 	o.Scale = ScaleAuto
-	k, err := Kernel{Kind: "rbf"}.Resolve(x)
+	k, err := resolve("rbf", x)
 	if err != nil {
 		panic(err)
 	}
@@ -44,7 +46,7 @@ func BenchmarkFitRBF(b *testing.B) {
 					lm := rand.New(rand.NewPCG(1, 1)).Perm(tc.n)[:tc.landmarks]
 					feat, err = NystromFeatures(x, lm, k)
 				} else {
-					feat, err = KernelFeatures(k.Gram(x, x))
+					feat, err = KernelFeatures(gram(k, x, x))
 				}
 				if err != nil {
 					b.Fatal(err)
@@ -64,7 +66,7 @@ func BenchmarkFitRBF(b *testing.B) {
 func BenchmarkNystromError(b *testing.B) {
 	const n = 3000
 	x, ctrl, o, k := benchProblem(n)
-	exact, err := KernelFeatures(k.Gram(x, x))
+	exact, err := KernelFeatures(gram(k, x, x))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,127 +1,25 @@
 package ckpca
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
-// Kernel is a positive semi-definite kernel on feature rows.
-type Kernel struct {
-	Kind   string  // "linear", "rbf", "poly" or "cosine"
-	Gamma  float64 // rbf: exp(−γ‖a − b‖²); poly: (γ aᵀb + Coef0)^Degree
-	Degree int     // poly
-	Coef0  float64 // poly
-}
-
-// Eval returns k(a, b).
-func (k Kernel) Eval(a, b []float64) float64 {
-	switch k.Kind {
-	case "linear":
-		return dot(a, b)
-	case "rbf":
-		var s float64
-		for i, v := range a {
-			d := v - b[i]
-			s += d * d
-		}
-		return math.Exp(-k.Gamma * s)
-	case "poly":
-		return math.Pow(k.Gamma*dot(a, b)+k.Coef0, float64(k.Degree))
-	case "cosine":
-		na, nb := math.Sqrt(dot(a, a)), math.Sqrt(dot(b, b))
-		if na == 0 || nb == 0 {
-			return 0
-		}
-		return dot(a, b) / (na * nb)
-	}
-	panic(fmt.Sprintf("ckpca: unknown kernel %q", k.Kind))
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}
-
-// Resolve fills in the data-dependent defaults of k for the n×d x: rbf γ =
-// 1/median of the squared distances between distinct rows (the issue's
-// default), poly γ = 1/d, degree 3, coef0 1 (scikit-learn's). It checks
-// the kind, and for cosine that no row is all zeros.
-func (k Kernel) Resolve(x *mat.Dense) (Kernel, error) {
-	n, d := x.Dims()
-	switch k.Kind {
-	case "linear":
-	case "rbf":
-		if k.Gamma <= 0 {
-			k.Gamma = 1 / medianSqDist(x)
-		}
-	case "poly":
-		if k.Gamma <= 0 {
-			k.Gamma = 1 / float64(d)
-		}
-		if k.Degree == 0 {
-			k.Degree = 3
-		}
-		if k.Degree < 1 {
-			return k, fmt.Errorf("%w: poly degree %d must be ≥ 1", ErrOption, k.Degree)
-		}
-	case "cosine":
-		for i := range n {
-			if dot(x.RawRowView(i), x.RawRowView(i)) == 0 {
-				return k, fmt.Errorf("%w: row %d is all zeros, so its cosine similarity is undefined", ErrKernel, i)
-			}
-		}
-	default:
-		return k, fmt.Errorf("%w: unknown kernel %q (want linear, rbf, poly, cosine or precomputed)", ErrOption, k.Kind)
-	}
-	return k, nil
-}
-
-// medianSqDist is the median squared distance between distinct rows
-// (upper median; 1 if all rows coincide).
-func medianSqDist(x *mat.Dense) float64 {
-	n, _ := x.Dims()
-	// Subsample pairs beyond 2,000 rows: the median of 2 M pairs is plenty.
-	step := max(1, n/2000)
-	var d []float64
-	for i := 0; i < n; i += step {
-		for j := i + step; j < n; j += step {
-			var s float64
-			for c, v := range x.RawRowView(i) {
-				t := v - x.At(j, c)
-				s += t * t
-			}
-			d = append(d, s)
-		}
-	}
-	if len(d) == 0 {
-		return 1
-	}
-	slices.Sort(d)
-	if m := d[len(d)/2]; m > 0 {
-		return m
-	}
-	return 1
-}
-
-// Gram returns the kernel matrix k(a_i, b_j) (rows of a by rows of b).
-func (k Kernel) Gram(a, b *mat.Dense) *mat.Dense {
-	na, _ := a.Dims()
+// gram is the kernel matrix k(a_i, b_j) as a gonum matrix.
+func gram(k kernels.Kernel, a, b *mat.Dense) *mat.Dense {
+	na, d := a.Dims()
 	nb, _ := b.Dims()
-	g := mat.NewDense(na, nb, nil)
-	for i := range na {
-		ai := a.RawRowView(i)
-		row := g.RawRowView(i)
-		for j := range nb {
-			row[j] = k.Eval(ai, b.RawRowView(j))
-		}
+	g, err := k.Gram(context.Background(), nil, a.RawMatrix().Data, na, b.RawMatrix().Data, nb, d, 0)
+	if err != nil {
+		panic(err) // only a cancelled context fails, and this one cannot be
 	}
-	return g
+	return mat.NewDense(na, nb, g)
 }
 
 // Features is a feature map with K ≈ FFᵀ on the training rows.
@@ -224,14 +122,14 @@ func CheckSymmetric(k *mat.Dense) error {
 
 // NystromFeatures returns F = K_nM V Λ^{-1/2} over the landmark rows of x
 // (indices, distinct), for kernel k: K ≈ FFᵀ with the rank of K_MM.
-func NystromFeatures(x *mat.Dense, landmarks []int, k Kernel) (*Features, error) {
+func NystromFeatures(x *mat.Dense, landmarks []int, k kernels.Kernel) (*Features, error) {
 	n, d := x.Dims()
 	m := len(landmarks)
 	lx := mat.NewDense(m, d, nil)
 	for r, i := range landmarks {
 		lx.SetRow(r, x.RawRowView(i))
 	}
-	kmm, err := KernelFeatures(k.Gram(lx, lx))
+	kmm, err := KernelFeatures(gram(k, lx, lx))
 	if err != nil {
 		return nil, fmt.Errorf("landmark kernel matrix: %w", err)
 	}
