@@ -6,19 +6,44 @@ import (
 	"strings"
 )
 
+// The two kinds of error every ordinate package wraps: a fault of the data
+// (a bad value, a damaged file, a missing column) or of the caller's options
+// (an impossible parameter, an unknown extension, a bad selection). Hosts
+// decide what to do from these two alone (the CLI exits with code 2 for
+// either); anything else is a runtime failure.
+var (
+	ErrInvalidData   = errors.New("invalid data")
+	ErrInvalidOption = errors.New("invalid option")
+)
+
+// kindError is a sentinel of a package that belongs to one of the two kinds:
+// its message is its own, and errors.Is also matches the kind.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }
+
+// NewSentinel returns a sentinel error with message msg that also matches
+// kind (ErrInvalidData or ErrInvalidOption) under errors.Is. Packages build
+// their own sentinels with it so that hosts need to know only the two kinds.
+func NewSentinel(kind error, msg string) error { return &kindError{msg: msg, kind: kind} }
+
 // Sentinel errors. Data errors are returned wrapped in an *Error that says
 // where the problem is; test for the kind with errors.Is.
 var (
-	ErrMissingColumn = errors.New("no such column")
-	ErrColumnType    = errors.New("unsupported column type")
-	ErrInvalidValue  = errors.New("invalid value")
-	ErrNotNumeric    = errors.New("text in a numeric column")
-	ErrEmpty         = errors.New("no rows")
-	ErrCorrupt       = errors.New("damaged or unreadable file")
-	ErrFormat        = errors.New("unsupported file format")
-	ErrNoFiles       = errors.New("no input files")
-	ErrSchema        = errors.New("schemas of the input files differ")
-	ErrSelection     = errors.New("bad column selection")
+	ErrMissingColumn = NewSentinel(ErrInvalidData, "no such column")
+	ErrColumnType    = NewSentinel(ErrInvalidData, "unsupported column type")
+	ErrInvalidValue  = NewSentinel(ErrInvalidData, "invalid value")
+	ErrNotNumeric    = NewSentinel(ErrInvalidData, "text in a numeric column")
+	ErrEmpty         = NewSentinel(ErrInvalidData, "no rows")
+	ErrCorrupt       = NewSentinel(ErrInvalidData, "damaged or unreadable file")
+	ErrSchema        = NewSentinel(ErrInvalidData, "schemas of the input files differ")
+	ErrFormat        = NewSentinel(ErrInvalidOption, "unsupported file format")
+	ErrNoFiles       = NewSentinel(ErrInvalidOption, "no input files")
+	ErrSelection     = NewSentinel(ErrInvalidOption, "bad column selection")
 )
 
 // Error is a data error with its position, in the manner of csv.ParseError.

@@ -1,6 +1,10 @@
 package arrowio
 
-import "github.com/apache/arrow-go/v18/arrow"
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
 
 // OnInvalid says what to do with a row that holds NaN, ±Inf or null in a
 // used column.
@@ -73,4 +77,31 @@ func (f *Frame) Release() {
 		a.Release()
 	}
 	f.Keep = nil
+}
+
+// Values lists the text forms of OnInvalid.
+func (OnInvalid) Values() []string { return []string{"error", "drop"} }
+
+// MarshalText gives "error" or "drop".
+func (o OnInvalid) MarshalText() ([]byte, error) {
+	switch o {
+	case InvalidError:
+		return []byte("error"), nil
+	case InvalidDrop:
+		return []byte("drop"), nil
+	}
+	return nil, fmt.Errorf("arrowio: unknown OnInvalid %d", int(o))
+}
+
+// UnmarshalText parses "error" or "drop".
+func (o *OnInvalid) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "error", "":
+		*o = InvalidError
+	case "drop":
+		*o = InvalidDrop
+	default:
+		return fmt.Errorf("%w: on-invalid %q: want error or drop", ErrInvalidOption, b)
+	}
+	return nil
 }

@@ -3,15 +3,19 @@ package arrowio
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+	"reflect"
 )
 
 // Provenance is what every output records about the run that made it,
-// stored as JSON under MetadataKey.
+// stored as JSON under MetadataKey. Keys are snake_case throughout, the
+// parameters' included.
 type Provenance struct {
 	Tool        string         `json:"tool"`    // always "ordinate"
 	Version     string         `json:"version"` // tool version
 	Stage       string         `json:"stage"`   // e.g. "bvp"
-	Params      map[string]any `json:"params"`  // every parameter, defaults resolved
+	Kind        string         `json:"kind,omitempty"`
+	Params      map[string]any `json:"params"` // every parameter, defaults resolved
 	Seed        uint64         `json:"seed"`
 	Inputs      []InputInfo    `json:"inputs"`
 	RowsWritten int64          `json:"rows_written"`
@@ -19,6 +23,8 @@ type Provenance struct {
 	RunSeconds  float64        `json:"run_seconds"`
 	Figures     map[string]any `json:"figures,omitempty"` // the stage's own numbers
 	Warnings    []string       `json:"warnings,omitempty"`
+	// RunID is shared by every output of one run.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // InputInfo describes one input of a run.
@@ -29,15 +35,80 @@ type InputInfo struct {
 	Rows    int64    `json:"rows"`
 	Bytes   int64    `json:"bytes"`
 	Dropped int64    `json:"dropped,omitempty"`
+	// Kind and Stage are the input's own, read from its provenance when it
+	// has one.
+	Kind  string `json:"kind,omitempty"`
+	Stage string `json:"stage,omitempty"`
 }
 
-// JSON encodes p compactly.
+// JSON encodes p compactly. It never fails on values: NaN and ±Inf, which
+// JSON cannot hold, become null wherever they are (parameters, figures).
 func (p *Provenance) JSON() (string, error) {
-	b, err := json.Marshal(p)
+	q := *p
+	q.Params = sanitize(p.Params).(map[string]any)
+	if p.Figures != nil {
+		q.Figures = sanitize(p.Figures).(map[string]any)
+	}
+	if math.IsNaN(q.RunSeconds) || math.IsInf(q.RunSeconds, 0) {
+		q.RunSeconds = 0
+	}
+	b, err := json.Marshal(&q)
 	if err != nil {
 		return "", fmt.Errorf("arrowio: encoding provenance: %w", err)
 	}
 	return string(b), nil
+}
+
+// sanitize returns v with every non-finite float replaced by nil, walking
+// maps, slices and arrays. Other values are returned as they are.
+func sanitize(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		if x == nil {
+			return map[string]any{}
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = sanitize(e)
+		}
+		return out
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil
+		}
+		return x
+	case float32:
+		return sanitize(float64(x))
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		if rv.Kind() == reflect.Slice && rv.IsNil() {
+			return v
+		}
+		if k := rv.Type().Elem().Kind(); k != reflect.Float64 && k != reflect.Float32 && k != reflect.Interface &&
+			k != reflect.Slice && k != reflect.Map && k != reflect.Array {
+			return v
+		}
+		out := make([]any, rv.Len())
+		for i := range out {
+			out[i] = sanitize(rv.Index(i).Interface())
+		}
+		return out
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return v
+		}
+		out := make(map[string]any, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			out[it.Key().String()] = sanitize(it.Value().Interface())
+		}
+		return out
+	}
+	return v
 }
 
 // ParseProvenance decodes the JSON stored under MetadataKey.

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // ApplyStats counts what Apply did.
@@ -61,7 +62,7 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 			return st, err
 		}
 		if w == nil {
-			if schema, err = EmbeddingSchema(f, h.Dims); err != nil {
+			if schema, err = table.EmbeddingSchema(f, h.Dims); err != nil {
 				f.Release()
 				return st, err
 			}
@@ -76,7 +77,7 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 			}
 			emb = emb[:f.N*h.Dims]
 			m.Transform(emb, f.X, f.N)
-			rec := EmbeddingRecord(memory.DefaultAllocator, schema, f, emb)
+			rec := table.EmbeddingRecord(memory.DefaultAllocator, schema, f, emb)
 			err = w.Write(rec)
 			rec.Release()
 		}

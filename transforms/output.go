@@ -1,77 +1,21 @@
 package transforms
 
 import (
-	"fmt"
-	"strings"
-
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"context"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
-// EmbeddingColumn is the name of output axis j.
-func EmbeddingColumn(j int) string { return fmt.Sprintf("emb_%d", j) }
-
-// EmbeddingSchema is the schema of an embedding table for rows like f's: the
-// id column, the kept columns (a kept column that is the id is not repeated),
-// then emb_0 … emb_{d−1} as non-null float64.
-func EmbeddingSchema(f *arrowio.Frame, d int) (*arrow.Schema, error) {
-	fields := []arrow.Field{{Name: f.IDName, Type: f.ID.DataType(), Nullable: true}}
-	seen := map[string]bool{f.IDName: true}
-	for _, kf := range f.KeepFields {
-		if kf.Name == f.IDName {
-			continue
-		}
-		if strings.HasPrefix(kf.Name, "emb_") {
-			return nil, fmt.Errorf("%w: kept column %q would clash with the embedding columns emb_*", arrowio.ErrSelection, kf.Name)
-		}
-		seen[kf.Name] = true
-		fields = append(fields, arrow.Field{Name: kf.Name, Type: kf.Type, Nullable: true, Metadata: kf.Metadata})
+// WriteEmbedding writes the output table of role as an embedding: the
+// frame's ids and kept columns, then the f.N×d row-major emb as emb_0 …
+// emb_{d−1}, with the run's provenance.
+func (env *Env) WriteEmbedding(ctx context.Context, role string, f *arrowio.Frame, emb []float64, d int) error {
+	schema, err := table.EmbeddingSchema(f, d)
+	if err != nil {
+		return err
 	}
-	for j := range d {
-		fields = append(fields, arrow.Field{Name: EmbeddingColumn(j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	return arrow.NewSchema(fields, nil), nil
-}
-
-// EmbeddingRecord builds one output batch of schema (from EmbeddingSchema)
-// from the frame's id and kept columns and the f.N×d row-major emb.
-func EmbeddingRecord(mem memory.Allocator, schema *arrow.Schema, f *arrowio.Frame, emb []float64) arrow.RecordBatch {
-	nkeep := 0
-	for _, kf := range f.KeepFields {
-		if kf.Name != f.IDName {
-			nkeep++
-		}
-	}
-	d := schema.NumFields() - 1 - nkeep
-	if len(emb) != f.N*d {
-		panic(fmt.Sprintf("transforms: EmbeddingRecord: %d values for %d rows × %d dims", len(emb), f.N, d))
-	}
-	cols := make([]arrow.Array, 0, schema.NumFields())
-	f.ID.Retain()
-	cols = append(cols, f.ID)
-	for i, kf := range f.KeepFields {
-		if kf.Name == f.IDName {
-			continue
-		}
-		f.Keep[i].Retain()
-		cols = append(cols, f.Keep[i])
-	}
-	b := array.NewFloat64Builder(mem)
-	defer b.Release()
-	col := make([]float64, f.N)
-	for j := range d {
-		for i := range col {
-			col[i] = emb[i*d+j]
-		}
-		b.AppendValues(col, nil)
-		cols = append(cols, b.NewArray())
-	}
-	rec := array.NewRecordBatch(schema, cols, int64(f.N))
-	for _, c := range cols {
-		c.Release()
-	}
-	return rec
+	rec := table.EmbeddingRecord(env.Mem, schema, f, emb)
+	defer rec.Release()
+	return env.WriteRecord(ctx, role, rec)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/ckpca"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 func ckpcaCommand() *cli.Command {
@@ -107,7 +108,7 @@ func runCKPCA(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		o.Similarity, err = transforms.SimilarityMatrix(pairs, f)
+		o.Similarity, err = table.SimilarityMatrix(pairs, f)
 		pairs.Release()
 		if err != nil {
 			return badInput(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // version is the tool version recorded in every output.
@@ -288,7 +289,7 @@ func (e *env) finish(w arrowio.Writer, figures map[string]any) error {
 // writeEmbedding writes the frame's ids and kept columns with the f.N×d
 // embedding, in batches, atomically.
 func (e *env) writeEmbedding(path string, f *arrowio.Frame, emb []float64, d int, figures map[string]any) error {
-	schema, err := transforms.EmbeddingSchema(f, d)
+	schema, err := table.EmbeddingSchema(f, d)
 	if err != nil {
 		return badInput(err)
 	}
@@ -297,7 +298,7 @@ func (e *env) writeEmbedding(path string, f *arrowio.Frame, emb []float64, d int
 		return err
 	}
 	defer w.Abort()
-	rec := transforms.EmbeddingRecord(e.mem, schema, f, emb)
+	rec := table.EmbeddingRecord(e.mem, schema, f, emb)
 	err = w.Write(rec)
 	rec.Release()
 	if err != nil {

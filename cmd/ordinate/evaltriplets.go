@@ -8,15 +8,15 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
+	"github.com/ordinate/ordinate/transforms/table"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
 // aspectMaps are per-aspect maps read from a maps table (aspect, id, emb_*).
 type aspectMaps struct {
-	objects *transforms.Indexer
-	aspects *transforms.Indexer
+	objects *table.Indexer
+	aspects *table.Indexer
 	maps    [][]float64 // maps[a] is objects×dims
 	dims    int
 }
@@ -28,7 +28,7 @@ func readMaps(e *env, path string) (*aspectMaps, error) {
 		return nil, err
 	}
 	defer f.Release()
-	m := &aspectMaps{objects: transforms.NewIndexer(), aspects: transforms.NewIndexer(), dims: f.D}
+	m := &aspectMaps{objects: table.NewIndexer(), aspects: table.NewIndexer(), dims: f.D}
 	obj, asp := make([]int32, f.N), make([]int32, f.N)
 	for r := range f.N {
 		obj[r], asp[r] = m.objects.Index(f.ID, r), m.aspects.Index(f.Keep[0], r)
@@ -80,7 +80,7 @@ func evaluateTriplets(e *env, c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	in, err := transforms.ReadTriplets(e.ctx, r, m.objects, arrowio.InvalidError, cols)
+	in, err := table.ReadTriplets(e.ctx, r, m.objects, arrowio.InvalidError, cols)
 	if err != nil {
 		return badInput(err)
 	}
@@ -114,8 +114,8 @@ func evaluateTriplets(e *env, c *cli.Context) error {
 	}
 	add("all", in.Table)
 	if in.Train != nil {
-		add("train", transforms.Subset(in.Table, in.Train, true))
-		add("hidden", transforms.Subset(in.Table, in.Train, false))
+		add("train", table.Subset(in.Table, in.Train, true))
+		add("hidden", table.Subset(in.Table, in.Train, false))
 	}
 	if sp := c.String("split"); sp != "" {
 		if err := hiddenKNN(e, c, m, maps, in.Aspects.Names, rep); err != nil {
@@ -176,7 +176,7 @@ func hiddenKNN(e *env, c *cli.Context, m *aspectMaps, maps [][]float64, aspects 
 		return err
 	}
 	defer sf.Release()
-	aspectIdx := transforms.NewIndexer()
+	aspectIdx := table.NewIndexer()
 	for _, a := range aspects {
 		aspectIdx.Add(a)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 func evaluateCommand() *cli.Command {
@@ -191,7 +192,7 @@ func evaluateDistances(e *env, c *cli.Context, sel arrowio.Selection, ks []int) 
 		return err
 	}
 	defer dFrame.Release()
-	dist, err := transforms.DistanceMatrix(dFrame, inFrame)
+	dist, err := table.DistanceMatrix(dFrame, inFrame)
 	if err != nil {
 		return badInput(err)
 	}

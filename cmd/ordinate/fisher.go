@@ -9,6 +9,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 func fisherCommand() *cli.Command {
@@ -187,7 +188,7 @@ func readObjects(e *env, c *cli.Context) (*objects, error) {
 			return nil, err
 		}
 		defer pairs.Release()
-		s, err := transforms.SimilarityMatrix(pairs, lf)
+		s, err := table.SimilarityMatrix(pairs, lf)
 		if err != nil {
 			lf.Release()
 			return nil, badInput(err)

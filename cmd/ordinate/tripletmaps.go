@@ -8,14 +8,14 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
 // readTripletTable reads --in as triplets, with ids from --objects if given.
 // readFitTriplets checks --out, reads the triplet table and returns the
 // triplets to fit: the train triplets of a split unless --all.
-func readFitTriplets(e *env, c *cli.Context) (*transforms.TripletInput, *triplets.Table, error) {
+func readFitTriplets(e *env, c *cli.Context) (*table.TripletInput, *triplets.Table, error) {
 	if err := checkOutPath(c.String("in"), c.String("out")); err != nil {
 		return nil, nil, err
 	}
@@ -25,18 +25,18 @@ func readFitTriplets(e *env, c *cli.Context) (*transforms.TripletInput, *triplet
 	}
 	t := in.Table
 	if in.Train != nil && !c.Bool("all") {
-		t = transforms.Subset(t, in.Train, true)
+		t = table.Subset(t, in.Train, true)
 		e.log.Info("fitting the train triplets of the split", "train", t.Len(), "hidden", in.Table.Len()-t.Len())
 	}
 	return in, t, nil
 }
 
-func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) {
+func readTripletTable(e *env, c *cli.Context) (*table.TripletInput, error) {
 	sel, err := selection(c)
 	if err != nil {
 		return nil, err
 	}
-	var objects *transforms.Indexer
+	var objects *table.Indexer
 	if op := c.String("objects"); op != "" {
 		if c.String("id") == "" {
 			return nil, usagef("--objects needs --id naming its id column")
@@ -45,7 +45,7 @@ func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) 
 		if err != nil {
 			return nil, err
 		}
-		objects = transforms.NewIndexer()
+		objects = table.NewIndexer()
 		for i := range of.N {
 			objects.Add(of.ID.ValueStr(i))
 		}
@@ -61,7 +61,7 @@ func readTripletTable(e *env, c *cli.Context) (*transforms.TripletInput, error) 
 	if err != nil {
 		return nil, err
 	}
-	in, err := transforms.ReadTriplets(e.ctx, r, objects, sel.OnInvalid, cols)
+	in, err := table.ReadTriplets(e.ctx, r, objects, sel.OnInvalid, cols)
 	if err != nil {
 		return nil, badInput(err)
 	}
@@ -95,12 +95,12 @@ func writeMaps(e *env, out string, ids, aspects []string, maps [][]float64, d in
 var flagTripletColumns = &cli.StringFlag{Name: "triplet-columns", Value: "i,j,k,aspect",
 	Usage: "names of the i, j, k and (optional) aspect columns of the triplet table, comma list"}
 
-func tripletColumns(c *cli.Context) (transforms.TripletColumns, error) {
+func tripletColumns(c *cli.Context) (table.TripletColumns, error) {
 	names := splitList(c.String("triplet-columns"))
 	if len(names) < 3 || len(names) > 4 {
-		return transforms.TripletColumns{}, usagef("--triplet-columns %q: want three or four names (i, j, k and aspect)", c.String("triplet-columns"))
+		return table.TripletColumns{}, usagef("--triplet-columns %q: want three or four names (i, j, k and aspect)", c.String("triplet-columns"))
 	}
-	cols := transforms.TripletColumns{I: names[0], J: names[1], K: names[2]}
+	cols := table.TripletColumns{I: names[0], J: names[1], K: names[2]}
 	if len(names) == 4 {
 		cols.Aspect = names[3]
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 	"github.com/ordinate/ordinate/transforms/tsne"
 )
 
@@ -150,7 +150,7 @@ func tsneError(e *env, err error) error {
 func tsneFromPairs(e *env, pairs, rows *arrowio.Frame, o tsne.Options) (*tsne.Result, error) {
 	n := rows.N
 	if pairs.N >= n*(n-1)/2 {
-		dist, err := transforms.DistanceMatrix(pairs, rows)
+		dist, err := table.DistanceMatrix(pairs, rows)
 		if err != nil {
 			return nil, badInput(err)
 		}
@@ -160,7 +160,7 @@ func tsneFromPairs(e *env, pairs, rows *arrowio.Frame, o tsne.Options) (*tsne.Re
 		}
 		return res, nil
 	}
-	idx, dist, k, err := transforms.NeighborLists(pairs, rows)
+	idx, dist, k, err := table.NeighborLists(pairs, rows)
 	if err != nil {
 		return nil, badInput(err)
 	}

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// stageCommand makes the command of a stage: one flag per table role and
+// per declared option (defaults and help from the declaration), the common
+// flags, and an action that runs the stage on files.
+func stageCommand(s transforms.Stage) *cli.Command {
+	info := s.Info()
+	var flags []cli.Flag
+	for _, r := range info.Inputs {
+		if !r.Variadic {
+			flags = append(flags, &cli.StringFlag{Name: r.Name, Usage: r.Help})
+		}
+	}
+	for _, r := range info.Outputs {
+		flags = append(flags, &cli.StringFlag{Name: r.Name, Usage: r.Help})
+	}
+	for _, o := range transforms.Declare(s.NewOptions()) {
+		flags = append(flags, optionFlag(o))
+	}
+	flags = append(flags, flagThreads, flagQuiet, flagLogFormat)
+	return &cli.Command{
+		Name:      info.Name,
+		Usage:     info.Summary,
+		UsageText: usageText(info),
+		Flags:     flags,
+		Action:    func(c *cli.Context) error { return runStage(c, s) },
+	}
+}
+
+func usageText(info transforms.Info) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(info.Usage))
+	if d := strings.TrimSpace(info.Doc); d != "" {
+		b.WriteString("\n\n" + d)
+	}
+	if len(info.Examples) > 0 {
+		b.WriteString("\n\nExamples:")
+		for _, e := range info.Examples {
+			b.WriteString("\n   " + e)
+		}
+	}
+	return b.String()
+}
+
+// optionFlag is the flag of a declared option: a switch for a bool, a
+// string flag parsed by the option itself otherwise.
+func optionFlag(o transforms.Option) cli.Flag {
+	help := o.Help
+	if o.Values != nil {
+		help += " (" + strings.Join(o.Values, ", ") + ")"
+	}
+	if o.IsBool() {
+		def, _ := strconv.ParseBool(o.Default)
+		return &cli.BoolFlag{Name: o.Name, Value: def, Usage: help}
+	}
+	f := &cli.StringFlag{Name: o.Name, Value: o.Default, Usage: help}
+	if o.Default == "" {
+		f.DefaultText = ""
+	}
+	return f
+}
+
+// runStage runs s with the options and tables of the command line.
+func runStage(c *cli.Context, s transforms.Stage) error {
+	info := s.Info()
+	log, err := newLogger(c)
+	if err != nil {
+		return err
+	}
+	opts := s.NewOptions()
+	for _, o := range transforms.Declare(opts) {
+		if !c.IsSet(o.Name) {
+			continue
+		}
+		v := c.String(o.Name)
+		if o.IsBool() {
+			v = strconv.FormatBool(c.Bool(o.Name))
+		}
+		if err := o.Set(v); err != nil {
+			return classify(c.Context, err)
+		}
+	}
+	tables := &transforms.FileTables{Paths: map[string]string{}, Stdin: c.App.Reader, Stdout: c.App.Writer}
+	var ins, outs []string
+	args := c.Args().Slice()
+	for _, r := range info.Inputs {
+		if r.Variadic {
+			for i, a := range args {
+				tables.Paths[fmt.Sprintf("%s#%d", r.Name, i)] = a
+				ins = append(ins, a)
+			}
+			args = nil
+			continue
+		}
+		if p := c.String(r.Name); p != "" {
+			tables.Paths[r.Name] = p
+			ins = append(ins, p)
+		}
+	}
+	if len(args) > 0 {
+		return usagef("unexpected arguments %q (options go before or after, as --name value)", args)
+	}
+	for _, r := range info.Outputs {
+		p := c.String(r.Name)
+		if p == "" {
+			continue
+		}
+		if err := checkOutput(r, p, ins, outs); err != nil {
+			return err
+		}
+		tables.Paths[r.Name] = p
+		outs = append(outs, p)
+	}
+	env := &transforms.Env{Tables: tables, Log: log, Threads: c.Int("threads"), Version: toolVersion()}
+	if c.Bool("quiet") {
+		env.Progress = transforms.NoProgress{}
+	} else {
+		rep := transforms.NewReporter(c.App.ErrWriter, log)
+		defer rep.Finish()
+		env.Progress = rep
+	}
+	return classify(c.Context, transforms.Run(c.Context, s, opts, env))
+}
+
+// checkOutput refuses an output path that is an input or an earlier output
+// of the run, has an unknown extension, or lies in a missing folder: before
+// any work is done.
+func checkOutput(r transforms.Role, p string, ins, outs []string) error {
+	if p == "-" {
+		return nil
+	}
+	if r.Kind != transforms.File && arrowio.FormatOf(p) == arrowio.FormatUnknown {
+		return usagef("--%s %q: unknown extension; use .parquet, .arrow, .feather, .csv or -", r.Name, p)
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return usagef("--%s %q: %v", r.Name, p, err)
+	}
+	for _, q := range append(append([]string{}, ins...), outs...) {
+		if b, err := filepath.Abs(q); err == nil && b == abs {
+			return usagef("--%s %q is also an input or another output of this run; choose another path", r.Name, p)
+		}
+	}
+	dir := filepath.Dir(p)
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return usagef("--%s %q: folder %q does not exist", r.Name, p, dir)
+	}
+	return nil
+}
+
+// classify decides the exit code of a stage's error, in one place: bad data
+// or options are input errors (exit 2), a cancellation or anything else a
+// runtime failure (exit 1). Option names become flags.
+func classify(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = flagNames(err)
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		return runtimeError{err}
+	}
+	if transforms.IsInputError(err) {
+		return inputError{err}
+	}
+	return runtimeError{err}
+}
+
+// flagNames rewrites the library's `option "x"` as the CLI's --x.
+func flagNames(err error) error {
+	var oe *transforms.OptionError
+	if !errors.As(err, &oe) {
+		return err
+	}
+	msg := strings.ReplaceAll(err.Error(), "option "+strconv.Quote(oe.Option), "--"+oe.Option)
+	return cliMessage{msg: msg, err: err}
+}
+
+// cliMessage is err with the message shown on the command line.
+type cliMessage struct {
+	msg string
+	err error
+}
+
+func (e cliMessage) Error() string { return e.msg }
+func (e cliMessage) Unwrap() error { return e.err }
+
+// newLogger makes the logger of --quiet and --log-format.
+func newLogger(c *cli.Context) (*slog.Logger, error) {
+	level := slog.LevelInfo
+	if c.Bool("quiet") {
+		level = slog.LevelWarn
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch f := c.String("log-format"); f {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(c.App.ErrWriter, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(c.App.ErrWriter, opts)), nil
+	default:
+		return nil, usagef("--log-format %q: want text or json", f)
+	}
+}

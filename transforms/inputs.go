@@ -1,0 +1,130 @@
+package transforms
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+// Columns selects the columns of a feature table. Every stage that reads
+// features embeds it in its options, so that --id, --features, --label,
+// --keep and --on-invalid mean the same everywhere.
+type Columns struct {
+	ID        string            `opt:"id" help:"row identity column, passed through unchanged (default: a row column of 0-based input row numbers)"`
+	Features  []string          `opt:"features" help:"feature columns: comma list of names and globs ('x*,age'), or one list column (default: every numeric column not used otherwise, except identifiers, targets and earlier embeddings)"`
+	Label     string            `opt:"label" help:"class label column (integers or text)"`
+	Keep      []string          `opt:"keep" help:"columns to pass through to the output, comma list of names and globs (default: the label columns)"`
+	OnInvalid arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a used column: error (stop, naming file, column, row and id) or drop (drop the row and report how many)"`
+}
+
+// Selection is the arrowio selection of the columns.
+func (c Columns) Selection() arrowio.Selection {
+	return arrowio.Selection{ID: c.ID, Features: c.Features, Label: c.Label, Keep: c.Keep, OnInvalid: c.OnInvalid}
+}
+
+// excludedByDefault reports why a column is left out of the default feature
+// set, or "". The default takes every numeric column not used otherwise;
+// these names are left out of it because taking them is nearly always a
+// mistake: identifiers (id, *_id, row, index), targets (target, label,
+// class, y) and the outputs of earlier stages (emb_*). Naming a column in
+// --features takes it all the same.
+func excludedByDefault(name string) string {
+	n := strings.ToLower(name)
+	switch {
+	case n == "id" || n == "row" || n == "index" || n == "idx" || strings.HasSuffix(n, "_id") || n == "unnamed: 0":
+		return "looks like an identifier"
+	case n == "target" || n == "label" || n == "labels" || n == "class" || n == "y":
+		return "looks like a target"
+	case strings.HasPrefix(n, "emb_"):
+		return "is an earlier stage's embedding"
+	}
+	return ""
+}
+
+// DefaultExclusions is the documentation of excludedByDefault, for help.
+const DefaultExclusions = "identifiers (id, *_id, row, index), targets (target, label, class, y) and earlier embeddings (emb_*)"
+
+// FeatureTable is a feature table read for a stage: the frame (ids, labels,
+// kept columns, raw features) and the features the stage fits on.
+type FeatureTable struct {
+	*arrowio.Frame
+	// Scaling is the standardisation: the features kept (constant columns
+	// are dropped), their means and scales (0 and 1 when off).
+	Scaling *Scaling
+	// Z is the N×len(Scaling.Names) row-major matrix the stage fits on:
+	// the kept features, standardised when asked.
+	Z []float64
+}
+
+// K is the number of features kept.
+func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
+
+// ReadFeatures reads the feature table of role with sel: the one shared
+// path by which every stage gets its features.
+//
+//   - Without explicit features (sel.Features nil), the default set leaves
+//     out identifiers, targets and earlier embeddings (DefaultExclusions)
+//     with a warning; the columns used are logged and recorded in the
+//     provenance's figures ("features").
+//   - A constant column is dropped with a warning, standardised or not: it
+//     carries no information, and has no scale to standardise by.
+//   - With standardize, every kept column is z-scored with its mean and
+//     sample standard deviation (N−1).
+func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selection, standardize bool) (*FeatureTable, error) {
+	r, err := env.Open(ctx, role)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	if sel.Features == nil && !sel.NoFeatures {
+		if sel, err = env.defaultFeatures(r, sel); err != nil {
+			return nil, err
+		}
+	}
+	f, err := env.readFrom(ctx, role, r, sel)
+	if err != nil {
+		return nil, err
+	}
+	s, warns := FitScaling(f.X, f.N, f.D, f.FeatureNames, standardize)
+	for _, w := range warns {
+		env.Warn("%s", w)
+	}
+	if len(s.Cols) == 0 {
+		f.Release()
+		return nil, fmt.Errorf("%w: %s: every feature column is constant", ErrNoFeatures, f.Source.Path)
+	}
+	env.Log.Info("features", "role", role, "columns", strings.Join(s.Names, ","), "standardize", standardize)
+	env.Figure("features", s.Names)
+	return &FeatureTable{Frame: f, Scaling: s, Z: s.Apply(nil, f.X, f.N, f.D)}, nil
+}
+
+// defaultFeatures resolves the default feature set against r's schema,
+// leaving out the columns excludedByDefault names, and returns sel with the
+// resolved list.
+func (env *Env) defaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowio.Selection, error) {
+	plan, err := sel.Compile(r.Schema(), r.Source())
+	if err != nil {
+		return sel, err
+	}
+	if plan.FeatureList() != "" {
+		return sel, nil // one list column: nothing to choose
+	}
+	var keep, left []string
+	for _, name := range plan.FeatureNames() {
+		if why := excludedByDefault(name); why != "" {
+			left = append(left, fmt.Sprintf("%q %s", name, why))
+			continue
+		}
+		keep = append(keep, name)
+	}
+	if len(left) > 0 {
+		env.Warn("%s: left out of the default features: %s; name them in --features to use them", r.Source().Path, strings.Join(left, ", "))
+	}
+	if len(keep) == 0 {
+		return sel, fmt.Errorf("%w: %s: no numeric feature column (give --features)", ErrNoFeatures, r.Source().Path)
+	}
+	sel.Features = keep // exact names: arrowio takes an existing column name before a pattern
+	return sel, nil
+}

@@ -1,0 +1,374 @@
+package transforms
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ordinate/ordinate/arrowio"
+)
+
+// Stage is one pipeline stage: a method (or a tool such as evaluate) that
+// reads tables by role and writes tables by role. Every method package
+// exposes its stages through this contract; hosts (the CLI, a Go program,
+// the Python front end) only drive it.
+//
+// A stage is a stateless value: all its state is in its options and its
+// Env. NewOptions returns a pointer to the stage's options struct set to
+// its defaults (see Options for how options are declared). Run reads its
+// inputs and writes its outputs through env; use the package function Run,
+// which validates the options and prepares the provenance, rather than
+// calling the method directly.
+type Stage interface {
+	Info() Info
+	NewOptions() Options
+	Run(ctx context.Context, env *Env, opts Options) error
+}
+
+// Info describes a stage for hosts: its name, documentation, and the table
+// roles it reads and writes.
+type Info struct {
+	Name    string // the command: "tsne"
+	Summary string // one line
+	Usage   string // synopsis, one or more lines, in CLI terms
+	Doc     string // paragraphs of documentation
+	// Examples are complete command lines on bundled data (paths relative
+	// to the repository root); the CLI's tests run every one.
+	Examples []string
+	Inputs   []Role
+	Outputs  []Role
+}
+
+// Role is a table a stage reads or writes. Its name is what hosts call it
+// (the CLI's flag: --in, --similarity, --model-out).
+type Role struct {
+	Name     string
+	Help     string
+	Kind     string // outputs: the table's kind (package table), or File
+	Required bool
+	// Variadic inputs take any number of tables, given to the stage as the
+	// roles Name#0, Name#1, … (the CLI takes them as arguments).
+	Variadic bool
+}
+
+// File is the Kind of an output that is not an Arrow table (a figure, a
+// report): the stage writes its bytes with Env.WriteFile.
+const File = "file"
+
+// Role returns the input or output role of that name.
+func (i Info) Role(name string) (Role, bool) {
+	for _, r := range append(slices.Clone(i.Inputs), i.Outputs...) {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Role{}, false
+}
+
+// Env is what a stage runs with: where its tables are, where it logs and
+// reports progress, how many threads it may use, the allocator for Arrow
+// memory, and the provenance of the run that its outputs will carry.
+// Fields left zero get defaults in Run.
+type Env struct {
+	Tables   Tables
+	Log      *slog.Logger
+	Progress Progress
+	Threads  int              // 0: all cores
+	Mem      memory.Allocator // nil: memory.DefaultAllocator
+	Version  string           // tool version for the provenance
+
+	// Prov is the run's provenance, set by Run: parameters, inputs,
+	// warnings and figures; each output gets a copy with its kind.
+	Prov *arrowio.Provenance
+
+	info    Info
+	started time.Time
+	mu      sync.Mutex
+}
+
+// Run validates opts, records them in the provenance and runs s. It is the
+// one way every host runs a stage. Errors wrap ErrInvalidOption or
+// ErrInvalidData when the options or the data are at fault.
+func Run(ctx context.Context, s Stage, opts Options, env *Env) error {
+	if env == nil || env.Tables == nil {
+		panic("transforms: Run: env has no Tables")
+	}
+	env.info = s.Info()
+	env.defaults()
+	if env.Threads < 0 {
+		return Optionf("threads", "%d: want 0 (all cores) or a positive count", env.Threads)
+	}
+	if err := opts.Validate(); err != nil {
+		return err
+	}
+	for _, r := range env.info.Inputs {
+		if r.Required && !env.Tables.Has(r.Name) {
+			return &OptionError{Option: r.Name, Err: fmt.Errorf("%w: %s", ErrNoTable, r.Help)}
+		}
+	}
+	for _, r := range env.info.Outputs {
+		if r.Required && !env.Tables.Has(r.Name) {
+			return &OptionError{Option: r.Name, Err: fmt.Errorf("%w: %s", ErrNoTable, r.Help)}
+		}
+	}
+	params := Params(opts)
+	params["threads"] = env.Threads
+	env.Prov = &arrowio.Provenance{
+		Tool: "ordinate", Version: env.Version, Stage: env.info.Name, Params: params,
+		Started: env.started.UTC().Format(time.RFC3339), RunID: newRunID(),
+		Figures: map[string]any{},
+	}
+	if seed, ok := params["seed"].(uint64); ok {
+		env.Prov.Seed = seed
+	}
+	return s.Run(ctx, env, opts)
+}
+
+func (env *Env) defaults() {
+	if env.Log == nil {
+		env.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	env.Progress = progressOrNone(env.Progress)
+	if env.Threads == 0 {
+		env.Threads = runtime.GOMAXPROCS(0)
+	}
+	if env.Mem == nil {
+		env.Mem = memory.DefaultAllocator
+	}
+	if env.Version == "" {
+		env.Version = "dev"
+	}
+	env.started = time.Now()
+}
+
+func newRunID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Warn logs a warning and records it in the provenance.
+func (env *Env) Warn(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	env.Log.Warn(msg)
+	env.mu.Lock()
+	env.Prov.Warnings = append(env.Prov.Warnings, msg)
+	env.mu.Unlock()
+}
+
+// Figure records one of the stage's own figures (objective, iterations,
+// resolved γ, …) in the provenance, under a snake_case key.
+func (env *Env) Figure(key string, value any) {
+	env.mu.Lock()
+	env.Prov.Figures[key] = value
+	env.mu.Unlock()
+}
+
+// Figures records several figures.
+func (env *Env) Figures(m map[string]any) {
+	for k, v := range m {
+		env.Figure(k, v)
+	}
+}
+
+// Has reports whether the host gave a table for role.
+func (env *Env) Has(role string) bool { return env.Tables.Has(role) }
+
+// Open opens the input table of role. A stage that streams it records it
+// with Input; most stages use ReadFrame or ReadFeatures instead.
+func (env *Env) Open(ctx context.Context, role string) (arrowio.Reader, error) {
+	if !env.Tables.Has(role) {
+		return nil, &OptionError{Option: role, Err: ErrNoTable}
+	}
+	r, err := env.Tables.Open(ctx, role, env.Mem)
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Input records an input of the run in the provenance: its role, source,
+// rows read and rows dropped, and the kind and stage of the table when it
+// carries provenance of its own.
+func (env *Env) Input(role string, src arrowio.Source, rows, dropped int64, its *arrowio.Provenance) {
+	in := arrowio.InputInfo{Role: role, Path: src.Path, Files: src.Files, Rows: rows, Bytes: src.Bytes, Dropped: dropped}
+	if its != nil {
+		in.Kind, in.Stage = its.Kind, its.Stage
+	}
+	env.mu.Lock()
+	env.Prov.Inputs = append(env.Prov.Inputs, in)
+	env.mu.Unlock()
+}
+
+// ReadFrame reads the whole table of role with a selection, records it in
+// the provenance, reports progress ("reading <role>", in rows) and warns
+// about dropped rows.
+func (env *Env) ReadFrame(ctx context.Context, role string, sel arrowio.Selection) (*arrowio.Frame, error) {
+	r, err := env.Open(ctx, role)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	return env.readFrom(ctx, role, r, sel)
+}
+
+func (env *Env) readFrom(ctx context.Context, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
+	env.Progress.Start("reading "+role, 0)
+	f, err := arrowio.ReadFrame(ctx, countingReader{r, env.Progress}, sel, arrowio.WithFrameAllocator(env.Mem))
+	env.Progress.Finish()
+	if err != nil {
+		return nil, err
+	}
+	src := r.Source()
+	env.Input(role, src, int64(f.N)+f.Dropped, f.Dropped, TableProvenance(r.Schema()))
+	if f.Dropped > 0 {
+		env.Warn("%s: dropped %d of %d rows with NaN, ±Inf or null in a used column (on-invalid drop)", src.Path, f.Dropped, int64(f.N)+f.Dropped)
+	}
+	env.Log.Info("read", "role", role, "input", src.Path, "rows", f.N, "features", f.D)
+	return f, nil
+}
+
+// TableProvenance returns the provenance a table carries in its schema
+// metadata, or nil.
+func TableProvenance(schema *arrow.Schema) *arrowio.Provenance {
+	if schema == nil {
+		return nil
+	}
+	md := schema.Metadata()
+	i := md.FindKey(arrowio.MetadataKey)
+	if i < 0 {
+		return nil
+	}
+	p, err := arrowio.ParseProvenance(md.Values()[i])
+	if err != nil {
+		return nil
+	}
+	return p
+}
+
+// countingReader reports the rows of every batch it hands out.
+type countingReader struct {
+	arrowio.Reader
+	prog Progress
+}
+
+func (c countingReader) Next() bool {
+	if !c.Reader.Next() {
+		return false
+	}
+	c.prog.Add(c.Reader.RecordBatch().NumRows())
+	return true
+}
+
+// Create opens the output table of role for writing. The provenance is set
+// at once (IPC streams write it with the schema) and stamped again, with
+// rows written, run time and figures, by Close.
+func (env *Env) Create(ctx context.Context, role string, schema *arrow.Schema) (arrowio.Writer, error) {
+	if !env.Tables.Has(role) {
+		return nil, &OptionError{Option: role, Err: ErrNoTable}
+	}
+	w, err := env.Tables.Create(ctx, role, schema, env.Mem)
+	if err != nil {
+		return nil, err
+	}
+	if js, err := env.provenanceFor(role, w.Rows()); err == nil {
+		w.SetMetadata(arrowio.MetadataKey, js)
+	}
+	return w, nil
+}
+
+func (env *Env) provenanceFor(role string, rows int64) (string, error) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	p := *env.Prov
+	r, _ := env.info.Role(role)
+	p.Kind = r.Kind
+	p.RowsWritten = rows
+	p.RunSeconds = time.Since(env.started).Seconds()
+	p.Figures = make(map[string]any, len(env.Prov.Figures))
+	for k, v := range env.Prov.Figures {
+		p.Figures[k] = v
+	}
+	p.Warnings = slices.Clone(env.Prov.Warnings)
+	p.Inputs = slices.Clone(env.Prov.Inputs)
+	return p.JSON()
+}
+
+// Close stamps the final provenance of role's output on w and commits it.
+func (env *Env) Close(role string, w arrowio.Writer) error {
+	js, err := env.provenanceFor(role, w.Rows())
+	if err != nil {
+		return err
+	}
+	w.SetMetadata(arrowio.MetadataKey, js)
+	if err := w.Close(); err != nil {
+		return err
+	}
+	env.Log.Info("wrote", "role", role, "output", w.Path(), "rows", w.Rows())
+	return nil
+}
+
+// WriteRecord writes one record as the whole output table of role.
+func (env *Env) WriteRecord(ctx context.Context, role string, rec arrow.RecordBatch) error {
+	w, err := env.Create(ctx, role, rec.Schema())
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	env.Progress.Start("writing "+role, rec.NumRows())
+	err = w.Write(rec)
+	env.Progress.Add(rec.NumRows())
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	return env.Close(role, w)
+}
+
+// Many returns the roles given for the variadic input role, in order:
+// role#0, role#1, …
+func (env *Env) Many(role string) []string {
+	var out []string
+	for i := 0; env.Tables.Has(fmt.Sprintf("%s#%d", role, i)); i++ {
+		out = append(out, fmt.Sprintf("%s#%d", role, i))
+	}
+	return out
+}
+
+// WriteFile writes data as the output of role (a figure, a report)
+// atomically, when the host keeps files; MemTables keeps the bytes.
+func (env *Env) WriteFile(role string, data []byte) error {
+	fw, ok := env.Tables.(interface {
+		WriteFile(role string, data []byte) error
+	})
+	if !ok {
+		return fmt.Errorf("transforms: the host's tables cannot hold the file output %q", role)
+	}
+	if err := fw.WriteFile(role, data); err != nil {
+		return err
+	}
+	env.Log.Info("wrote", "role", role, "bytes", len(data))
+	return nil
+}
+
+// Tables is where a host keeps a run's tables: files for the CLI
+// (FileTables), records in memory for a Go program (MemTables).
+type Tables interface {
+	// Has reports whether a table is given for role.
+	Has(role string) bool
+	// Open opens the input table of role.
+	Open(ctx context.Context, role string, mem memory.Allocator) (arrowio.Reader, error)
+	// Create opens the output table of role. The table appears only when
+	// the writer is closed; Abort discards it.
+	Create(ctx context.Context, role string, schema *arrow.Schema, mem memory.Allocator) (arrowio.Writer, error)
+}
