@@ -1,8 +1,13 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
 )
@@ -128,4 +133,162 @@ func NeighborLists(d *arrowio.Frame, ids *arrowio.Frame) (idx []int32, dist []fl
 		fill[a]++
 	}
 	return idx, dist, k, nil
+}
+
+// Columns of a long distance table (kind DistancePairs).
+const (
+	PairI        = "i"
+	PairJ        = "j"
+	PairDistance = "distance"
+)
+
+// PairsSelection is the selection that reads a long pair table (i, j and
+// the value column, "distance" for distances, "s" for similarities) into a
+// frame for DistanceMatrix, SimilarityMatrix or NeighborLists: id i, the
+// value as the one feature, j as the one kept column.
+func PairsSelection(value string) arrowio.Selection {
+	return arrowio.Selection{ID: PairI, Features: []string{value}, Keep: []string{PairJ}, OnInvalid: arrowio.InvalidError}
+}
+
+// HasColumns reports whether schema has exactly one column of each name.
+func HasColumns(schema *arrow.Schema, names ...string) bool {
+	for _, n := range names {
+		if len(schema.FieldIndices(n)) != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// idType is the type under which ids are written: int64 ids stay int64,
+// any other id type is written as its text.
+func idType(ids arrow.Array) arrow.DataType {
+	if _, ok := ids.(*array.Int64); ok {
+		return arrow.PrimitiveTypes.Int64
+	}
+	return arrow.BinaryTypes.String
+}
+
+// appendID appends the id of row r of ids to b (of the type idType gives).
+func appendID(b array.Builder, ids arrow.Array, r int) {
+	if a, ok := ids.(*array.Int64); ok {
+		b.(*array.Int64Builder).Append(a.Value(r))
+		return
+	}
+	b.(*array.StringBuilder).Append(ids.ValueStr(r))
+}
+
+// PairsSchema is the schema of a long distance table over the rows whose
+// ids are ids: i and j (int64 ids stay int64, others are text) and
+// distance (float64).
+func PairsSchema(ids arrow.Array) *arrow.Schema {
+	t := idType(ids)
+	return arrow.NewSchema([]arrow.Field{
+		{Name: PairI, Type: t}, {Name: PairJ, Type: t}, {Name: PairDistance, Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+}
+
+// PairBatch is the number of pairs per record batch that PairWriter writes.
+const PairBatch = 1 << 16
+
+// PairWriter writes a long distance table in batches of PairBatch rows:
+// Append each pair (row indices into ids), then Flush. Release frees the
+// builder.
+type PairWriter struct {
+	w    arrowio.Writer
+	ids  arrow.Array
+	b    *array.RecordBuilder
+	rows int
+}
+
+// NewPairWriter returns a writer of pairs to w, whose schema must be
+// PairsSchema(ids).
+func NewPairWriter(w arrowio.Writer, mem memory.Allocator, ids arrow.Array) *PairWriter {
+	return &PairWriter{w: w, ids: ids, b: array.NewRecordBuilder(mem, PairsSchema(ids))}
+}
+
+// Append adds the pair (row i, row j) with distance d.
+func (p *PairWriter) Append(i, j int, d float64) error {
+	appendID(p.b.Field(0), p.ids, i)
+	appendID(p.b.Field(1), p.ids, j)
+	p.b.Field(2).(*array.Float64Builder).Append(d)
+	if p.rows++; p.rows == PairBatch {
+		return p.Flush()
+	}
+	return nil
+}
+
+// Flush writes the pairs appended since the last batch.
+func (p *PairWriter) Flush() error {
+	if p.rows == 0 {
+		return nil
+	}
+	rec := p.b.NewRecordBatch()
+	defer rec.Release()
+	p.rows = 0
+	return p.w.Write(rec)
+}
+
+// Release frees the builder.
+func (p *PairWriter) Release() { p.b.Release() }
+
+// WriteDensePairs writes the n×n row-major dist (n = ids.Len()) as a long
+// table to w: every ordered pair i ≠ j, or with upper only i < j. done, if
+// not nil, is called with the rows of the matrix written so far; ctx stops
+// it between rows.
+func WriteDensePairs(ctx context.Context, w arrowio.Writer, mem memory.Allocator, ids arrow.Array, dist []float64, upper bool, done func(rows int64)) error {
+	n := ids.Len()
+	if len(dist) != n*n {
+		panic(fmt.Sprintf("table: WriteDensePairs: %d values for %d ids", len(dist), n))
+	}
+	p := NewPairWriter(w, mem, ids)
+	defer p.Release()
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for j := range n {
+			if j == i || upper && j < i {
+				continue
+			}
+			if err := p.Append(i, j, dist[i*n+j]); err != nil {
+				return err
+			}
+		}
+		if done != nil {
+			done(int64(i + 1))
+		}
+	}
+	return p.Flush()
+}
+
+// WriteNeighborPairs writes each row's k nearest neighbours (n×k row-major
+// idx and dist, n = ids.Len()) as a long table to w, the pairs of row i in
+// the order given; with upper only the pairs i < j. done and ctx are as for
+// WriteDensePairs.
+func WriteNeighborPairs(ctx context.Context, w arrowio.Writer, mem memory.Allocator, ids arrow.Array, idx []int32, dist []float64, k int, upper bool, done func(rows int64)) error {
+	n := ids.Len()
+	if len(idx) != n*k || len(dist) != n*k {
+		panic(fmt.Sprintf("table: WriteNeighborPairs: %d indices and %d values for %d ids × %d neighbours", len(idx), len(dist), n, k))
+	}
+	p := NewPairWriter(w, mem, ids)
+	defer p.Release()
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for t := range k {
+			j := int(idx[i*k+t])
+			if upper && j <= i {
+				continue
+			}
+			if err := p.Append(i, j, dist[i*k+t]); err != nil {
+				return err
+			}
+		}
+		if done != nil {
+			done(int64(i + 1))
+		}
+	}
+	return p.Flush()
 }
