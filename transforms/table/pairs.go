@@ -292,3 +292,36 @@ func WriteNeighborPairs(ctx context.Context, w arrowio.Writer, mem memory.Alloca
 	}
 	return p.Flush()
 }
+
+// DistinctIDs makes a frame of the distinct ids of a pair table read with
+// PairsSelection (i as the id, j as the one kept column), in order of first
+// appearance, to carry the ids of a distance-only input. i and j must be of
+// the same type.
+func DistinctIDs(mem memory.Allocator, pairs *arrowio.Frame) (*arrowio.Frame, error) {
+	if len(pairs.Keep) != 1 {
+		panic("table: DistinctIDs wants a frame with id i and kept column j")
+	}
+	jcol := pairs.Keep[0]
+	t := idType(pairs.ID)
+	if !arrow.TypeEqual(t, idType(jcol)) {
+		return nil, &arrowio.Error{File: pairs.Source.Path, Column: pairs.KeepFields[0].Name, Row: -1,
+			Err: fmt.Errorf("%w: columns %s and %s hold ids of different types (%s, %s)", arrowio.ErrInvalidValue,
+				pairs.IDName, pairs.KeepFields[0].Name, pairs.ID.DataType(), jcol.DataType())}
+	}
+	b := array.NewBuilder(mem, t)
+	defer b.Release()
+	seen := map[string]bool{}
+	var rows []int64
+	add := func(col arrow.Array, r int) {
+		if v := col.ValueStr(r); !seen[v] {
+			seen[v] = true
+			appendID(b, col, r)
+			rows = append(rows, int64(len(rows)))
+		}
+	}
+	for r := range pairs.N {
+		add(pairs.ID, r)
+		add(jcol, r)
+	}
+	return &arrowio.Frame{Source: pairs.Source, N: len(rows), IDName: "id", ID: b.NewArray(), Rows: rows}, nil
+}
