@@ -181,6 +181,21 @@ func (env *Env) Figures(m map[string]any) {
 	}
 }
 
+// SetKind sets the kind recorded in the provenance of role's output, for a
+// stage whose options choose the table's format (fisher --format square
+// writes a distance_square table instead of distance_pairs).
+func (env *Env) SetKind(role, kind string) {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	outs := slices.Clone(env.info.Outputs)
+	for i := range outs {
+		if outs[i].Name == role {
+			outs[i].Kind = kind
+		}
+	}
+	env.info.Outputs = outs
+}
+
 // Has reports whether the host gave a table for role.
 func (env *Env) Has(role string) bool { return env.Tables.Has(role) }
 
