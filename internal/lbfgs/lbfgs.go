@@ -47,6 +47,12 @@ type Result struct {
 // fails (the best point is still returned). Cancellation is checked inside
 // the line search too.
 func Minimize(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, maxIter, store int, tol float64) (*Result, error) {
+	return MinimizeWith(ctx, eval, x0, maxIter, store, tol, nil)
+}
+
+// MinimizeWith is Minimize that calls step, when not nil, after every
+// iteration with the iterations done and the cost (for progress reports).
+func MinimizeWith(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, maxIter, store int, tol float64, step func(iter int, f float64)) (*Result, error) {
 	m := len(x0)
 	x := append([]float64(nil), x0...)
 	g := make([]float64, m)
@@ -118,6 +124,9 @@ func Minimize(ctx context.Context, eval func(x, g []float64) float64, x0 []float
 		copy(g, gn)
 		f = fn
 		res.F, res.Iterations = f, it+1
+		if step != nil {
+			step(it+1, f)
+		}
 		hist = append(hist, f)
 		if len(hist) > convWindow {
 			old := hist[len(hist)-1-convWindow]
