@@ -4,6 +4,9 @@ import (
 	"io"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/report"
 )
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -50,8 +53,8 @@ Examples:
 			soeCommand(),
 			applyCommand(),
 			evaluateCommand(),
-			plotCommand(),
-			reportCommand(),
+			stageCommand(figure.Stage{}),
+			stageCommand(report.Stage{}),
 			inspectCommand(),
 			demoCommand(),
 		},

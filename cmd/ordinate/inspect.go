@@ -25,8 +25,8 @@ float64 column named emb_*, which another engine can recompute to check it read
 the same numbers.
 
 Examples:
-   ordinate inspect e.parquet
-   ordinate inspect --json --checksum e.parquet`,
+   ordinate inspect testdata/similarity/voting.parquet
+   ordinate inspect --json --checksum testdata/similarity/voting.parquet`,
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print JSON instead of text"},
 			&cli.BoolFlag{Name: "checksum", Usage: "with --json: add the sums of the emb_* columns (reads the data)"},

@@ -127,7 +127,7 @@ func TestReportCommand(t *testing.T) {
 	if regexp.MustCompile(`(src|href)="(https?:)?//`).MatchString(page) {
 		t.Error("the page loads something from elsewhere")
 	}
-	if code, _, e := runCmd(t, nil, "report", "--out", p("r2.html")); code != exitInput || !strings.Contains(e, "at least one file") {
+	if code, _, e := runCmd(t, nil, "report", "--out", p("r2.html")); code != exitInput || !strings.Contains(e, "at least one table") {
 		t.Errorf("no files: exit %d, stderr %q", code, e)
 	}
 }

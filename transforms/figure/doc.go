@@ -15,4 +15,13 @@
 //     SoftClassNeRV paper's pictures; an unlabelled row is grey.
 //   - Point radius and opacity fall with the number of points (PointStyle),
 //     so that 100 points and 100,000 both read well.
+//
+// # Stage
+//
+// Stage is the plot stage (ordinate plot): input role "in", file output
+// "out". It reads the table by the kind its provenance records: an
+// embedding or SCORE maps become a scatter plot (maps one panel per aspect),
+// a long distance table a heat map; a table that records no kind is drawn as
+// a scatter plot of the columns x and y. Spec, PointsOf and Titles are the
+// pieces the report stage shares.
 package figure

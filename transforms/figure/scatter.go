@@ -1,7 +1,6 @@
 package figure
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 	"io"
@@ -17,10 +16,12 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
 // ErrInput reports points that cannot be drawn.
-var ErrInput = errors.New("figure: bad input")
+var ErrInput = arrowio.NewSentinel(arrowio.ErrInvalidData, "figure: bad input")
 
 // Points are the rows of an embedding to draw, with at most one colouring
 // (Category, Value or Soft) and optional facets.

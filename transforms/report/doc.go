@@ -4,4 +4,13 @@
 // for a distance table a heat map ordered by class; for SCORE maps one
 // panel per aspect with the aspect's δ. Figures are inline SVG and the page
 // loads nothing from elsewhere.
+//
+// # Stage
+//
+// Stage is the report stage (ordinate report): a variadic input role "in"
+// (the CLI takes the tables as arguments) and the file output "out". Every
+// table is shown by the kind its provenance records; nothing is guessed from
+// column names. A table without a recorded kind gets its schema and
+// provenance only, with a note. The page is built with html/template, so
+// every text taken from the tables is escaped.
 package report

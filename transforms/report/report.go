@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"html"
-	"io"
-	"math"
+	"html/template"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -22,137 +19,164 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // ErrNoFiles reports a report with nothing to show.
-var ErrNoFiles = errors.New("report: no files")
+var ErrNoFiles = transforms.NewSentinel(transforms.ErrInvalidOption, "report needs at least one table")
 
-// Options configure Write.
-type Options struct {
-	Title   string
-	Version string // the tool version, shown in the footer
-	// Created is shown under the title (the caller's clock: the package has none).
-	Created string
-}
-
-// Summary says what a report holds.
-type Summary struct {
-	Sections, Figures int
-	Skipped           []string // files not drawn, with the reason
-}
-
-type kind int
-
-const (
-	kindOther kind = iota
-	kindEmbedding
-	kindMaps
-	kindDistances
-	kindMetrics
-	kindAspects
-)
-
+// file is one input table of the report, held in memory.
 type file struct {
-	path string
-	info *arrowio.FileInfo
-	kind kind
+	role   string
+	path   string
+	schema *arrow.Schema
+	prov   *arrowio.Provenance
+	kind   string
+	recs   []arrow.RecordBatch
+	rows   int64
 }
 
-// Write writes the page for files to w.
-func Write(ctx context.Context, w io.Writer, files []string, o Options) (*Summary, error) {
-	if len(files) == 0 {
-		return nil, ErrNoFiles
+func (f *file) reader() arrowio.Reader { return arrowio.NewRecordsReader(f.path, f.schema, f.recs) }
+
+func (f *file) release() {
+	for _, r := range f.recs {
+		r.Release()
 	}
-	var all []*file
-	for _, p := range files {
-		info, err := arrowio.Inspect(ctx, p)
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, &file{path: p, info: info, kind: classify(info)})
-	}
-	sum := &Summary{}
-	var body bytes.Buffer
-	for _, f := range all {
-		switch f.kind {
-		case kindMetrics:
-			if attached(all, f) {
-				continue // shown with its embedding
-			}
-		case kindAspects:
-			if mapsFor(all, f) {
-				continue
-			}
-		}
-		sec, nfig, err := section(ctx, f, all)
-		if err != nil {
-			sum.Skipped = append(sum.Skipped, fmt.Sprintf("%s: %v", f.path, err))
-			fmt.Fprintf(&body, "<section><h2>%s</h2><p class=\"skip\">not drawn: %s</p></section>\n", esc(filepath.Base(f.path)), esc(err.Error()))
-			continue
-		}
-		body.Write(sec)
-		sum.Sections++
-		sum.Figures += nfig
-	}
-	title := o.Title
-	if title == "" {
-		title = "ordinate report"
-	}
-	fmt.Fprintf(w, pageHead, esc(title), sum.Figures, esc(title), esc(o.Created), len(files))
-	if _, err := w.Write(body.Bytes()); err != nil {
+	f.recs = nil
+}
+
+// readAll reads the input table of role into memory.
+func readAll(ctx context.Context, env *transforms.Env, role string) (*file, error) {
+	r, err := env.Open(ctx, role)
+	if err != nil {
 		return nil, err
 	}
-	_, err := fmt.Fprintf(w, pageFoot, esc(o.Version))
-	return sum, err
+	defer r.Release()
+	f := &file{role: role, path: r.Source().Path, schema: r.Schema(), prov: transforms.TableProvenance(r.Schema())}
+	if f.prov != nil {
+		f.kind = f.prov.Kind
+	}
+	env.Progress.Start("reading "+filepath.Base(f.path), 0)
+	defer env.Progress.Finish()
+	for r.Next() {
+		rec := r.RecordBatch()
+		rec.Retain()
+		f.recs = append(f.recs, rec)
+		f.rows += rec.NumRows()
+		env.Progress.Add(rec.NumRows())
+		if err := ctx.Err(); err != nil {
+			f.release()
+			return nil, err
+		}
+	}
+	if err := r.Err(); err != nil {
+		f.release()
+		return nil, err
+	}
+	env.Input(role, r.Source(), f.rows, 0, f.prov)
+	return f, nil
 }
 
-const pageHead = `<!DOCTYPE html>
+// frame reads f with a selection.
+func (f *file) frame(ctx context.Context, env *transforms.Env, sel arrowio.Selection) (*arrowio.Frame, error) {
+	r := f.reader()
+	defer r.Release()
+	return arrowio.ReadFrame(ctx, r, sel, arrowio.WithFrameAllocator(env.Mem))
+}
+
+// The page, as html/template fills it: every string from a table is escaped
+// by the template; only the SVG the figure package drew is inserted as it is.
+type page struct {
+	Title, Created, Version string
+	Figures, Files          int
+	Sections                []*section
+}
+
+type section struct {
+	ID, Name, Subtitle string
+	Skip               string
+	Note               string
+	Figure             template.HTML
+	Tables             []htmlTable
+	Prov               *provView
+}
+
+type htmlTable struct {
+	Heading string
+	Columns []string
+	Rows    [][]string
+}
+
+type provView struct {
+	Stage, Version, Seconds string
+	Seed                    uint64
+	Params, Figures         [][2]string
+	Warnings                []string
+}
+
+var pageTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>%s</title>
-<meta name="ordinate-figures" content="%d">
+<title>{{.Title}}</title>
+<meta name="ordinate-figures" content="{{.Figures}}">
 <style>
 body { font-family: "Liberation Sans", Arial, Helvetica, sans-serif; margin: 2em auto; max-width: 64em; color: #222; padding: 0 1em; }
 svg text { font-family: "Liberation Sans", Arial, Helvetica, sans-serif !important; }
 svg image { image-rendering: pixelated; }
 section { border-top: 1px solid #ccc; margin-top: 2em; padding-top: 1em; }
-figure { margin: 0; } figure svg { max-width: 100%%; height: auto; }
+figure { margin: 0; } figure svg { max-width: 100%; height: auto; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 td, th { border: 1px solid #ddd; padding: 0.15em 0.6em; text-align: left; vertical-align: top; }
 details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-size: 0.9em; }
 </style></head><body>
-<h1>%s</h1>
-<p class="meta">%s · %d files</p>
-`
-
-const pageFoot = `<p class="meta">written by ordinate %s</p>
+<h1>{{.Title}}</h1>
+<p class="meta">{{.Created}} · {{.Files}} files</p>
+{{range .Sections}}<section id="{{.ID}}"><h2>{{.Name}}</h2>
+{{if .Skip}}<p class="skip">not drawn: {{.Skip}}</p>
+{{else}}{{if .Subtitle}}<p class="meta">{{.Subtitle}}</p>
+{{end}}{{if .Note}}<p class="meta">{{.Note}}</p>
+{{end}}{{if .Figure}}<figure>{{.Figure}}</figure>
+{{end}}{{range .Tables}}{{if .Heading}}<h3>{{.Heading}}</h3>
+{{end}}<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+{{end}}{{with .Prov}}<details><summary>Parameters of {{.Stage}} (ordinate {{.Version}}, seed {{.Seed}}, {{.Seconds}} s)</summary><table>
+{{range .Params}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table></details>
+{{if .Figures}}<details><summary>Figures of the run</summary><table>
+{{range .Figures}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table></details>
+{{end}}{{range .Warnings}}<p class="skip">warning: {{.}}</p>
+{{end}}{{else}}<p class="meta">no ordinate metadata</p>
+{{end}}{{end}}</section>
+{{end}}<p class="meta">written by ordinate {{.Version}}</p>
 </body></html>
-`
+`))
 
-func esc(s string) string { return html.EscapeString(s) }
-
-func has(info *arrowio.FileInfo, names ...string) bool {
-	for _, n := range names {
-		if !slices.ContainsFunc(info.Schema.Fields(), func(f arrow.Field) bool { return f.Name == n }) {
-			return false
+// build reads nothing: it lays out the page for the files read.
+func build(ctx context.Context, env *transforms.Env, all []*file, title, created string) (*page, []string) {
+	pg := &page{Title: title, Created: created, Version: env.Version, Files: len(all)}
+	var skipped []string
+	for _, f := range all {
+		switch f.kind {
+		case table.Metrics:
+			if attached(all, f) {
+				continue // shown with its embedding
+			}
+		case table.Aspects:
+			if mapsFor(all, f) {
+				continue
+			}
 		}
+		sec, err := makeSection(ctx, env, f, all)
+		if err != nil {
+			skipped = append(skipped, fmt.Sprintf("%s: %v", f.path, err))
+			sec = &section{ID: filepath.Base(f.path), Name: filepath.Base(f.path), Skip: err.Error()}
+		} else if sec.Figure != "" {
+			pg.Figures++
+		}
+		pg.Sections = append(pg.Sections, sec)
 	}
-	return true
-}
-
-func classify(info *arrowio.FileInfo) kind {
-	switch {
-	case has(info, "metric", "k", "subset", "value"):
-		return kindMetrics
-	case has(info, "aspect", "delta"):
-		return kindAspects
-	case has(info, "i", "j", "distance"):
-		return kindDistances
-	case has(info, "aspect", "emb_0", "emb_1"):
-		return kindMaps
-	case has(info, "emb_0", "emb_1"):
-		return kindEmbedding
-	}
-	return kindOther
+	return pg, skipped
 }
 
 // sameFile compares a path recorded in provenance with a report input.
@@ -160,51 +184,63 @@ func sameFile(recorded, path string) bool {
 	if recorded == "" {
 		return false
 	}
+	if recorded == path {
+		return true
+	}
 	a, _ := filepath.Abs(recorded)
 	b, _ := filepath.Abs(path)
 	return a == b
 }
 
-// metricsFor returns the metrics files whose provenance names path as
-// their --embedding.
-func metricsFor(all []*file, path string) []*file {
+// inputPath is the path of the input of role that p records, or, for
+// outputs of older versions, the parameter of that name.
+func inputPath(p *arrowio.Provenance, role string) string {
+	if p == nil {
+		return ""
+	}
+	for _, in := range p.Inputs {
+		if in.Role == role {
+			return in.Path
+		}
+	}
+	s, _ := p.Params[role].(string)
+	return s
+}
+
+// metricsFor returns the metrics tables computed for the embedding f (by
+// their input role embedding).
+func metricsFor(all []*file, f *file) []*file {
 	var out []*file
-	for _, f := range all {
-		if f.kind == kindMetrics && sameFile(embeddingOf(f), path) {
-			out = append(out, f)
+	for _, m := range all {
+		if m.kind == table.Metrics && sameFile(inputPath(m.prov, "embedding"), f.path) {
+			out = append(out, m)
 		}
 	}
 	return out
 }
 
-// embeddingOf is the --embedding a metrics file was computed for.
-func embeddingOf(f *file) string {
-	if f.info.Provenance == nil {
-		return ""
-	}
-	emb, _ := f.info.Provenance.Params["embedding"].(string)
-	return emb
-}
-
-// attached reports whether metrics file m is shown with an embedding among
+// attached reports whether metrics table m is shown with an embedding among
 // the files.
 func attached(all []*file, m *file) bool {
 	for _, g := range all {
-		if g.kind == kindEmbedding && sameFile(embeddingOf(m), g.path) {
+		if g.kind == table.Embedding && sameFile(inputPath(m.prov, "embedding"), g.path) {
 			return true
 		}
 	}
 	return false
 }
 
-// aspectsOf returns the aspects table written with maps m (--aspects-out).
+// aspectsOf returns the aspects table written in the same run as maps m.
 func aspectsOf(all []*file, m *file) *file {
-	if m.info.Provenance == nil {
+	if m.prov == nil || m.kind != table.Maps {
 		return nil
 	}
-	out, _ := m.info.Provenance.Params["aspects-out"].(string)
+	out, _ := m.prov.Params["aspects_out"].(string)
 	for _, f := range all {
-		if f.kind == kindAspects && sameFile(out, f.path) {
+		if f.kind != table.Aspects || f.prov == nil {
+			continue
+		}
+		if (m.prov.RunID != "" && f.prov.RunID == m.prov.RunID) || sameFile(out, f.path) {
 			return f
 		}
 	}
@@ -214,61 +250,57 @@ func aspectsOf(all []*file, m *file) *file {
 // mapsFor reports whether aspects table a belongs to maps among the files.
 func mapsFor(all []*file, a *file) bool {
 	for _, f := range all {
-		if f.kind == kindMaps && aspectsOf(all, f) == a {
+		if f.kind == table.Maps && aspectsOf(all, f) == a {
 			return true
 		}
 	}
 	return false
 }
 
-func section(ctx context.Context, f *file, all []*file) ([]byte, int, error) {
-	var b bytes.Buffer
+func makeSection(ctx context.Context, env *transforms.Env, f *file, all []*file) (*section, error) {
 	name := filepath.Base(f.path)
-	title, subtitle := transforms.FigureTitles(f.path, f.info)
-	fmt.Fprintf(&b, "<section id=\"%s\"><h2>%s</h2>\n<p class=\"meta\">%s</p>\n", esc(name), esc(name), esc(subtitle))
-	nfig := 0
+	title, subtitle := figure.Titles(f.path, f.rows, f.prov)
+	sec := &section{ID: name, Name: name, Subtitle: subtitle}
 	opts := figure.Options{Title: title, NoFontEmbedding: true}
-	if f.kind != kindMaps {
+	if f.kind != table.Maps {
 		opts.Width = 15 * vg.Centimeter
 	}
 	var svg bytes.Buffer
 	var err error
 	switch f.kind {
-	case kindEmbedding:
-		err = drawEmbedding(ctx, &svg, f, opts)
-	case kindMaps:
+	case table.Embedding:
+		err = drawEmbedding(ctx, env, &svg, f, opts)
+	case table.Maps:
 		opts.Subtitle = "one panel per aspect, shared scales (emb_0 across, emb_1 up)"
-		err = drawMaps(ctx, &svg, f, aspectsOf(all, f), opts)
-	case kindDistances:
-		err = drawDistances(ctx, &svg, f, opts)
+		err = drawMaps(ctx, env, &svg, f, aspectsOf(all, f), opts)
+	case table.DistancePairs:
+		err = drawDistances(ctx, env, &svg, f, opts)
+	case table.Metrics:
+		sec.Tables = append(sec.Tables, tableOf(f, "", 200))
+	case table.Aspects:
+		sec.Tables = append(sec.Tables, tableOf(f, "", 100))
+	case "":
+		sec.Note = "this table records no kind (another tool's, or an older ordinate's): its schema and provenance only"
+		t := htmlTable{Heading: "Schema", Columns: []string{"column", "type"}}
+		for _, fl := range f.schema.Fields() {
+			t.Rows = append(t.Rows, []string{fl.Name, fl.Type.String()})
+		}
+		sec.Tables = append(sec.Tables, t)
 	}
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	if svg.Len() > 0 {
-		fmt.Fprintf(&b, "<figure>%s</figure>\n", stripXMLHeader(svg.String()))
-		nfig++
+		sec.Figure = template.HTML(stripXMLHeader(svg.String())) // drawn by package figure, its text escaped
 	}
-	if f.kind == kindMetrics {
-		if err := writeMetrics(ctx, &b, f); err != nil {
-			return nil, 0, err
-		}
-	}
-	for _, m := range metricsFor(all, f.path) {
-		fmt.Fprintf(&b, "<h3>Quality (%s)</h3>\n", esc(filepath.Base(m.path)))
-		if err := writeMetrics(ctx, &b, m); err != nil {
-			return nil, 0, err
-		}
+	for _, m := range metricsFor(all, f) {
+		sec.Tables = append(sec.Tables, tableOf(m, fmt.Sprintf("Quality (%s)", filepath.Base(m.path)), 200))
 	}
 	if a := aspectsOf(all, f); a != nil {
-		fmt.Fprintf(&b, "<h3>Aspects (%s)</h3>\n", esc(filepath.Base(a.path)))
-		if err := writeTable(ctx, &b, a.path, 100); err != nil {
-			return nil, 0, err
-		}
+		sec.Tables = append(sec.Tables, tableOf(a, fmt.Sprintf("Aspects (%s)", filepath.Base(a.path)), 100))
 	}
-	writeProvenance(&b, f.info)
-	b.WriteString("</section>\n")
-	return b.Bytes(), nfig, nil
+	sec.Prov = provenanceView(f.prov)
+	return sec, nil
 }
 
 func stripXMLHeader(s string) string {
@@ -278,13 +310,32 @@ func stripXMLHeader(s string) string {
 	return s
 }
 
+// hasField reports whether schema has a column of that name.
+func hasField(schema *arrow.Schema, name string) bool {
+	return slices.ContainsFunc(schema.Fields(), func(f arrow.Field) bool { return f.Name == name })
+}
+
+// given reports whether a recorded option value is set: a non-empty string
+// or list.
+func given(v any) bool {
+	switch x := v.(type) {
+	case string:
+		return x != ""
+	case []any:
+		return len(x) > 0
+	case []string:
+		return len(x) > 0
+	}
+	return false
+}
+
 // colourSpec picks how to colour an embedding, preferring the supervision
-// the stage itself used: its --soft-labels columns, else its --label
-// column, if the file kept them; then any soft-label columns (p_*); then the
-// first text column that is not the id.
-func colourSpec(f *file) transforms.PlotSpec {
-	var spec transforms.PlotSpec
-	fields := f.info.Schema.Fields()
+// the stage itself used: its soft_labels columns, else its label column, if
+// the table kept them; then any soft-label columns (p_*); then the first
+// text column that is not the id.
+func colourSpec(schema *arrow.Schema, p *arrowio.Provenance) figure.Spec {
+	var spec figure.Spec
+	fields := schema.Fields()
 	var soft []string
 	for _, fl := range fields {
 		if strings.HasPrefix(fl.Name, "p_") && fl.Type.ID() == arrow.FLOAT64 {
@@ -292,13 +343,13 @@ func colourSpec(f *file) transforms.PlotSpec {
 		}
 	}
 	var id string
-	if p := f.info.Provenance; p != nil {
+	if p != nil {
 		id, _ = p.Params["id"].(string)
-		if s, _ := p.Params["soft-labels"].(string); s != "" && len(soft) >= 2 {
+		if given(p.Params["soft_labels"]) && len(soft) >= 2 {
 			spec.SoftLabels = soft
 			return spec
 		}
-		if l, _ := p.Params["label"].(string); l != "" && has(f.info, l) {
+		if l, _ := p.Params["label"].(string); l != "" && hasField(schema, l) {
 			spec.Color = l
 			return spec
 		}
@@ -364,9 +415,18 @@ func every[T any](v []T, pick func(int) bool) []T {
 	return out
 }
 
-func drawEmbedding(ctx context.Context, w io.Writer, f *file, o figure.Options) error {
-	spec := colourSpec(f)
-	pts, _, err := transforms.LoadPoints(ctx, f.path, spec)
+func points(ctx context.Context, env *transforms.Env, f *file, spec figure.Spec) (*figure.Points, error) {
+	fr, err := f.frame(ctx, env, spec.Selection())
+	if err != nil {
+		return nil, err
+	}
+	defer fr.Release()
+	return figure.PointsOf(fr, spec)
+}
+
+func drawEmbedding(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f *file, o figure.Options) error {
+	spec := colourSpec(f.schema, f.prov)
+	pts, err := points(ctx, env, f, spec)
 	if err != nil {
 		return err
 	}
@@ -375,14 +435,14 @@ func drawEmbedding(ctx context.Context, w io.Writer, f *file, o figure.Options) 
 	return figure.Scatter(w, "svg", pts, o)
 }
 
-func drawMaps(ctx context.Context, w io.Writer, f, aspects *file, o figure.Options) error {
-	pts, _, err := transforms.LoadPoints(ctx, f.path, transforms.PlotSpec{Facet: "aspect"})
+func drawMaps(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f, aspects *file, o figure.Options) error {
+	pts, err := points(ctx, env, f, figure.Spec{Facet: "aspect"})
 	if err != nil {
 		return err
 	}
 	thin(pts, &o)
 	if aspects != nil {
-		deltas, err := readAspects(ctx, aspects.path)
+		deltas, err := readAspects(ctx, env, aspects)
 		if err != nil {
 			return err
 		}
@@ -395,8 +455,8 @@ func drawMaps(ctx context.Context, w io.Writer, f, aspects *file, o figure.Optio
 	return figure.Scatter(w, "svg", pts, o)
 }
 
-func readAspects(ctx context.Context, path string) (map[string]float64, error) {
-	f, err := readTable(ctx, path, arrowio.Selection{ID: "aspect", Features: []string{"delta"}, Keep: []string{}})
+func readAspects(ctx context.Context, env *transforms.Env, a *file) (map[string]float64, error) {
+	f, err := a.frame(ctx, env, arrowio.Selection{ID: "aspect", Features: []string{"delta"}, Keep: []string{}})
 	if err != nil {
 		return nil, err
 	}
@@ -408,150 +468,33 @@ func readAspects(ctx context.Context, path string) (map[string]float64, error) {
 	return out, nil
 }
 
-// readTable reads a whole table with a selection.
-func readTable(ctx context.Context, path string, sel arrowio.Selection) (*arrowio.Frame, error) {
-	r, err := arrowio.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Release()
-	return arrowio.ReadFrame(ctx, r, sel)
-}
-
-// drawDistances draws a long distance table (i, j, distance) as a heat map,
-// its objects ordered by class when the stage's labels can be found.
-func drawDistances(ctx context.Context, w io.Writer, f *file, o figure.Options) error {
-	pf, err := readTable(ctx, f.path, arrowio.Selection{ID: "i", Features: []string{"distance"}, Keep: []string{"j"}})
+// drawDistances draws a long distance table as a heat map, its objects
+// ordered by class when the stage's labels can be found.
+func drawDistances(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f *file, o figure.Options) error {
+	pf, err := f.frame(ctx, env, figure.PairsSelection())
 	if err != nil {
 		return err
 	}
 	defer pf.Release()
-	type pair struct {
-		i, j string
-		d    float64
-	}
-	pairs := make([]pair, pf.N)
-	ids := map[string]bool{}
-	for k := range pairs {
-		p := pair{pf.ID.ValueStr(k), pf.Keep[0].ValueStr(k), pf.X[k]}
-		pairs[k] = p
-		ids[p.i], ids[p.j] = true, true
-	}
-	if len(ids) > 2000 {
-		return fmt.Errorf("%d objects: a heat map is drawn up to 2,000", len(ids))
-	}
-	classes := objectClasses(ctx, f.info)
-	order := make([]string, 0, len(ids))
-	for id := range ids {
-		order = append(order, id)
-	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ca, cb := classes[order[a]], classes[order[b]]
-		if ca != cb {
-			return ca < cb
-		}
-		na, ea := strconv.ParseFloat(order[a], 64)
-		nb, eb := strconv.ParseFloat(order[b], 64)
-		if ea == nil && eb == nil {
-			return na < nb
-		}
-		return order[a] < order[b]
-	})
-	pos := make(map[string]int, len(order))
-	for k, id := range order {
-		pos[id] = k
-	}
-	n := len(order)
-	m := make([]float64, n*n)
-	for k := range m {
-		m[k] = math.NaN()
-	}
-	for i := range n {
-		m[i*n+i] = 0
-	}
-	for _, p := range pairs {
-		m[pos[p.i]*n+pos[p.j]] = p.d
-		if math.IsNaN(m[pos[p.j]*n+pos[p.i]]) {
-			m[pos[p.j]*n+pos[p.i]] = p.d
-		}
-	}
-	var group []string
-	if len(classes) > 0 {
-		group = make([]string, n)
-		for k, id := range order {
-			group[k] = classes[id]
-		}
-	}
-	o.ColorLabel = "distance"
-	return figure.HeatMap(w, "svg", m, n, group, o)
+	return figure.DistanceHeatMap(w, "svg", pf, figure.ObjectClasses(ctx, f.prov, env.Mem), o)
 }
 
-// objectClasses reads the class of every object from the table the stage
-// read its labels from (--labels, else --similarity or --in), by --id and
-// --label; empty when they cannot be found.
-func objectClasses(ctx context.Context, info *arrowio.FileInfo) map[string]string {
-	p := info.Provenance
-	if p == nil {
-		return nil
+// tableOf renders up to maxRows rows of a small table.
+func tableOf(f *file, heading string, maxRows int) htmlTable {
+	t := htmlTable{Heading: heading}
+	for _, fl := range f.schema.Fields() {
+		t.Columns = append(t.Columns, fl.Name)
 	}
-	id, _ := p.Params["id"].(string)
-	label, _ := p.Params["label"].(string)
-	if id == "" || label == "" {
-		return nil
-	}
-	for _, key := range []string{"labels", "similarity", "in"} {
-		path, _ := p.Params[key].(string)
-		if path == "" {
-			continue
-		}
-		f, err := readTable(ctx, path, arrowio.Selection{ID: id, Label: label, NoFeatures: true, Keep: []string{}})
-		if err != nil {
-			continue
-		}
-		out := make(map[string]string, f.N)
-		for i := range f.N {
-			if f.Label.Numeric {
-				out[f.ID.ValueStr(i)] = strconv.FormatFloat(f.Label.Num[i], 'g', -1, 64)
-			} else {
-				out[f.ID.ValueStr(i)] = f.Label.Str[i]
+	for _, rec := range f.recs {
+		for i := 0; i < int(rec.NumRows()) && len(t.Rows) < maxRows; i++ {
+			row := make([]string, rec.NumCols())
+			for c := range row {
+				row[c] = cell(rec.Column(c), i)
 			}
-		}
-		f.Release()
-		return out
-	}
-	return nil
-}
-
-func writeMetrics(ctx context.Context, w io.Writer, f *file) error {
-	return writeTable(ctx, w, f.path, 200)
-}
-
-// writeTable writes up to max rows of a small table as HTML.
-func writeTable(ctx context.Context, w io.Writer, path string, maxRows int) error {
-	r, err := arrowio.Open(ctx, path)
-	if err != nil {
-		return err
-	}
-	defer r.Release()
-	fmt.Fprint(w, "<table><tr>")
-	for _, fl := range r.Schema().Fields() {
-		fmt.Fprintf(w, "<th>%s</th>", esc(fl.Name))
-	}
-	fmt.Fprint(w, "</tr>\n")
-	rows := 0
-	for r.Next() && rows < maxRows {
-		rec := r.RecordBatch()
-		for i := 0; i < int(rec.NumRows()) && rows < maxRows; i++ {
-			fmt.Fprint(w, "<tr>")
-			for c := range int(rec.NumCols()) {
-				fmt.Fprintf(w, "<td>%s</td>", esc(cell(rec.Column(c), i)))
-			}
-			fmt.Fprint(w, "</tr>\n")
-			rows++
+			t.Rows = append(t.Rows, row)
 		}
 	}
-	fmt.Fprint(w, "</table>\n")
-	return r.Err()
+	return t
 }
 
 func cell(a arrow.Array, i int) string {
@@ -564,28 +507,19 @@ func cell(a arrow.Array, i int) string {
 	return a.ValueStr(i)
 }
 
-// writeProvenance writes the stage's parameters and figures, folded.
-func writeProvenance(w io.Writer, info *arrowio.FileInfo) {
-	p := info.Provenance
+// provenanceView is the stage's parameters, figures and warnings.
+func provenanceView(p *arrowio.Provenance) *provView {
 	if p == nil {
-		fmt.Fprint(w, "<p class=\"meta\">no ordinate metadata</p>\n")
-		return
+		return nil
 	}
-	fmt.Fprintf(w, "<details><summary>Parameters of %s (ordinate %s, seed %d, %.1f s)</summary><table>\n", esc(p.Stage), esc(p.Version), p.Seed, p.RunSeconds)
+	v := &provView{Stage: p.Stage, Version: p.Version, Seed: p.Seed, Seconds: strconv.FormatFloat(p.RunSeconds, 'f', 1, 64), Warnings: p.Warnings}
 	for _, k := range sortedKeys(p.Params) {
-		fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td></tr>\n", esc(k), esc(short(p.Params[k])))
+		v.Params = append(v.Params, [2]string{k, short(p.Params[k])})
 	}
-	fmt.Fprint(w, "</table></details>\n")
-	if len(p.Figures) > 0 {
-		fmt.Fprint(w, "<details><summary>Figures of the run</summary><table>\n")
-		for _, k := range sortedKeys(p.Figures) {
-			fmt.Fprintf(w, "<tr><td>%s</td><td>%s</td></tr>\n", esc(k), esc(short(p.Figures[k])))
-		}
-		fmt.Fprint(w, "</table></details>\n")
+	for _, k := range sortedKeys(p.Figures) {
+		v.Figures = append(v.Figures, [2]string{k, short(p.Figures[k])})
 	}
-	for _, warn := range p.Warnings {
-		fmt.Fprintf(w, "<p class=\"skip\">warning: %s</p>\n", esc(warn))
-	}
+	return v
 }
 
 func sortedKeys(m map[string]any) []string {

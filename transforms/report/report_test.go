@@ -4,15 +4,61 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
-func info(fields []string, params map[string]any) *arrowio.FileInfo {
+// rec builds a record of float64 columns (string columns for "class" and
+// "id") with n rows, carrying provenance p (nil: none).
+func rec(t *testing.T, fields []string, n int, p *arrowio.Provenance) arrow.RecordBatch {
+	t.Helper()
+	var fs []arrow.Field
+	var cols []arrow.Array
+	for _, f := range fields {
+		if f == "class" || f == "id" {
+			b := array.NewStringBuilder(memory.DefaultAllocator)
+			for i := range n {
+				b.Append([]string{"a", "b"}[i%2])
+			}
+			fs = append(fs, arrow.Field{Name: f, Type: arrow.BinaryTypes.String})
+			cols = append(cols, b.NewArray())
+			b.Release()
+			continue
+		}
+		b := array.NewFloat64Builder(memory.DefaultAllocator)
+		for i := range n {
+			b.Append(float64(i*i%7) + 0.5*float64(len(f)))
+		}
+		fs = append(fs, arrow.Field{Name: f, Type: arrow.PrimitiveTypes.Float64})
+		cols = append(cols, b.NewArray())
+		b.Release()
+	}
+	var md *arrow.Metadata
+	if p != nil {
+		js, err := p.JSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := arrow.NewMetadata([]string{arrowio.MetadataKey}, []string{js})
+		md = &m
+	}
+	r := array.NewRecordBatch(arrow.NewSchema(fs, md), cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	return r
+}
+
+func schemaOf(fields []string) *arrow.Schema {
 	var fs []arrow.Field
 	for _, f := range fields {
 		t := arrow.DataType(arrow.PrimitiveTypes.Float64)
@@ -21,29 +67,7 @@ func info(fields []string, params map[string]any) *arrowio.FileInfo {
 		}
 		fs = append(fs, arrow.Field{Name: f, Type: t})
 	}
-	fi := &arrowio.FileInfo{Schema: arrow.NewSchema(fs, nil)}
-	if params != nil {
-		fi.Provenance = &arrowio.Provenance{Params: params}
-	}
-	return fi
-}
-
-func TestClassify(t *testing.T) {
-	for _, tc := range []struct {
-		fields []string
-		want   kind
-	}{
-		{[]string{"metric", "k", "subset", "value"}, kindMetrics},
-		{[]string{"aspect", "delta", "pole_0"}, kindAspects},
-		{[]string{"i", "j", "distance"}, kindDistances},
-		{[]string{"aspect", "id", "emb_0", "emb_1"}, kindMaps},
-		{[]string{"id", "emb_0", "emb_1"}, kindEmbedding},
-		{[]string{"id", "emb_0"}, kindOther},
-	} {
-		if got := classify(info(tc.fields, nil)); got != tc.want {
-			t.Errorf("%v: kind %d, want %d", tc.fields, got, tc.want)
-		}
-	}
+	return arrow.NewSchema(fs, nil)
 }
 
 // TestColourSpec checks the preference order: the stage's soft labels, its
@@ -57,13 +81,17 @@ func TestColourSpec(t *testing.T) {
 		color  string
 		soft   bool
 	}{
-		{"stage soft labels", emb, map[string]any{"soft-labels": "p_*", "label": "", "id": "id"}, "", true},
+		{"stage soft labels", emb, map[string]any{"soft_labels": []any{"p_*"}, "label": "", "id": "id"}, "", true},
 		{"stage label", emb, map[string]any{"label": "class", "id": "id"}, "class", false},
 		{"p_ columns, no supervision", emb, map[string]any{"id": "id"}, "", true},
 		{"first text column", []string{"id", "class", "emb_0", "emb_1"}, map[string]any{"id": "id"}, "class", false},
 		{"nothing", []string{"emb_0", "emb_1"}, nil, "", false},
 	} {
-		s := colourSpec(&file{info: info(tc.fields, tc.params)})
+		var p *arrowio.Provenance
+		if tc.params != nil {
+			p = &arrowio.Provenance{Params: tc.params}
+		}
+		s := colourSpec(schemaOf(tc.fields), p)
 		if s.Color != tc.color || (s.SoftLabels != nil) != tc.soft {
 			t.Errorf("%s: colour %q, soft %v; want %q, %v", tc.name, s.Color, s.SoftLabels, tc.color, tc.soft)
 		}
@@ -73,12 +101,54 @@ func TestColourSpec(t *testing.T) {
 	}
 }
 
-func TestWriteErrors(t *testing.T) {
-	if _, err := Write(context.Background(), nil, nil, Options{}); !errors.Is(err, ErrNoFiles) {
-		t.Errorf("no files: %v", err)
+// TestStageKinds runs the stage on tables in memory: an embedding with its
+// metrics attached (by the metrics' embedding input), a table without a
+// kind (schema only, with a note), a table whose columns look like an
+// embedding but whose kind says triplets (not drawn: no sniffing), and text
+// from the provenance that must come out escaped.
+func TestStageKinds(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	emb := rec(t, []string{"id", "class", "emb_0", "emb_1"}, 20, &arrowio.Provenance{Stage: "pca", Kind: table.Embedding,
+		Params: map[string]any{"label": "class", "id": "id", "note": "<script>alert(1)</script>"}})
+	defer emb.Release()
+	metrics := rec(t, []string{"metric", "k", "value"}, 3, &arrowio.Provenance{Stage: "evaluate", Kind: table.Metrics,
+		Params: map[string]any{}, Inputs: []arrowio.InputInfo{{Role: "embedding", Path: "memory:in#0"}}})
+	defer metrics.Release()
+	plain := rec(t, []string{"x", "emb_0", "emb_1"}, 5, nil)
+	defer plain.Release()
+	trip := rec(t, []string{"emb_0", "emb_1"}, 5, &arrowio.Provenance{Stage: "triplets", Kind: table.Triplets, Params: map[string]any{}})
+	defer trip.Release()
+	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in#0": emb, "in#1": metrics, "in#2": plain, "in#3": trip}, "out")
+	opts := Stage{}.NewOptions().(*Options)
+	opts.Title = "a <b>title</b>"
+	if err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables, Mem: mem}); err != nil {
+		t.Fatal(err)
 	}
-	if _, err := Write(context.Background(), nil, []string{"does-not-exist.parquet"}, Options{}); err == nil {
-		t.Error("missing file: no error")
+	page := string(tables.File("out"))
+	for _, want := range []string{
+		`content="1"`, "Quality (memory:in#1)", "a &lt;b&gt;title&lt;/b&gt;", "&lt;script&gt;alert(1)&lt;/script&gt;",
+		"records no kind", "<th>column</th>",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>title") {
+		t.Error("text from the tables is not escaped")
+	}
+	if got := strings.Count(page, "<section"); got != 3 {
+		t.Errorf("%d sections, want 3 (embedding with metrics, plain table, triplets)", got)
+	}
+	if got := strings.Count(page, "<svg"); got != 1 {
+		t.Errorf("%d figures, want 1", got)
+	}
+}
+
+func TestNoTables(t *testing.T) {
+	err := transforms.Run(context.Background(), Stage{}, Stage{}.NewOptions(), &transforms.Env{Tables: transforms.NewMemTables(nil, "out")})
+	if !errors.Is(err, ErrNoFiles) || !errors.Is(err, transforms.ErrInvalidOption) {
+		t.Errorf("no tables: %v", err)
 	}
 }
 

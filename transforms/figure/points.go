@@ -1,7 +1,6 @@
-package transforms
+package figure
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -13,61 +12,88 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms"
 )
 
-// PlotSpec says which columns of a table a figure draws.
-type PlotSpec struct {
+// Spec says which columns of a table a scatter plot draws.
+type Spec struct {
 	X, Y       string   // coordinate columns (default emb_0, emb_1)
 	Color      string   // colour column, or ""
 	Order      []string // category order for Color
-	ColorScale string   // "auto" (default), "categorical" or "continuous"
+	ColorScale ColorScale
 	SoftLabels []string // soft-label columns (names and globs), instead of Color
 	Facet      string   // facet column, or ""
 	FacetOrder []string
 	OnInvalid  arrowio.OnInvalid
 }
 
+// ColorScale is how a colour column is read: auto (categories for text,
+// booleans and integers with at most 12 values, a colour map otherwise),
+// categorical or continuous.
+type ColorScale string
+
+// The colour scales.
+const (
+	ScaleAuto        ColorScale = "auto"
+	ScaleCategorical ColorScale = "categorical"
+	ScaleContinuous  ColorScale = "continuous"
+)
+
+func (ColorScale) Values() []string { return []string{"auto", "categorical", "continuous"} }
+
+func (s ColorScale) MarshalText() ([]byte, error) {
+	if s == "" {
+		return []byte(ScaleAuto), nil
+	}
+	return []byte(s), nil
+}
+
+func (s *ColorScale) UnmarshalText(b []byte) error {
+	v := ColorScale(strings.ToLower(strings.TrimSpace(string(b))))
+	if v == "" {
+		v = ScaleAuto
+	}
+	if !slices.Contains(v.Values(), string(v)) {
+		return fmt.Errorf("colour scale %q: want auto, categorical or continuous", b)
+	}
+	*s = v
+	return nil
+}
+
 // maxAutoCategories is the most distinct integer values that "auto" still
 // treats as categories (class labels such as 1, 2, 3).
 const maxAutoCategories = 12
 
-// LoadPoints reads the columns of spec from the table at path.
-func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio.ReadOption) (*figure.Points, *arrowio.FileInfo, error) {
-	if spec.X == "" {
-		spec.X = "emb_0"
+func (s Spec) axes() (x, y string) {
+	x, y = s.X, s.Y
+	if x == "" {
+		x = "emb_0"
 	}
-	if spec.Y == "" {
-		spec.Y = "emb_1"
+	if y == "" {
+		y = "emb_1"
 	}
-	// A stream on stdin cannot be inspected first; it has no footer either.
-	info := &arrowio.FileInfo{Path: path}
-	if path != "-" {
-		var err error
-		if info, err = arrowio.Inspect(ctx, path); err != nil {
-			return nil, nil, err
-		}
-	}
-	r, err := arrowio.Open(ctx, path, opts...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer r.Release()
-	sel := arrowio.Selection{Features: []string{spec.X, spec.Y}, Keep: []string{}, SoftLabels: spec.SoftLabels, OnInvalid: spec.OnInvalid}
-	for _, c := range []string{spec.Color, spec.Facet} {
+	return x, y
+}
+
+// Selection is the selection that reads the columns of s.
+func (s Spec) Selection() arrowio.Selection {
+	x, y := s.axes()
+	sel := arrowio.Selection{Features: []string{x, y}, Keep: []string{}, SoftLabels: s.SoftLabels, OnInvalid: s.OnInvalid}
+	for _, c := range []string{s.Color, s.Facet} {
 		if c != "" && !slices.Contains(sel.Keep, c) {
 			sel.Keep = append(sel.Keep, c)
 		}
 	}
-	f, err := arrowio.ReadFrame(ctx, r, sel)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Release()
+	return sel
+}
+
+// PointsOf returns the points of a frame read with s.Selection().
+func PointsOf(f *arrowio.Frame, s Spec) (*Points, error) {
+	x, y := s.axes()
 	if f.D != 2 {
-		return nil, nil, fmt.Errorf("%s: %w: --x %s and --y %s select %d columns, want 2", path, ErrOption, spec.X, spec.Y, f.D)
+		return nil, transforms.Optionf("x", "x %s and y %s select %d columns, want 2", x, y, f.D)
 	}
-	p := &figure.Points{X: make([]float64, f.N), Y: make([]float64, f.N)}
+	p := &Points{X: make([]float64, f.N), Y: make([]float64, f.N)}
 	for i := range f.N {
 		p.X[i], p.Y[i] = f.X[2*i], f.X[2*i+1]
 	}
@@ -79,32 +105,31 @@ func LoadPoints(ctx context.Context, path string, spec PlotSpec, opts ...arrowio
 		}
 		return nil
 	}
-	if spec.Color != "" {
-		if err := colourColumn(p, keep(spec.Color), spec); err != nil {
-			return nil, nil, fmt.Errorf("%s: column %q: %w", path, spec.Color, err)
+	if s.Color != "" {
+		if err := colourColumn(p, keep(s.Color), s); err != nil {
+			return nil, fmt.Errorf("%s: column %q: %w", f.Source.Path, s.Color, err)
 		}
 	}
 	if f.Soft != nil {
 		p.Soft, p.Classes = f.Soft, trimCommonPrefix(f.SoftNames)
 	}
-	if spec.Facet != "" {
-		a := keep(spec.Facet)
+	if s.Facet != "" {
+		a := keep(s.Facet)
 		p.Facet = make([]string, f.N)
 		for i := range f.N {
 			p.Facet[i] = valueString(a, i)
 		}
-		p.FacetOrder = spec.FacetOrder
+		p.FacetOrder = s.FacetOrder
 		if p.FacetOrder == nil {
 			p.FacetOrder = sortedLevels(p.Facet)
 		}
 	}
-	return p, info, nil
+	return p, nil
 }
 
 // colourColumn sets p's Category or Value from a.
-func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
+func colourColumn(p *Points, a arrow.Array, s Spec) error {
 	n := a.Len()
-	// Numeric means what floatAt reads: integers and float32/64.
 	numeric, integer := false, false
 	switch a.DataType().ID() {
 	case arrow.FLOAT32, arrow.FLOAT64:
@@ -112,20 +137,20 @@ func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
 		numeric, integer = true, true
 	}
-	scale := spec.ColorScale
+	scale := s.ColorScale
 	switch scale {
-	case "", "auto":
-		scale = "categorical"
+	case "", ScaleAuto:
+		scale = ScaleCategorical
 		if numeric && !(integer && distinct(a) <= maxAutoCategories) {
-			scale = "continuous"
+			scale = ScaleContinuous
 		}
-	case "categorical", "continuous":
+	case ScaleCategorical, ScaleContinuous:
 	default:
-		return fmt.Errorf("%w: colour scale %q: want auto, categorical or continuous", ErrOption, spec.ColorScale)
+		return transforms.Optionf("color-scale", "%q: want auto, categorical or continuous", s.ColorScale)
 	}
-	if scale == "continuous" {
+	if scale == ScaleContinuous {
 		if !numeric {
-			return fmt.Errorf("%w: a continuous colour scale needs a numeric column, not %s", ErrOption, a.DataType())
+			return transforms.Optionf("color-scale", "continuous needs a numeric column, not %s", a.DataType())
 		}
 		p.Value = make([]float64, n)
 		for i := range n {
@@ -144,11 +169,41 @@ func colourColumn(p *figure.Points, a arrow.Array, spec PlotSpec) error {
 	for i := range n {
 		p.Category[i] = valueString(a, i)
 	}
-	p.Order = spec.Order
+	p.Order = s.Order
 	if p.Order == nil {
 		p.Order = sortedLevels(p.Category)
 	}
 	return nil
+}
+
+// floatAt reads value i of a numeric column; ok is false for a null.
+func floatAt(a arrow.Array, i int) (v float64, ok bool, err error) {
+	if a.IsNull(i) {
+		return 0, false, nil
+	}
+	switch c := a.(type) {
+	case *array.Float64:
+		return c.Value(i), true, nil
+	case *array.Float32:
+		return float64(c.Value(i)), true, nil
+	case *array.Int8:
+		return float64(c.Value(i)), true, nil
+	case *array.Int16:
+		return float64(c.Value(i)), true, nil
+	case *array.Int32:
+		return float64(c.Value(i)), true, nil
+	case *array.Int64:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint8:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint16:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint32:
+		return float64(c.Value(i)), true, nil
+	case *array.Uint64:
+		return float64(c.Value(i)), true, nil
+	}
+	return 0, false, fmt.Errorf("%w: %s is not numeric", transforms.ErrInvalidData, a.DataType())
 }
 
 // trimCommonPrefix drops a prefix such as "p_" that every name shares, for
@@ -191,7 +246,7 @@ func distinct(a arrow.Array) int {
 // sortedLevels orders the distinct values: numerically when they all parse
 // as numbers (ordinal labels), otherwise in order of first appearance.
 func sortedLevels(v []string) []string {
-	out := figure.Levels(v, nil)
+	out := Levels(v, nil)
 	nums := make(map[string]float64, len(out))
 	for _, s := range out {
 		x, err := strconv.ParseFloat(s, 64)
@@ -215,12 +270,13 @@ func sortedLevels(v []string) []string {
 // titleParams are the parameters worth showing in a figure's subtitle, in order.
 var titleParams = []string{"method", "variant", "kernel", "solver", "alpha", "gamma", "perplexity", "nu", "scale", "metric", "theta", "dims"}
 
-// FigureTitles returns a title (the stage and, if any, its mode) and a
-// subtitle (file, rows, key parameters) from a file's provenance.
-func FigureTitles(path string, info *arrowio.FileInfo) (title, subtitle string) {
+// Titles returns a title (the stage and, if any, its mode) and a subtitle
+// (file, rows, key parameters) for a table at path with rows rows and
+// provenance p (nil when it has none).
+func Titles(path string, rows int64, p *arrowio.Provenance) (title, subtitle string) {
 	title = filepath.Base(path)
-	parts := []string{filepath.Base(path), fmt.Sprintf("%d rows", info.Rows)}
-	if p := info.Provenance; p != nil {
+	parts := []string{filepath.Base(path), fmt.Sprintf("%d rows", rows)}
+	if p != nil {
 		title = p.Stage
 		if m, ok := p.Figures["mode"].(string); ok && m != "" {
 			title += " · " + m

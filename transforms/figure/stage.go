@@ -1,0 +1,260 @@
+package figure
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// Stage is the plot stage: a scatter plot of an embedding or SCORE maps, or
+// a heat map of a distance table, as SVG or PNG. It reads its table by the
+// kind its provenance records.
+type Stage struct{}
+
+// Format is a figure's file format.
+type Format string
+
+// The figure formats. Auto takes the output's extension (SVG when the
+// output has no path, as on stdout or in memory).
+const (
+	FormatAuto Format = "auto"
+	FormatSVG  Format = "svg"
+	FormatPNG  Format = "png"
+)
+
+func (Format) Values() []string { return []string{"auto", "svg", "png"} }
+
+func (f Format) MarshalText() ([]byte, error) {
+	if f == "" {
+		return []byte(FormatAuto), nil
+	}
+	return []byte(f), nil
+}
+
+func (f *Format) UnmarshalText(b []byte) error {
+	v := Format(strings.ToLower(strings.TrimSpace(string(b))))
+	if !slices.Contains(v.Values(), string(v)) {
+		return fmt.Errorf("format %q: want auto, svg or png", b)
+	}
+	*f = v
+	return nil
+}
+
+// PlotOptions are the plot stage's options.
+type PlotOptions struct {
+	X          string            `opt:"x" help:"column on the horizontal axis"`
+	Y          string            `opt:"y" help:"column on the vertical axis"`
+	Color      string            `opt:"color" help:"column to colour the points by"`
+	Order      []string          `opt:"order" help:"order of the colour categories, comma list"`
+	ColorScale ColorScale        `opt:"color-scale" help:"how to read the colour column"`
+	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
+	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"`
+	FacetOrder []string          `opt:"facet-order" help:"order of the panels, comma list"`
+	Title      string            `opt:"title" help:"title (default: the stage from the table's provenance)"`
+	Subtitle   string            `opt:"subtitle" help:"subtitle (default: table, rows and key parameters)"`
+	Width      float64           `opt:"width" help:"width in cm"`
+	Height     float64           `opt:"height" help:"height in cm (0: by the panels)"`
+	Format     Format            `opt:"format" help:"figure format (auto: by the output's extension)"`
+	OnInvalid  arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a drawn column: error or drop the row"`
+}
+
+// Validate checks the options that need no data.
+func (o *PlotOptions) Validate() error {
+	if o.Color != "" && len(o.SoftLabels) > 0 {
+		return transforms.Optionf("color", "give color or soft-labels, not both")
+	}
+	if o.Width <= 0 {
+		return transforms.Optionf("width", "%g: want a positive width in cm", o.Width)
+	}
+	if o.Height < 0 {
+		return transforms.Optionf("height", "%g: want 0 (by the panels) or a positive height in cm", o.Height)
+	}
+	return nil
+}
+
+func (Stage) NewOptions() transforms.Options {
+	return &PlotOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Width: 16, Format: FormatAuto}
+}
+
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "plot",
+		Summary: "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
+		Usage:   "ordinate plot --in E [--color COL | --soft-labels 'p_*'] [--facet COL] --out fig.svg|fig.png",
+		Doc: `The table is drawn by the kind its provenance records. An embedding: --y against --x
+(default emb_1 against emb_0). SCORE or OE maps: the same, one panel per aspect unless
+--facet says otherwise. A long distance table (fisher): a heat map, its objects ordered
+by the class the stage read, when that table can still be read. A table without a
+recorded kind (another tool's, a CSV) is drawn as a scatter plot of --x and --y.
+
+--color colours by a column: text, booleans and integer labels with up to 12 values get
+a colour-blind-safe palette and a legend (numbers in ascending order, text in order of
+appearance, or --order a,b,c); other numbers a continuous colour map (viridis) with a
+colour bar (--color-scale forces either). --soft-labels mixes the class colours by the
+weights. --facet draws one panel per value with shared scales. The title and subtitle
+come from the table's provenance unless given. SVG output embeds its fonts, so it
+renders the same anywhere.`,
+		Examples: []string{
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
+			"ordinate plot --in thyroid-pca.parquet --color label --out thyroid-pca.svg",
+			"ordinate plot --in thyroid-pca.parquet --facet label --color-scale continuous --color emb_0 --out thyroid-facets.png",
+			"ordinate triplets --in testdata/zoo/zoo.csv --id name --aspects hair,eggs --per-aspect 300 --out zoo-triplets.parquet",
+			"ordinate score --in zoo-triplets.parquet --out zoo-maps.parquet",
+			"ordinate plot --in zoo-maps.parquet --facet aspect --out zoo-maps.svg",
+		},
+		Inputs: []transforms.Role{
+			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
+		},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "output figure: .svg or .png", Kind: transforms.File, Required: true},
+		},
+	}
+}
+
+// format resolves the figure format from the option and the output's path.
+func (o *PlotOptions) format(env *transforms.Env) (string, error) {
+	path := ""
+	if pt, ok := env.Tables.(interface{ Path(string) string }); ok {
+		path = pt.Path("out")
+	}
+	ext := strings.TrimPrefix(strings.ToLower(filepath.Ext(path)), ".")
+	switch o.Format {
+	case FormatSVG, FormatPNG:
+		if path != "" && path != "-" && ext != string(o.Format) {
+			return "", transforms.Optionf("out", "%q: the extension must be .%s for format %s", path, o.Format, o.Format)
+		}
+		return string(o.Format), nil
+	}
+	if path == "" || path == "-" {
+		return "svg", nil
+	}
+	if ext != "svg" && ext != "png" {
+		return "", transforms.Optionf("out", "%q: the extension must be .svg or .png", path)
+	}
+	return ext, nil
+}
+
+func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
+	opts := o.(*PlotOptions)
+	format, err := opts.format(env)
+	if err != nil {
+		return err
+	}
+	r, err := env.Open(ctx, "in")
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	prov := transforms.TableProvenance(r.Schema())
+	kind := ""
+	if prov != nil {
+		kind = prov.Kind
+	}
+	fo := Options{Title: opts.Title, Subtitle: opts.Subtitle,
+		Width: vg.Length(opts.Width) * vg.Centimeter, Height: vg.Length(opts.Height) * vg.Centimeter}
+	var buf bytes.Buffer
+	switch kind {
+	case table.DistancePairs:
+		f, err := ReadFrame(ctx, env, "in", r, PairsSelection())
+		if err != nil {
+			return err
+		}
+		defer f.Release()
+		settitles(&fo, f, prov)
+		env.Progress.Start("drawing", 0)
+		err = DistanceHeatMap(&buf, format, f, ObjectClasses(ctx, prov, env.Mem), fo)
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		env.Figure("objects", heatMapObjects(f))
+	case table.Embedding, table.Maps, "":
+		if kind == "" {
+			env.Log.Info("the table records no kind: drawing its columns " + opts.X + " and " + opts.Y)
+		}
+		spec := Spec{X: opts.X, Y: opts.Y, Color: opts.Color, Order: nilIfEmpty(opts.Order), ColorScale: opts.ColorScale,
+			SoftLabels: nilIfEmpty(opts.SoftLabels), Facet: opts.Facet, FacetOrder: nilIfEmpty(opts.FacetOrder), OnInvalid: opts.OnInvalid}
+		if kind == table.Maps && spec.Facet == "" {
+			spec.Facet = "aspect"
+		}
+		f, err := ReadFrame(ctx, env, "in", r, spec.Selection())
+		if err != nil {
+			return err
+		}
+		defer f.Release()
+		pts, err := PointsOf(f, spec)
+		if err != nil {
+			return err
+		}
+		settitles(&fo, f, prov)
+		fo.XLabel, fo.YLabel, fo.ColorLabel = f.FeatureNames[0], f.FeatureNames[1], spec.Color
+		env.Progress.Start("drawing", int64(len(pts.X)))
+		err = Scatter(&buf, format, pts, fo)
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		env.Figure("points", len(pts.X))
+	default:
+		return fmt.Errorf("%w: %s is a %s table (from %s); plot draws embeddings, maps and long distance tables",
+			transforms.ErrInvalidData, r.Source().Path, kind, prov.Stage)
+	}
+	return env.WriteFile("out", buf.Bytes())
+}
+
+func settitles(fo *Options, f *arrowio.Frame, prov *arrowio.Provenance) {
+	title, subtitle := Titles(f.Source.Path, int64(f.N)+f.Dropped, prov)
+	if fo.Title == "" {
+		fo.Title = title
+	}
+	if fo.Subtitle == "" {
+		fo.Subtitle = subtitle
+	}
+}
+
+func heatMapObjects(f *arrowio.Frame) int {
+	ids := map[string]bool{}
+	for k := range f.N {
+		ids[f.ID.ValueStr(k)], ids[f.Keep[0].ValueStr(k)] = true, true
+	}
+	return len(ids)
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// ReadFrame reads the whole of r, the opened input table of role, with a
+// selection, as Env.ReadFrame does for a table it opens itself: it reports
+// progress, records the input in the provenance and warns about dropped
+// rows. Stages that look at a table's provenance before choosing how to
+// read it (plot, report) open it first and read it with this.
+func ReadFrame(ctx context.Context, env *transforms.Env, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
+	env.Progress.Start("reading "+role, 0)
+	f, err := arrowio.ReadFrame(ctx, r, sel, arrowio.WithFrameAllocator(env.Mem))
+	if err == nil {
+		env.Progress.Add(int64(f.N) + f.Dropped)
+	}
+	env.Progress.Finish()
+	if err != nil {
+		return nil, err
+	}
+	src := r.Source()
+	env.Input(role, src, int64(f.N)+f.Dropped, f.Dropped, transforms.TableProvenance(r.Schema()))
+	if f.Dropped > 0 {
+		env.Warn("%s: dropped %d of %d rows with NaN, ±Inf or null in a drawn column (on-invalid drop)", src.Path, f.Dropped, int64(f.N)+f.Dropped)
+	}
+	return f, nil
+}

@@ -1,0 +1,97 @@
+package report
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// Stage is the report stage: one self-contained HTML page about any number
+// of stage outputs, each read by the kind its provenance records.
+type Stage struct{}
+
+// Options are the report stage's options.
+type Options struct {
+	Title string `opt:"title" help:"page title"`
+}
+
+// Validate has nothing to check.
+func (*Options) Validate() error { return nil }
+
+func (Stage) NewOptions() transforms.Options { return &Options{Title: "ordinate report"} }
+
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "report",
+		Summary: "one self-contained HTML page with the plots, parameters and quality of output tables",
+		Usage:   "ordinate report --out report.html [--title TEXT] TABLES…",
+		Doc: `Options go before the tables. Each table is shown by the kind its provenance records.
+An embedding: its plot (coloured by the stage's soft labels or label column), the stage's
+parameters and figures, and the quality metrics of every metrics table among TABLES that
+evaluate computed for it (its --embedding). A long distance table (fisher): a heat map
+ordered by class. SCORE maps: one panel per aspect, with δ from the aspects table written
+in the same run. Metrics and aspects tables shown on their own: their rows. Any other
+kind: the stage's parameters. A table that records no kind (another tool's, or an older
+ordinate's): its schema and provenance only, with a note. The page has its figures
+inline (SVG) and loads nothing from elsewhere.`,
+		Examples: []string{
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --out thyroid-metrics.parquet",
+			"ordinate report --out report.html --title 'newthyroid: PCA' thyroid-pca.parquet thyroid-metrics.parquet",
+		},
+		Inputs: []transforms.Role{
+			{Name: "in", Help: "tables to show (the CLI takes them as arguments)", Variadic: true},
+		},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "output HTML page", Kind: transforms.File, Required: true},
+		},
+	}
+}
+
+func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
+	opts := o.(*Options)
+	roles := env.Many("in")
+	if len(roles) == 0 {
+		return fmt.Errorf("report: %w", ErrNoFiles)
+	}
+	var all []*file
+	defer func() {
+		for _, f := range all {
+			f.release()
+		}
+	}()
+	for _, role := range roles {
+		f, err := readAll(ctx, env, role)
+		if err != nil {
+			return err
+		}
+		all = append(all, f)
+	}
+	title := opts.Title
+	if title == "" {
+		title = "ordinate report"
+	}
+	created := env.Prov.Started
+	if t, err := time.Parse(time.RFC3339, created); err == nil {
+		created = t.UTC().Format("2006-01-02 15:04 UTC")
+	}
+	env.Progress.Start("drawing", 0)
+	pg, skipped := build(ctx, env, all, title, created)
+	env.Progress.Finish()
+	for _, s := range skipped {
+		env.Warn("not drawn: %s", s)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := pageTemplate.Execute(&buf, pg); err != nil {
+		return err
+	}
+	env.Figures(map[string]any{"sections": len(pg.Sections), "figures": pg.Figures})
+	env.Log.Info("report", "tables", len(all), "sections", len(pg.Sections), "figures", pg.Figures)
+	return env.WriteFile("out", buf.Bytes())
+}
