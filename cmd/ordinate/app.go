@@ -6,7 +6,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/oe"
 	"github.com/ordinate/ordinate/transforms/report"
+	"github.com/ordinate/ordinate/transforms/score"
+	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -47,10 +50,10 @@ Examples:
 			ckpcaCommand(),
 			lspCommand(),
 			tsneCommand(),
-			tripletsCommand(),
-			scoreCommand(),
-			tsteCommand(),
-			soeCommand(),
+			stageCommand(triplets.Stage{}),
+			stageCommand(score.Stage{}),
+			stageCommand(oe.TSTEStage{}),
+			stageCommand(oe.SOEStage{}),
 			applyCommand(),
 			evaluateCommand(),
 			stageCommand(figure.Stage{}),

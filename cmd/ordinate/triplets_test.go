@@ -89,7 +89,7 @@ func TestTripletsCommand(t *testing.T) {
 		{"bad pairs", []string{"--pairs", "both"}, "--pairs"},
 		{"bad fraction", []string{"--split-objects", "1.5"}, "--split-objects"},
 		{"no aspects", []string{"--aspects", "nothing*"}, "selects no column"},
-		{"split-out without split", []string{"--split-out", filepath.Join(dir, "x.parquet")}, "needs --split-objects"},
+		{"split-out without split", []string{"--split-out", filepath.Join(dir, "x.parquet")}, "--split-out: needs split-objects"},
 		{"duplicate ids", []string{"--id", "animal_name"}, `row 26 (id frog): invalid value: duplicate id (also row 25)`},
 	} {
 		args := append([]string{"triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--out", filepath.Join(dir, "bad.parquet")}, tc.args...)

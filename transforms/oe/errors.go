@@ -1,16 +1,19 @@
 package oe
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Sentinel errors; test with errors.Is.
 var (
-	ErrOption     = errors.New("invalid option")
-	ErrNoTriplets = errors.New("no triplets")
-	ErrObjects    = errors.New("fewer than 3 objects")
-	ErrNumerical  = errors.New("numerical failure")
+	ErrOption     = transforms.ErrInvalidOption
+	ErrNoTriplets = transforms.NewSentinel(transforms.ErrInvalidData, "no triplets")
+	ErrObjects    = transforms.NewSentinel(transforms.ErrInvalidData, "fewer than 3 objects")
+	// ErrNumerical is a cost that is not finite: invalid data for the
+	// options given (too few or contradictory triplets, say).
+	ErrNumerical = transforms.NewSentinel(transforms.ErrInvalidData, "numerical failure")
 )
 
 // TripletError reports a bad triplet, like encoding/csv's ParseError.

@@ -2,10 +2,11 @@ package oe
 
 import (
 	"context"
-	"github.com/ordinate/ordinate/internal/lbfgs"
 	"math"
 	"math/rand/v2"
 	"runtime"
+
+	"github.com/ordinate/ordinate/internal/lbfgs"
 
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
@@ -23,6 +24,10 @@ type Options struct {
 	Tol       float64 // relative cost decrease over 10 iterations to continue; default 1e-9
 	Store     int     // L-BFGS memory (pairs); default 15
 	Threads   int     // ≤ 0 → GOMAXPROCS
+
+	// Progress, if not nil, is called after every evaluation of the cost
+	// and its gradient (an L-BFGS iteration takes one or a few).
+	Progress func()
 
 	stream uint64 // PCG stream of the initial configuration (aspect + 1 in PerAspect)
 }
@@ -108,7 +113,15 @@ func fit(ctx context.Context, n int, t *triplets.Table, o Options, loss lossFunc
 		y[p] = o.InitScale * rng.NormFloat64()
 	}
 	ev := newEvaluator(t, n, o, loss)
-	res, err := lbfgs.Minimize(ctx, ev.eval, y, o.MaxIter, o.Store, o.Tol)
+	eval := ev.eval
+	if o.Progress != nil {
+		eval = func(x, g []float64) float64 {
+			f := ev.eval(x, g)
+			o.Progress()
+			return f
+		}
+	}
+	res, err := lbfgs.Minimize(ctx, eval, y, o.MaxIter, o.Store, o.Tol)
 	if err != nil {
 		return nil, err
 	}
@@ -134,10 +147,21 @@ func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, method Me
 		return nil, &TripletError{Row: row, Err: err}
 	}
 	parts := splitByAspect(t, aspects)
-	out := make([]*Result, aspects)
 	for a := range parts {
 		if parts[a].Len() == 0 {
 			return nil, wrapf(ErrNoTriplets, "aspect %d", a)
+		}
+	}
+	return perAspect(ctx, n, parts, method, o, nil)
+}
+
+// perAspect fits the map of every part, calling start(a) (when not nil)
+// before part a.
+func perAspect(ctx context.Context, n int, parts []triplets.Table, method Method, o Options, start func(a int)) ([]*Result, error) {
+	out := make([]*Result, len(parts))
+	for a := range parts {
+		if start != nil {
+			start(a)
 		}
 		oa := o
 		oa.stream = uint64(a) + 1

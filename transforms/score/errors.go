@@ -1,22 +1,24 @@
 package score
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // Sentinel errors. Errors returned by Fit wrap one of them (test with
 // errors.Is); option errors wrap ErrOption as well as the specific sentinel,
 // and errors about one triplet are *TripletError.
 var (
-	ErrNoTriplets   = errors.New("no triplets")
-	ErrTriplet      = errors.New("bad triplet")
-	ErrOption       = errors.New("invalid option")
-	ErrDims         = errors.New("dims must be ≥ 1")
-	ErrAlpha        = errors.New("alpha must be > 0")
-	ErrLearningRate = errors.New("learning rate must be > 0")
-	ErrKappa        = errors.New("kappa must be ≥ 0")
-	ErrMu           = errors.New("mu must have Dims+1 finite entries and non-zero norm")
+	ErrNoTriplets   = transforms.NewSentinel(transforms.ErrInvalidData, "no triplets")
+	ErrTriplet      = table.ErrTriplet
+	ErrOption       = transforms.ErrInvalidOption
+	ErrDims         = transforms.NewSentinel(transforms.ErrInvalidOption, "dims must be ≥ 1")
+	ErrAlpha        = transforms.NewSentinel(transforms.ErrInvalidOption, "alpha must be > 0")
+	ErrLearningRate = transforms.NewSentinel(transforms.ErrInvalidOption, "learning rate must be > 0")
+	ErrKappa        = transforms.NewSentinel(transforms.ErrInvalidOption, "kappa must be ≥ 0")
+	ErrMu           = transforms.NewSentinel(transforms.ErrInvalidOption, "mu must have Dims+1 finite entries and non-zero norm")
 )
 
 // TripletError reports a bad triplet, like encoding/csv's ParseError.

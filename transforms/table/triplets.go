@@ -8,10 +8,57 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms/triplets"
 )
+
+// ErrTriplet marks a malformed triplet (an invalid-data error).
+var ErrTriplet = arrowio.NewSentinel(arrowio.ErrInvalidData, "bad triplet")
+
+// TripletTable is a columnar set of triplets over object and aspect
+// indices: triplet r is ⟨I[r], J[r], K[r]⟩ under aspect Aspect[r] (J is more
+// similar to I than to K). All four columns have the same length. Package
+// triplets calls it triplets.Table.
+type TripletTable struct {
+	I, J, K, Aspect []int32
+}
+
+// Len is the number of triplets.
+func (t *TripletTable) Len() int { return len(t.I) }
+
+// Append adds one triplet.
+func (t *TripletTable) Append(i, j, k, aspect int32) {
+	t.I = append(t.I, i)
+	t.J = append(t.J, j)
+	t.K = append(t.K, k)
+	t.Aspect = append(t.Aspect, aspect)
+}
+
+// Reset empties the table, keeping its storage.
+func (t *TripletTable) Reset() {
+	t.I, t.J, t.K, t.Aspect = t.I[:0], t.J[:0], t.K[:0], t.Aspect[:0]
+}
+
+// Validate checks that every triplet names three distinct objects in
+// [0, objects) and an aspect in [0, aspects). It returns the first bad row.
+func (t *TripletTable) Validate(objects, aspects int) (row int, err error) {
+	if len(t.J) != len(t.I) || len(t.K) != len(t.I) || len(t.Aspect) != len(t.I) {
+		panic("table: TripletTable: columns of different lengths")
+	}
+	for r := range t.I {
+		i, j, k, a := t.I[r], t.J[r], t.K[r], t.Aspect[r]
+		switch {
+		case i < 0 || j < 0 || k < 0 || int(i) >= objects || int(j) >= objects || int(k) >= objects:
+			return r, fmt.Errorf("%w: object index out of range [0, %d)", ErrTriplet, objects)
+		case a < 0 || int(a) >= aspects:
+			return r, fmt.Errorf("%w: aspect index %d out of range [0, %d)", ErrTriplet, a, aspects)
+		case i == j || j == k || i == k:
+			return r, fmt.Errorf("%w: i, j and k must be three different objects (%d, %d, %d)", ErrTriplet, i, j, k)
+		}
+	}
+	return -1, nil
+}
 
 // Indexer gives dense 0-based indices to values (ids, aspect names) in order
 // of first appearance, comparing them as text so that an int64 id and the
@@ -68,7 +115,7 @@ func (x *Indexer) Len() int { return len(x.Names) }
 
 // TripletInput is a triplet table read into indices.
 type TripletInput struct {
-	Table   *triplets.Table
+	Table   *TripletTable
 	Objects *Indexer // object ids
 	Aspects *Indexer // aspect names ("all" when the table has no aspect column)
 	Train   []bool   // per triplet: split = "train"; nil without a split column
@@ -76,9 +123,40 @@ type TripletInput struct {
 }
 
 // TripletColumns names the columns of a triplet table; empty names take
-// the defaults i, j, k, aspect, split. Aspect and split are optional.
+// the defaults i, j, k, aspect, split. Aspect and split are optional. As an
+// option it is the comma list "i,j,k" or "i,j,k,aspect".
 type TripletColumns struct {
 	I, J, K, Aspect, Split string
+}
+
+// DefaultTripletColumns are the column names triplets writes.
+var DefaultTripletColumns = TripletColumns{I: "i", J: "j", K: "k", Aspect: "aspect"}
+
+// MarshalText gives the names of i, j, k and (when set) aspect as a comma list.
+func (c TripletColumns) MarshalText() ([]byte, error) {
+	names := []string{c.I, c.J, c.K}
+	if c.Aspect != "" {
+		names = append(names, c.Aspect)
+	}
+	return []byte(strings.Join(names, ",")), nil
+}
+
+// UnmarshalText parses three or four names: i, j, k and (optional) aspect.
+func (c *TripletColumns) UnmarshalText(b []byte) error {
+	var names []string
+	for _, p := range strings.Split(string(b), ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			names = append(names, p)
+		}
+	}
+	if len(names) < 3 || len(names) > 4 {
+		return fmt.Errorf("%q: want three or four names (i, j, k and aspect)", string(b))
+	}
+	*c = TripletColumns{I: names[0], J: names[1], K: names[2], Split: c.Split}
+	if len(names) == 4 {
+		c.Aspect = names[3]
+	}
+	return nil
 }
 
 func (c TripletColumns) names() [5]string {
@@ -100,7 +178,7 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 	if objects == nil {
 		objects = NewIndexer()
 	}
-	in := &TripletInput{Table: &triplets.Table{}, Objects: objects, Aspects: NewIndexer()}
+	in := &TripletInput{Table: &TripletTable{}, Objects: objects, Aspects: NewIndexer()}
 	schema := r.Schema()
 	names := cols.names()
 	col := func(name string, required bool) (int, error) {
@@ -176,7 +254,7 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 			}
 			in.Table.Append(ids[0], ids[1], ids[2], aspect)
 			if split != nil {
-				in.Train = append(in.Train, !split.IsNull(row) && split.Value(row) == "train")
+				in.Train = append(in.Train, !split.IsNull(row) && split.Value(row) == SplitTrain)
 			}
 		}
 	}
@@ -190,12 +268,57 @@ func ReadTriplets(ctx context.Context, r arrowio.Reader, objects *Indexer, onInv
 }
 
 // Subset returns the triplets whose keep flag is set.
-func Subset(t *triplets.Table, keep []bool, want bool) *triplets.Table {
-	out := &triplets.Table{}
+func Subset(t *TripletTable, keep []bool, want bool) *TripletTable {
+	out := &TripletTable{}
 	for r := range t.Len() {
 		if keep[r] == want {
 			out.Append(t.I[r], t.J[r], t.K[r], t.Aspect[r])
 		}
 	}
 	return out
+}
+
+// TripletsSchema is the schema of a triplet table (kind Triplets) as the
+// triplets stage writes it: i, j, k (object ids of type idType), aspect,
+// and with a split the column split ("train" or "hidden").
+func TripletsSchema(idType arrow.DataType, split bool) *arrow.Schema {
+	fields := []arrow.Field{{Name: "i", Type: idType}, {Name: "j", Type: idType}, {Name: "k", Type: idType},
+		{Name: "aspect", Type: arrow.BinaryTypes.String}}
+	if split {
+		fields = append(fields, arrow.Field{Name: "split", Type: arrow.BinaryTypes.String})
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Split labels of a triplet table's split column.
+const (
+	SplitTrain  = "train"
+	SplitHidden = "hidden"
+)
+
+// TripletsRecord builds one batch of a triplet table of schema (from
+// TripletsSchema) from t: object indices are rows of ids, aspect indices
+// index aspects. With a split schema, train[r] says whether triplet r is
+// train (all three objects observed) or hidden.
+func TripletsRecord(mem memory.Allocator, schema *arrow.Schema, ids IDColumn, aspects []string, t *TripletTable, train []bool) arrow.RecordBatch {
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	split := schema.NumFields() == 5
+	if split && len(train) != t.Len() {
+		panic(fmt.Sprintf("table: TripletsRecord: %d split flags for %d triplets", len(train), t.Len()))
+	}
+	for r := range t.Len() {
+		ids.Append(b.Field(0), int(t.I[r]))
+		ids.Append(b.Field(1), int(t.J[r]))
+		ids.Append(b.Field(2), int(t.K[r]))
+		b.Field(3).(*array.StringBuilder).Append(aspects[t.Aspect[r]])
+		if split {
+			if train[r] {
+				b.Field(4).(*array.StringBuilder).Append(SplitTrain)
+			} else {
+				b.Field(4).(*array.StringBuilder).Append(SplitHidden)
+			}
+		}
+	}
+	return b.NewRecordBatch()
 }

@@ -1,8 +1,9 @@
 package triplets
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Codes holds categorical attributes: Codes[t][i] is the value code of object
@@ -77,7 +78,7 @@ const (
 )
 
 // ErrPairs marks an unknown pair convention name.
-var ErrPairs = errors.New("unknown pair convention")
+var ErrPairs = transforms.NewSentinel(transforms.ErrInvalidOption, "unknown pair convention")
 
 // String returns "ordered" or "unordered".
 func (p Pairs) String() string {
@@ -99,6 +100,22 @@ func ParsePairs(s string) (Pairs, error) {
 		return Unordered, nil
 	}
 	return 0, fmt.Errorf("%w %q (want ordered or unordered)", ErrPairs, s)
+}
+
+// Values lists the names of the conventions (an option enum).
+func (Pairs) Values() []string { return []string{"ordered", "unordered"} }
+
+// MarshalText gives the convention's name.
+func (p Pairs) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText parses "ordered" or "unordered".
+func (p *Pairs) UnmarshalText(b []byte) error {
+	v, err := ParsePairs(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
 }
 
 func (p Pairs) check() {

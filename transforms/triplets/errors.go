@@ -1,6 +1,12 @@
 package triplets
 
-import "errors"
+import (
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
 
-// ErrTriplet marks a malformed triplet.
-var ErrTriplet = errors.New("bad triplet")
+// ErrTriplet marks a malformed triplet; it is invalid data.
+var ErrTriplet = table.ErrTriplet
+
+// ErrDuplicateID marks an id that names two rows of an attribute table.
+var ErrDuplicateID = transforms.NewSentinel(transforms.ErrInvalidData, "duplicate id")

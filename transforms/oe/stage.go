@@ -1,0 +1,184 @@
+package oe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+	"github.com/ordinate/ordinate/transforms/triplets"
+)
+
+// StageOptions are the options shared by the tste and soe stages.
+type StageOptions struct {
+	triplets.FitInput
+	PerAspect bool   `opt:"per-aspect" help:"one independent map per aspect (the paper's disjoint learning)"`
+	MaxIter   int    `opt:"max-iter" help:"L-BFGS iterations"`
+	Dims      int    `opt:"dims" help:"output dimensions"`
+	Seed      uint64 `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+}
+
+func defaultStageOptions() StageOptions {
+	return StageOptions{FitInput: triplets.DefaultFitInput(), MaxIter: 1000, Dims: 2, Seed: 1}
+}
+
+func (o *StageOptions) validate() error {
+	switch {
+	case o.Dims < 1:
+		return transforms.Optionf("dims", "%d: want ≥ 1", o.Dims)
+	case o.MaxIter < 1:
+		return transforms.Optionf("max-iter", "%d: want ≥ 1", o.MaxIter)
+	}
+	return nil
+}
+
+// TSTEOptions are the options of TSTEStage.
+type TSTEOptions struct {
+	StageOptions
+	Alpha float64 `opt:"alpha" help:"Student-t degrees of freedom (0: dims − 1, at least 1)"`
+}
+
+// Validate checks the options.
+func (o *TSTEOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if !(o.Alpha >= 0) {
+		return transforms.Optionf("alpha", "%g: want 0 (dims − 1) or a positive number", o.Alpha)
+	}
+	return nil
+}
+
+// SOEOptions are the options of SOEStage.
+type SOEOptions struct {
+	StageOptions
+	Margin float64 `opt:"margin" help:"hinge margin δ"`
+}
+
+// Validate checks the options.
+func (o *SOEOptions) Validate() error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if !(o.Margin > 0) {
+		return transforms.Optionf("margin", "%g: want a positive number", o.Margin)
+	}
+	return nil
+}
+
+// TSTEStage fits t-STE maps to a triplet table: the tste stage.
+type TSTEStage struct{}
+
+// SOEStage fits SOE maps to a triplet table: the soe stage.
+type SOEStage struct{}
+
+// NewOptions returns the defaults.
+func (TSTEStage) NewOptions() transforms.Options {
+	return &TSTEOptions{StageOptions: defaultStageOptions()}
+}
+
+// NewOptions returns the defaults.
+func (SOEStage) NewOptions() transforms.Options {
+	return &SOEOptions{StageOptions: defaultStageOptions(), Margin: 0.1}
+}
+
+func oeInfo(name, summary, usage, doc string, examples []string) transforms.Info {
+	return transforms.Info{
+		Name: name, Summary: summary, Usage: usage, Doc: doc, Examples: examples,
+		Inputs: triplets.FitRoles("table naming every object (with --id)"),
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "maps table (aspect, id, emb_*): aspect \"all\" for one map, or one map per aspect", Kind: table.Maps, Required: true},
+		},
+	}
+}
+
+// Info describes the stage.
+func (TSTEStage) Info() transforms.Info {
+	return oeInfo("tste", "t-STE ordinal embedding of triplets (van der Maaten & Weinberger), one map or one per aspect",
+		"ordinate tste --in TRIPLETS [--per-aspect] [--dims 2] --out MAPS",
+		`t-STE: P = K_ji/(K_ji + K_jk) with the Student-t kernel (1 + d²/α)^(−(α+1)/2),
+α = dims − 1 (1 for one dimension); cost −Σ log P, minimised with L-BFGS.
+Triplets <i, j, k> say that j is more similar to i than to k. The output has
+columns aspect, id, emb_*: aspect "all" for one map, or one map per aspect.`,
+		[]string{
+			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 2000 --out zt.parquet",
+			"ordinate tste --in zt.parquet --out tste.parquet",
+			"ordinate tste --in zt.parquet --per-aspect --out tste-aspects.parquet",
+		})
+}
+
+// Info describes the stage.
+func (SOEStage) Info() transforms.Info {
+	return oeInfo("soe", "soft ordinal embedding of triplets (Terada & von Luxburg), one map or one per aspect",
+		"ordinate soe --in TRIPLETS [--per-aspect] [--margin 0.1] --out MAPS",
+		`SOE: cost Σ max(0, d_ji + margin − d_jk)² on plain (not squared) distances,
+minimised with L-BFGS. Output as tste.`,
+		[]string{
+			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 2000 --out zt.parquet",
+			"ordinate soe --in zt.parquet --out soe.parquet",
+			"ordinate soe --in zt.parquet --per-aspect --out soe-aspects.parquet",
+		})
+}
+
+// Run fits t-STE and writes the maps.
+func (TSTEStage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	o := opts.(*TSTEOptions)
+	return runOE(ctx, env, &o.StageOptions, TSTE, Options{Alpha: o.Alpha})
+}
+
+// Run fits SOE and writes the maps.
+func (SOEStage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	o := opts.(*SOEOptions)
+	return runOE(ctx, env, &o.StageOptions, SOE, Options{Margin: o.Margin})
+}
+
+// runOE is the run of both stages: read the triplets, fit one map or one per
+// aspect with method, write the maps.
+func runOE(ctx context.Context, env *transforms.Env, so *StageOptions, method Method, o Options) error {
+	in, t, err := triplets.ReadFit(ctx, env, so.FitInput)
+	if err != nil {
+		return err
+	}
+	o.Dims, o.MaxIter, o.Seed, o.Threads = so.Dims, so.MaxIter, so.Seed, env.Threads
+	o.Progress = func() { env.Progress.Add(1) }
+	n := in.Objects.Len()
+	var maps [][]float64
+	aspects := []string{"all"}
+	figures := map[string]any{"objects": n, "triplets": t.Len()}
+	if so.PerAspect {
+		parts := splitByAspect(t, in.Aspects.Len())
+		costs := make([]float64, len(parts))
+		for a := range parts {
+			if parts[a].Len() == 0 {
+				return fmt.Errorf("oe: %w: aspect %q", ErrNoTriplets, in.Aspects.Names[a])
+			}
+		}
+		res, err := perAspect(ctx, n, parts, method, o, func(a int) {
+			env.Progress.Start(fmt.Sprintf("optimising aspect %d/%d", a+1, len(parts)), 0)
+		})
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		aspects = in.Aspects.Names
+		for a, r := range res {
+			maps = append(maps, r.Y)
+			costs[a] = r.Cost
+		}
+		figures["cost"] = costs
+	} else {
+		env.Progress.Start("optimising", 0)
+		res, err := method(ctx, n, t, o)
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		maps = [][]float64{res.Y}
+		figures["cost"], figures["iterations"], figures["status"] = res.Cost, res.Iterations, res.Status
+	}
+	env.Figures(figures)
+	env.Log.Info(env.Prov.Stage, "objects", n, "triplets", t.Len(), "maps", len(maps))
+	rec := table.MapsRecord(env.Mem, aspects, in.Objects.Names, maps, o.Dims)
+	defer rec.Release()
+	return env.WriteRecord(ctx, "out", rec)
+}

@@ -1,0 +1,136 @@
+package score
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+	"github.com/ordinate/ordinate/transforms/triplets"
+)
+
+// Stage fits SCORE maps to a triplet table: the score stage.
+type Stage struct{}
+
+// StageOptions are the options of Stage.
+type StageOptions struct {
+	triplets.FitInput
+	SingleMap     bool    `opt:"single-map" help:"pool all triplets into one map (the paper's single-map comparison)"`
+	Dims          int     `opt:"dims" help:"output dimensions K (objects live on the sphere S^K)"`
+	Alpha         float64 `opt:"alpha" help:"scaling factor α"`
+	LearningRate  float64 `opt:"learning-rate" help:"SGD step ε"`
+	Kappa         float64 `opt:"kappa" help:"von Mises-Fisher prior concentration κ (0: flat)"`
+	Epochs        int     `opt:"epochs" help:"maximum epochs"`
+	Tol           float64 `opt:"tol" help:"stop when the mean log-likelihood changes less than this per epoch"`
+	Deterministic bool    `opt:"deterministic" help:"one ordered SGD stream: bit-identical results for a seed (slower)"`
+	Seed          uint64  `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+}
+
+// NewOptions returns the defaults (the paper's settings).
+func (Stage) NewOptions() transforms.Options {
+	return &StageOptions{FitInput: triplets.DefaultFitInput(), Dims: DefaultDims, Alpha: DefaultAlpha,
+		LearningRate: DefaultLearningRate, Epochs: DefaultEpochs, Tol: DefaultTol, Seed: 1}
+}
+
+// Validate checks the options; the zero values that Options would replace
+// by defaults are errors here, where every default is explicit.
+func (o *StageOptions) Validate() error {
+	_, err := o.fitOptions(0).withDefaults()
+	switch {
+	case o.Dims < 1:
+		return transforms.Optionf("dims", "%d: want ≥ 1", o.Dims)
+	case !(o.Alpha > 0):
+		return transforms.Optionf("alpha", "%g: %w", o.Alpha, ErrAlpha)
+	case !(o.LearningRate > 0):
+		return transforms.Optionf("learning-rate", "%g: %w", o.LearningRate, ErrLearningRate)
+	case o.Epochs < 1:
+		return transforms.Optionf("epochs", "%d: want ≥ 1", o.Epochs)
+	case errors.Is(err, ErrKappa):
+		return transforms.Optionf("kappa", "%g: %w", o.Kappa, ErrKappa)
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+func (o *StageOptions) fitOptions(threads int) Options {
+	return Options{Dims: o.Dims, Alpha: o.Alpha, LearningRate: o.LearningRate, Kappa: o.Kappa, Epochs: o.Epochs, Tol: o.Tol,
+		SingleMap: o.SingleMap, Deterministic: o.Deterministic, Threads: threads, Seed: o.Seed}
+}
+
+// Info describes the stage.
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "score",
+		Summary: "SCORE: one map per aspect from conditional ordinal triplets, on a shared sphere (Le & Lauw)",
+		Usage:   "ordinate score --in TRIPLETS [--objects OBJ --id COL] [--single-map] --out MAPS [--aspects-out A] [--sphere-out S]",
+		Doc: `TRIPLETS has columns i, j, k (object ids) and aspect (optional; without it all
+triplets form one aspect), and, when written by triplets --split-objects, a split
+column: then only the train triplets are fitted (--all fits every triplet).
+Objects and aspect poles live on the unit sphere S^K (K = --dims); aspect t's map is
+the projection onto the tangent plane at its pole, in an orthonormal basis chosen
+so that the maps of different aspects line up. MAPS has columns aspect, id,
+emb_0 … emb_{K-1} (filter or facet by aspect in a BI tool); --aspects-out writes
+aspect, delta, pole_0 … pole_K; --sphere-out the objects' sphere coordinates.`,
+		Examples: []string{
+			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 5000 --out zoo-t.parquet",
+			"ordinate score --in zoo-t.parquet --out zoo-maps.parquet --aspects-out zoo-aspects.parquet",
+			"ordinate score --in zoo-t.parquet --single-map --out zoo-single.parquet",
+		},
+		Inputs: triplets.FitRoles("table naming every object (with --id), so that objects in no triplet get a place too"),
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "maps table (aspect, id, emb_*)", Kind: table.Maps, Required: true},
+			{Name: "aspects-out", Help: "the aspects table (aspect, delta, pole_*)", Kind: table.Aspects},
+			{Name: "sphere-out", Help: "the objects' sphere coordinates (id, y_*)", Kind: table.Sphere},
+		},
+	}
+}
+
+// Run fits SCORE and writes the maps, and the aspects and the sphere when
+// they are wanted.
+func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	so := opts.(*StageOptions)
+	in, t, err := triplets.ReadFit(ctx, env, so.FitInput)
+	if err != nil {
+		return err
+	}
+	o := so.fitOptions(env.Threads)
+	env.Progress.Start("optimising", int64(o.Epochs))
+	o.Progress = func(epoch int, ll float64) { env.Progress.Add(1) }
+	m, st, err := Fit(ctx, t, in.Objects.Len(), in.Aspects.Len(), o)
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	figures := map[string]any{"epochs": st.Epochs, "converged": st.Converged, "updates": st.Updates,
+		"objects": in.Objects.Len(), "aspects": in.Aspects.Names, "triplets": t.Len()}
+	if n := len(st.MeanLL); n > 0 {
+		figures["mean_log_likelihood"] = st.MeanLL[n-1]
+	}
+	env.Figures(figures)
+	if !st.Converged {
+		env.Warn("SCORE did not converge in %d epochs (tol %g); raise epochs", st.Epochs, o.Tol)
+	}
+	names := in.Aspects.Names
+	if o.SingleMap {
+		names = []string{"all"}
+	}
+	rec := table.MapsRecord(env.Mem, names, in.Objects.Names, m.Maps(), m.Dims)
+	defer rec.Release()
+	if err := env.WriteRecord(ctx, "out", rec); err != nil {
+		return err
+	}
+	if env.Has("aspects-out") {
+		rec := table.AspectsRecord(env.Mem, names, m.Delta, m.X, m.Dims+1)
+		defer rec.Release()
+		if err := env.WriteRecord(ctx, "aspects-out", rec); err != nil {
+			return err
+		}
+	}
+	if env.Has("sphere-out") {
+		rec := table.SphereRecord(env.Mem, in.Objects.Names, m.Y, m.Dims+1)
+		defer rec.Release()
+		return env.WriteRecord(ctx, "sphere-out", rec)
+	}
+	return nil
+}

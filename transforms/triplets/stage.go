@@ -1,0 +1,215 @@
+package triplets
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// Stage generates conditional ordinal triplets from a table of categorical
+// attributes, one aspect per attribute column: the triplets stage.
+type Stage struct{}
+
+// Options are the options of Stage.
+type Options struct {
+	ID           string   `opt:"id" help:"object id column (unique; default: a row column of 0-based row numbers)"`
+	Aspects      []string `opt:"aspects" help:"attribute columns, comma list of names and globs (default: every column but the id)"`
+	Exclude      []string `opt:"exclude" help:"columns to leave out of the aspects (names and globs)"`
+	Pairs        Pairs    `opt:"pairs" help:"ordered (i != j, both orders) or unordered (i < j)"`
+	PerAspect    int      `opt:"per-aspect" help:"sample this many triplets per aspect uniformly (0: all)"`
+	SplitObjects float64  `opt:"split-objects" help:"observe this fraction of the objects per aspect (0: no split)"`
+	Seed         uint64   `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+}
+
+// Validate checks the options.
+func (o *Options) Validate() error {
+	switch {
+	case o.PerAspect < 0:
+		return transforms.Optionf("per-aspect", "%d: want 0 (all) or a positive count", o.PerAspect)
+	case !(o.SplitObjects >= 0 && o.SplitObjects < 1):
+		return transforms.Optionf("split-objects", "%g: want a fraction in (0, 1)", o.SplitObjects)
+	}
+	return nil
+}
+
+// NewOptions returns the defaults: every column an aspect, ordered pairs,
+// all triplets, no split, seed 1.
+func (Stage) NewOptions() transforms.Options {
+	return &Options{Aspects: []string{"*"}, Exclude: []string{}, Pairs: Ordered, Seed: 1}
+}
+
+// Info describes the stage.
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "triplets",
+		Summary: "generate conditional ordinal triplets from categorical attributes, one aspect per attribute",
+		Usage:   "ordinate triplets --in ATTRS [--id COL] [--aspects SPEC] [--exclude SPEC] [--pairs ordered|unordered] [--per-aspect N] [--split-objects R --split-out S] --out TRIPLETS",
+		Doc: `For every aspect (attribute) t, <i, j, k>_t is a triplet whenever objects i and j
+share the value of t and k does not (under t, j is more similar to i than to k).
+--pairs ordered takes i != j in both orders; unordered only i < j. An empty value
+(or null) leaves the object out of that aspect. Triplets stream to the output in
+batches (aspect, then i, j, k ascending); all of them never sit in memory.
+
+--per-aspect N samples N triplets per aspect uniformly without replacement (seeded).
+--split-objects R is the evaluation protocol of Le & Lauw: per aspect a random
+fraction R of the objects is observed; the output gets a column split = train
+(all three objects observed) or hidden (at least one not), and --split-out writes
+the observed objects (aspect, id, observed) so that the same split can be scored.`,
+		Examples: []string{
+			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --out zoo-triplets.parquet",
+			"ordinate triplets --in testdata/house-votes-84/house-votes-84-complete.csv --id row_id --exclude party --pairs unordered --per-aspect 20000 --split-objects 0.5 --split-out split.parquet --out hv.parquet",
+		},
+		Inputs: []transforms.Role{{Name: "in", Help: "attribute table: one categorical column per aspect", Required: true}},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "triplet table (i, j, k, aspect and, with a split, split)", Kind: table.Triplets, Required: true},
+			{Name: "split-out", Help: "with --split-objects: the observed objects (aspect, id, observed)", Kind: table.Split},
+		},
+	}
+}
+
+// Run generates the triplets and writes them, streaming, to "out", and
+// the split to "split-out" when it is wanted.
+func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	o := opts.(*Options)
+	if env.Has("split-out") && o.SplitObjects == 0 {
+		return transforms.Optionf("split-out", "needs split-objects (the fraction of objects to observe)")
+	}
+	f, names, err := readAttributes(ctx, env, o)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	values := make([][]string, len(f.Keep))
+	for t, a := range f.Keep {
+		values[t] = make([]string, f.N)
+		for i := range f.N {
+			if !a.IsNull(i) {
+				values[t][i] = a.ValueStr(i)
+			}
+		}
+	}
+	codes := Encode(values)
+	counts := Count(codes, o.Pairs)
+	var total int64
+	for _, n := range counts {
+		total += n
+	}
+	env.Log.Info("triplets", "objects", f.N, "aspects", len(names), "triplets", total)
+	rng := rand.New(rand.NewPCG(o.Seed, 0x7269706c6574)) // "riplet"
+	var split *Split
+	if o.SplitObjects > 0 {
+		s := SplitObjects(rng, len(names), f.N, o.SplitObjects)
+		split = &s
+	}
+
+	ids := table.NewIDColumn(f.ID)
+	schema := table.TripletsSchema(ids.Type(), split != nil)
+	w, err := env.Create(ctx, "out", schema)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	var hidden int64
+	var train []bool
+	emit := func(t *Table) error {
+		if split != nil {
+			train = train[:0]
+			for r := range t.Len() {
+				ok := split.observed(t, r)
+				train = append(train, ok)
+				if !ok {
+					hidden++
+				}
+			}
+		}
+		rec := table.TripletsRecord(env.Mem, schema, ids, names, t, train)
+		defer rec.Release()
+		env.Progress.Add(int64(t.Len()))
+		return w.Write(rec)
+	}
+	written := total
+	if o.PerAspect > 0 {
+		written = 0
+		for _, n := range counts {
+			written += min(n, int64(o.PerAspect))
+		}
+	}
+	env.Progress.Start("generating triplets", written)
+	if o.PerAspect > 0 {
+		err = emit(Sample(codes, o.Pairs, o.PerAspect, rng))
+	} else {
+		err = Generate(ctx, codes, o.Pairs, 1<<16, emit)
+	}
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	env.Figures(map[string]any{"objects": f.N, "aspects": names, "triplets_per_aspect": counts, "triplets_available": total})
+	if split != nil {
+		env.Figures(map[string]any{"hidden": hidden, "train": w.Rows() - hidden})
+	}
+	if err := env.Close("out", w); err != nil {
+		return err
+	}
+	if env.Has("split-out") {
+		rec := table.SplitRecord(env.Mem, table.SplitSchema(ids.Type()), ids, names, split.Observed)
+		defer rec.Release()
+		return env.WriteRecord(ctx, "split-out", rec)
+	}
+	return nil
+}
+
+// readAttributes reads the id column and the aspect columns (as text) of
+// the input, and checks that the ids are unique.
+func readAttributes(ctx context.Context, env *transforms.Env, o *Options) (*arrowio.Frame, []string, error) {
+	r, err := env.Open(ctx, "in")
+	if err != nil {
+		return nil, nil, err
+	}
+	var keep []string
+	for _, fl := range r.Schema().Fields() {
+		if fl.Name == o.ID || matchAny(o.Exclude, fl.Name) || !matchAny(o.Aspects, fl.Name) {
+			continue
+		}
+		keep = append(keep, fl.Name)
+	}
+	src := r.Source().Path
+	r.Release()
+	if len(keep) == 0 {
+		return nil, nil, transforms.Optionf("aspects", "%v selects no column of %s", o.Aspects, src)
+	}
+	f, err := env.ReadFrame(ctx, "in", arrowio.Selection{ID: o.ID, NoFeatures: true, Keep: keep})
+	if err != nil {
+		return nil, nil, err
+	}
+	seen := make(map[string]int, f.N)
+	for i := range f.N {
+		v := f.ID.ValueStr(i)
+		if first, dup := seen[v]; dup {
+			f.Release()
+			return nil, nil, &transforms.DataError{File: f.Source.Path, Column: f.IDName, Row: f.Rows[i], ID: v,
+				Err: fmt.Errorf("%w: duplicate id (also row %d); triplets name objects by id, so ids must be unique (leave out id to use row numbers)",
+					arrowio.ErrInvalidValue, f.Rows[first])}
+		}
+		seen[v] = i
+	}
+	names := make([]string, len(f.KeepFields))
+	for t, fl := range f.KeepFields {
+		names[t] = fl.Name
+	}
+	return f, names, nil
+}
+
+func matchAny(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if ok, _ := path.Match(p, name); ok || p == name {
+			return true
+		}
+	}
+	return false
+}
