@@ -81,6 +81,28 @@ func TestPlotCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "x.svg")); err == nil {
 		t.Error("a failed plot left x.svg behind")
 	}
+	// Kinds: SCORE maps get one panel per aspect by default; a triplets
+	// table is not drawn, whatever its columns.
+	trip, maps := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "maps.parquet")
+	for _, args := range [][]string{
+		{"triplets", "--in", "../../testdata/zoo/zoo.csv", "--aspects", "hair,eggs", "--per-aspect", "300", "--out", trip},
+		{"score", "--in", trip, "--out", maps},
+		{"plot", "--in", maps, "--out", filepath.Join(dir, "maps.svg")},
+	} {
+		if code, _, e := runCmd(t, nil, append(args, "--quiet")...); code != 0 {
+			t.Fatalf("%s: exit %d: %s", args[0], code, e)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "maps.svg")); !strings.Contains(string(b), ">hair<") || !strings.Contains(string(b), ">eggs<") {
+		t.Error("maps: no panel per aspect")
+	}
+	if code, _, e := runCmd(t, nil, "plot", "--in", trip, "--out", filepath.Join(dir, "t.svg")); code != exitInput || !strings.Contains(e, "triplets table") {
+		t.Errorf("triplets: exit %d, stderr %q", code, e)
+	}
+	// --format svg writes SVG to stdout.
+	if code, out, e := runCmd(t, nil, "plot", "--in", emb, "--format", "svg", "--out", "-", "--quiet"); code != 0 || !strings.Contains(out, "<svg") {
+		t.Errorf("stdout: exit %d, stderr %q", code, e)
+	}
 }
 
 // TestReportCommand builds a small pipeline and checks the page: one inline
