@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -109,4 +110,29 @@ func (m *Affine) Transform(dst, x []float64, n int) []float64 {
 		}
 	}
 	return dst
+}
+
+// WriteLinear finishes a linear stage fitted on ft: it builds the affine
+// model from the stage's origin and D×d axes (in ft's standardised space),
+// places the training rows with it exactly as apply places new rows (the
+// model reads the raw kept features), writes the embedding as role "out"
+// and, when the host asks for it, the model as role "model-out". It
+// returns the model.
+func (env *Env) WriteLinear(ctx context.Context, stage string, ft *FeatureTable, standardized bool, origin []float64, axes *mat.Dense, params map[string]any) (*Affine, error) {
+	m := NewAffine(stage, ft.Scaling, ft.FeatureList, standardized, origin, axes, params)
+	d := m.Dims()
+	env.Progress.Start("placing", int64(ft.N))
+	emb := m.Transform(nil, ft.Scaling.Select(nil, ft.X, ft.N, ft.D), ft.N)
+	env.Progress.Add(int64(ft.N))
+	env.Progress.Finish()
+	if err := env.WriteEmbedding(ctx, "out", ft.Frame, emb, d); err != nil {
+		return nil, err
+	}
+	if env.Has("model-out") {
+		if err := env.WriteModel(ctx, "model-out", m); err != nil {
+			return nil, err
+		}
+	}
+	env.Log.Info(stage, "rows", ft.N, "features", ft.K(), "dims", d)
+	return m, nil
 }

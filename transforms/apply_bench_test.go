@@ -95,7 +95,7 @@ func benchApply(b *testing.B, in, out string, rows, cols int) {
 		st, err := Apply(ctx, m, r, arrowio.Selection{}, func(s *arrow.Schema) (arrowio.Writer, error) {
 			w, err = arrowio.Create(ctx, out, s)
 			return w, err
-		}, nil)
+		}, nil, memory.DefaultAllocator)
 		r.Release()
 		if err != nil {
 			b.Fatal(err)
@@ -130,7 +130,7 @@ func BenchmarkApplyHuge(b *testing.B) {
 	const rows, cols = 10_000_000, 32
 	in := filepath.Join(os.TempDir(), "ordinate-bench-10M-32.parquet")
 	benchTable(b, in, rows, cols)
-	if err := SaveModel(context.Background(), filepath.Join(os.TempDir(), "ordinate-bench-model-32.parquet"), benchModel(cols), nil); err != nil {
+	if err := saveModel(context.Background(), filepath.Join(os.TempDir(), "ordinate-bench-model-32.parquet"), benchModel(cols)); err != nil {
 		b.Fatal(err)
 	}
 	out := filepath.Join(b.TempDir(), "out.parquet")

@@ -55,7 +55,7 @@ func TestApplyStreams(t *testing.T) {
 	st, err := Apply(ctx, m, r, arrowio.Selection{ID: "id", Keep: []string{"tag"}}, func(s *arrow.Schema) (arrowio.Writer, error) {
 		w, err = arrowio.Create(ctx, out, s)
 		return w, err
-	}, nil)
+	}, nil, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,5 +89,74 @@ func TestApplyStreams(t *testing.T) {
 				t.Fatalf("row %d: y%d = %v, want %v", i, j, f.X[i*2+j], want[i*2+j])
 			}
 		}
+	}
+}
+
+// TestApplyStageNoLeaks runs the apply stage on in-memory records, several
+// batches of them, with a checked allocator: every buffer the stage
+// allocates (the model it reads, the output batches) is freed with the
+// outputs, and the placed rows are the model's transform of the inputs.
+func TestApplyStageNoLeaks(t *testing.T) {
+	ctx := context.Background()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	m := testModel()
+
+	// The model, written in memory as a run's model-out.
+	fit := NewMemTables(nil, "model-out")
+	defer fit.Release()
+	env := &Env{Tables: fit, Mem: mem}
+	env.defaults()
+	env.Prov = &arrowio.Provenance{Stage: "bvp", Figures: map[string]any{}}
+	if err := env.WriteModel(ctx, "model-out", m); err != nil {
+		t.Fatal(err)
+	}
+
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "x1", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x2", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x3", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	var recs []arrow.RecordBatch
+	var x []float64
+	for k := range 3 {
+		b := array.NewRecordBuilder(mem, schema)
+		for i := range 5 {
+			for f := range 3 {
+				v := float64(k*100 + i*10 + f)
+				x = append(x, v)
+				b.Field(f).(*array.Float64Builder).Append(v)
+			}
+		}
+		recs = append(recs, b.NewRecordBatch())
+		b.Release()
+	}
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	place := &MemTables{In: map[string][]arrow.RecordBatch{"model": fit.Out("model-out").Records, "in": recs}, Want: []string{"out"}}
+	defer place.Release()
+	if err := Run(ctx, ApplyStage{}, &ApplyOptions{}, &Env{Tables: place, Mem: mem}); err != nil {
+		t.Fatal(err)
+	}
+	out := place.Out("out")
+	if out.NumRows() != 15 || len(out.Records) != 3 {
+		t.Fatalf("%d rows in %d batches, want 15 in 3", out.NumRows(), len(out.Records))
+	}
+	want := m.Transform(nil, x, 15)
+	row := 0
+	for _, r := range out.Records {
+		e0, e1 := r.Column(1).(*array.Float64), r.Column(2).(*array.Float64)
+		for i := range e0.Len() {
+			if e0.Value(i) != want[row*2] || e1.Value(i) != want[row*2+1] {
+				t.Fatalf("row %d: (%v, %v), want (%v, %v)", row, e0.Value(i), e1.Value(i), want[row*2], want[row*2+1])
+			}
+			row++
+		}
+	}
+	if p := out.Provenance(); p.Kind != "embedding" || p.Figures["model_stage"] != "bvp" || len(p.Inputs) != 2 || p.Inputs[1].Rows != 15 {
+		t.Errorf("provenance %+v", p)
 	}
 }

@@ -18,6 +18,12 @@ type Classes struct {
 	Counts []int    // rows per class
 }
 
+// Record records the classes in the provenance's figures ("classes" in
+// class order, "class_counts").
+func (c *Classes) Record(env *Env) {
+	env.Figures(map[string]any{"classes": c.Names, "class_counts": c.Counts})
+}
+
 // K is the number of classes.
 func (c *Classes) K() int { return len(c.Names) }
 
@@ -37,10 +43,10 @@ func FormatLabel(v float64) string {
 func OrdinalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 	l := f.Label
 	if l == nil {
-		return nil, ErrNoLabel
+		return nil, &OptionError{Option: "label", Err: ErrNoLabel}
 	}
 	if len(order) == 0 && !l.Numeric {
-		return nil, fmt.Errorf("label column %q holds text: %w; give it with --order (for example --order %s)",
+		return nil, Optionf("order", "label column %q holds text: %w; give the order of its classes (for example %s)",
 			l.Name, ErrTextOrder, strings.Join(firstDistinct(l.Str, 3), ","))
 	}
 	return classes(f, order)
@@ -50,7 +56,7 @@ func OrdinalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 // ascending value (numbers) or byte order (text).
 func NominalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 	if f.Label == nil {
-		return nil, ErrNoLabel
+		return nil, &OptionError{Option: "label", Err: ErrNoLabel}
 	}
 	return classes(f, order)
 }
@@ -66,12 +72,12 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 			if l.Numeric {
 				v, err := strconv.ParseFloat(o, 64)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %q in the order is not a number, but label column %q is numeric", ErrClassOrder, o, l.Name)
+					return nil, Optionf("order", "%w: %q is not a number, but label column %q is numeric", ErrClassOrder, o, l.Name)
 				}
 				o = FormatLabel(v)
 			}
 			if seen[o] {
-				return nil, fmt.Errorf("%w: class %q appears twice", ErrClassOrder, o)
+				return nil, Optionf("order", "%w: class %q appears twice", ErrClassOrder, o)
 			}
 			seen[o] = true
 			names = append(names, o)
@@ -108,7 +114,7 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 	}
 	for k, cnt := range c.Counts {
 		if cnt == 0 {
-			return nil, fmt.Errorf("%w: class %q of the order has no rows", ErrClassOrder, names[k])
+			return nil, Optionf("order", "%w: class %q has no rows", ErrClassOrder, names[k])
 		}
 	}
 	if len(names) < 2 {

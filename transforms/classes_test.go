@@ -32,7 +32,7 @@ func TestClasses(t *testing.T) {
 	}{
 		{"numeric ascending", num, nil, true, "1,2,2.5,3,10", []int{3, 0, 1, 0, 4, 2}, nil, ""},
 		{"numeric explicit order", num, []string{"10", "3", "2.5", "2", "1.0"}, true, "10,3,2.5,2,1", []int{1, 4, 3, 4, 0, 2}, nil, ""},
-		{"text needs an order", text, nil, true, "", nil, ErrTextOrder, "--order mid,low,high"},
+		{"text needs an order", text, nil, true, "", nil, ErrTextOrder, `option "order"`},
 		{"text with order", text, []string{"low", "mid", "high"}, true, "low,mid,high", []int{1, 0, 2, 0}, nil, ""},
 		{"text nominal sorts bytes", text, nil, false, "high,low,mid", []int{2, 1, 0, 1}, nil, ""},
 		{"order lacks a label", text, []string{"low", "high"}, true, "", nil, ErrClassOrder, `row 10`},

@@ -1,7 +1,6 @@
 package transforms
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -84,9 +83,8 @@ func (m *KernelModel) Transform(dst, x []float64, n int) []float64 {
 	return dst
 }
 
-func saveKernelModel(ctx context.Context, path string, m *KernelModel, prov *arrowio.Provenance) error {
-	mem := memory.DefaultAllocator
-	r, D := m.Ref.Dims()
+func kernelRecord(mem memory.Allocator, m *KernelModel) arrow.RecordBatch {
+	_, D := m.Ref.Dims()
 	d := m.Dims()
 	fields := float64Columns("ref_", D)
 	fields = append(fields, float64Columns("alpha_", d)...)
@@ -99,9 +97,7 @@ func saveKernelModel(ctx context.Context, path string, m *KernelModel, prov *arr
 	for s := range d {
 		b.Field(D+s).(*array.Float64Builder).AppendValues(mat.Col(nil, s, m.Alpha), nil)
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return writeModelFile(ctx, path, schema, rec, m.Header(), prov, int64(r))
+	return b.NewRecordBatch()
 }
 
 func float64Columns(prefix string, n int) []arrow.Field {
@@ -112,7 +108,9 @@ func float64Columns(prefix string, n int) []arrow.Field {
 	return f
 }
 
-func loadKernelModel(ctx context.Context, path string, h ModelHeader) (*KernelModel, error) {
+// loadKernelModel reads the body of a kernel model from rd.
+func loadKernelModel(rd arrowio.Reader, h ModelHeader) (*KernelModel, error) {
+	path := rd.Source().Path
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("%s: %w: %s", path, ErrModel, fmt.Sprintf(format, a...))
 	}
@@ -143,11 +141,6 @@ func loadKernelModel(ctx context.Context, path string, h ModelHeader) (*KernelMo
 	default:
 		return nil, bad("unknown kernel %q", spec.Kernel.Kind)
 	}
-	rd, err := arrowio.Open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Release()
 	cols := make([][]float64, D+h.Dims)
 	for rd.Next() {
 		rec := rd.RecordBatch()

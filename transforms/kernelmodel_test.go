@@ -28,10 +28,10 @@ func TestKernelModelRoundTrip(t *testing.T) {
 	for _, kind := range []string{"rbf", "poly", "cosine", "linear"} {
 		m := testKernelModel(kind)
 		path := filepath.Join(t.TempDir(), kind+".parquet")
-		if err := SaveModel(ctx, path, m, nil); err != nil {
+		if err := saveModel(ctx, path, m); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := LoadModel(ctx, path)
+		got, _, err := loadModel(ctx, path)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -61,10 +61,10 @@ func TestKernelModelRefuses(t *testing.T) {
 	m := testKernelModel("rbf")
 	m.Kernel.Kind = "sigmoid"
 	path := filepath.Join(t.TempDir(), "bad.parquet")
-	if err := SaveModel(ctx, path, m, nil); err != nil {
+	if err := saveModel(ctx, path, m); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := LoadModel(ctx, path); !errors.Is(err, ErrModel) {
+	if _, _, err := loadModel(ctx, path); !errors.Is(err, ErrModel) {
 		t.Errorf("unknown kernel: error %v, want ErrModel", err)
 	}
 }

@@ -3,7 +3,6 @@ package transforms
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 
@@ -37,18 +36,55 @@ type ModelHeader struct {
 
 // SaveModel writes m (an *Affine or a *KernelModel) to a Parquet model file
 // at path, atomically, with the run's provenance in the footer.
+//
+// Deprecated: stages write their model with Env.WriteModel. SaveModel stays
+// only until every fitting stage runs through the stage contract.
 func SaveModel(ctx context.Context, path string, m Model, prov *arrowio.Provenance) error {
-	switch m := m.(type) {
-	case *Affine:
-		return saveAffine(ctx, path, m, prov)
-	case *KernelModel:
-		return saveKernelModel(ctx, path, m, prov)
+	rec, err := modelRecord(memory.DefaultAllocator, m)
+	if err != nil {
+		return err
 	}
-	panic(fmt.Sprintf("transforms: SaveModel: unsupported model %T", m))
+	defer rec.Release()
+	return writeModelFile(ctx, path, rec.Schema(), rec, m.Header(), prov, rec.NumRows())
 }
 
-func saveAffine(ctx context.Context, path string, m *Affine, prov *arrowio.Provenance) error {
-	mem := memory.DefaultAllocator
+// WriteModel writes m (an *Affine or a *KernelModel) as the output table of
+// role (kind table.Model), with its header and the run's provenance.
+func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
+	rec, err := modelRecord(env.Mem, m)
+	if err != nil {
+		return err
+	}
+	defer rec.Release()
+	hdr, err := json.Marshal(m.Header())
+	if err != nil {
+		return fmt.Errorf("transforms: encoding model header: %w", err)
+	}
+	w, err := env.Create(ctx, role, rec.Schema())
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	w.SetMetadata(ModelMetadataKey, string(hdr))
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return env.Close(role, w)
+}
+
+// modelRecord is the table of a model: one row per input feature for an
+// affine model, one per reference row for a kernel model.
+func modelRecord(mem memory.Allocator, m Model) (arrow.RecordBatch, error) {
+	switch m := m.(type) {
+	case *Affine:
+		return affineRecord(mem, m), nil
+	case *KernelModel:
+		return kernelRecord(mem, m), nil
+	}
+	panic(fmt.Sprintf("transforms: unsupported model %T", m))
+}
+
+func affineRecord(mem memory.Allocator, m *Affine) arrow.RecordBatch {
 	D, d := len(m.Features), m.Dims()
 	fields := []arrow.Field{
 		{Name: "feature", Type: arrow.BinaryTypes.String},
@@ -73,9 +109,7 @@ func saveAffine(ctx context.Context, path string, m *Affine, prov *arrowio.Prove
 		}
 		b.Field(4+j).(*array.Float64Builder).AppendValues(col, nil)
 	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	return writeModelFile(ctx, path, schema, rec, m.Header(), prov, int64(D))
+	return b.NewRecordBatch()
 }
 
 // writeModelFile writes one record batch with the model header and the
@@ -105,51 +139,83 @@ func writeModelFile(ctx context.Context, path string, schema *arrow.Schema, rec 
 	return w.Close()
 }
 
-// LoadModel reads a model file written by SaveModel.
-func LoadModel(ctx context.Context, path string) (Model, *arrowio.FileInfo, error) {
-	info, err := arrowio.Inspect(ctx, path)
+// ReadModel reads the model table of role (written by WriteModel, or by
+// --model-out of a fitting stage) and records it as an input of the run. It
+// returns the model and the provenance of the run that fitted it (nil when
+// the table carries none). A table that is not a model, or a model of
+// another format version, is refused with an error wrapping ErrModel or
+// ErrModelFormat (both ErrInvalidData).
+func (env *Env) ReadModel(ctx context.Context, role string) (Model, *arrowio.Provenance, error) {
+	r, err := env.Open(ctx, role)
 	if err != nil {
 		return nil, nil, err
 	}
-	raw, ok := info.Metadata[ModelMetadataKey]
-	if !ok {
-		return nil, nil, fmt.Errorf("%s: %w: no %q key in the file metadata; is this a model written with --model-out?", path, ErrModel, ModelMetadataKey)
+	defer r.Release()
+	m, rows, err := readModel(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	var h ModelHeader
-	if err := json.Unmarshal([]byte(raw), &h); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w: model header is not valid JSON: %v", path, ErrModel, err)
-	}
-	if h.Format != ModelFormat {
-		return nil, nil, fmt.Errorf("%s: %w: format %q, want %q", path, ErrModel, h.Format, ModelFormat)
-	}
-	if h.Version != ModelVersion {
-		return nil, nil, fmt.Errorf("%s: %w: the model has format version %d; this ordinate reads version %d (use the ordinate version that wrote it, or fit the model again)",
-			path, ErrModelFormat, h.Version, ModelVersion)
-	}
-	switch h.Kind {
-	case "affine":
-		m, err := loadAffine(ctx, path, h)
-		if err != nil {
-			return nil, nil, err
-		}
-		return m, info, nil
-	case "kernel":
-		m, err := loadKernelModel(ctx, path, h)
-		if err != nil {
-			return nil, nil, err
-		}
-		return m, info, nil
-	default:
-		return nil, nil, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
-	}
+	prov := TableProvenance(r.Schema())
+	env.Input(role, r.Source(), rows, 0, prov)
+	return m, prov, nil
 }
 
-func loadAffine(ctx context.Context, path string, h ModelHeader) (*Affine, error) {
-	r, err := arrowio.Open(ctx, path)
-	if err != nil {
-		return nil, err
+// readModel reads a model from r: the header from the schema metadata, the
+// body from its batches. It returns the model and the rows read.
+func readModel(r arrowio.Reader) (Model, int64, error) {
+	path := r.Source().Path
+	md := r.Schema().Metadata()
+	i := md.FindKey(ModelMetadataKey)
+	if i < 0 {
+		return nil, 0, fmt.Errorf("%s: %w: no %q key in the table metadata; is this a model written with --model-out?", path, ErrModel, ModelMetadataKey)
 	}
-	defer r.Release()
+	var h ModelHeader
+	if err := json.Unmarshal([]byte(md.Values()[i]), &h); err != nil {
+		return nil, 0, fmt.Errorf("%s: %w: model header is not valid JSON: %v", path, ErrModel, err)
+	}
+	if h.Format != ModelFormat {
+		return nil, 0, fmt.Errorf("%s: %w: format %q, want %q", path, ErrModel, h.Format, ModelFormat)
+	}
+	if h.Version != ModelVersion {
+		return nil, 0, fmt.Errorf("%s: %w: the model has format version %d; this ordinate reads version %d (use the ordinate version that wrote it, or fit the model again)",
+			path, ErrModelFormat, h.Version, ModelVersion)
+	}
+	rows := &rowCounter{Reader: r}
+	var (
+		m   Model
+		err error
+	)
+	switch h.Kind {
+	case "affine":
+		m, err = loadAffine(rows, h)
+	case "kernel":
+		m, err = loadKernelModel(rows, h)
+	default:
+		return nil, 0, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	return m, rows.n, nil
+}
+
+// rowCounter counts the rows of the batches it hands out.
+type rowCounter struct {
+	arrowio.Reader
+	n int64
+}
+
+func (c *rowCounter) Next() bool {
+	if !c.Reader.Next() {
+		return false
+	}
+	c.n += c.Reader.RecordBatch().NumRows()
+	return true
+}
+
+// loadAffine reads the body of an affine model from r.
+func loadAffine(r arrowio.Reader, h ModelHeader) (*Affine, error) {
+	path := r.Source().Path
 	m := &Affine{Stage: h.Stage, FeatureList: h.FeatureList, Standardized: h.Standardized, Params: h.Params}
 	axes := make([][]float64, h.Dims)
 	bad := func(format string, a ...any) error {
@@ -223,9 +289,4 @@ func loadAffine(ctx context.Context, path string, h ModelHeader) (*Affine, error
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
-}
-
-// IsModelError reports whether err is about a bad or unsupported model file.
-func IsModelError(err error) bool {
-	return errors.Is(err, ErrModel) || errors.Is(err, ErrModelFormat)
 }

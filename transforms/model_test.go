@@ -21,20 +21,35 @@ func testModel() *Affine {
 	return NewAffine("bvp", s, "", true, []float64{0.1, -0.2, 0.3}, axes, map[string]any{"solver": "svd"})
 }
 
+// saveModel writes m to path as the model-out output of a run.
+func saveModel(ctx context.Context, path string, m Model) error {
+	env := &Env{Tables: &FileTables{Paths: map[string]string{"model-out": path}}}
+	env.defaults()
+	env.Prov = &arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9, Figures: map[string]any{}}
+	return env.WriteModel(ctx, "model-out", m)
+}
+
+// loadModel reads the model file at path as the model input of a run.
+func loadModel(ctx context.Context, path string) (Model, *arrowio.Provenance, error) {
+	env := &Env{Tables: &FileTables{Paths: map[string]string{"model": path}}}
+	env.defaults()
+	env.Prov = &arrowio.Provenance{Figures: map[string]any{}}
+	return env.ReadModel(ctx, "model")
+}
+
 func TestModelRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.parquet")
 	m := testModel()
-	prov := &arrowio.Provenance{Tool: "ordinate", Stage: "bvp", Seed: 9}
-	if err := SaveModel(ctx, path, m, prov); err != nil {
+	if err := saveModel(ctx, path, m); err != nil {
 		t.Fatal(err)
 	}
-	got, info, err := LoadModel(ctx, path)
+	got, prov, err := loadModel(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if info.Provenance == nil || info.Provenance.Seed != 9 {
-		t.Errorf("provenance not kept: %+v", info.Provenance)
+	if prov == nil || prov.Seed != 9 || prov.Stage != "bvp" {
+		t.Errorf("provenance not kept: %+v", prov)
 	}
 	h := got.Header()
 	if h.Stage != "bvp" || h.Dims != 2 || h.Version != ModelVersion || !h.Standardized || h.Params["solver"] != "svd" {
@@ -57,7 +72,7 @@ func TestLoadModelRefuses(t *testing.T) {
 
 	// A future format version.
 	future := filepath.Join(dir, "future.parquet")
-	if err := SaveModel(ctx, future, m, nil); err != nil {
+	if err := saveModel(ctx, future, m); err != nil {
 		t.Fatal(err)
 	}
 	rewriteHeader(t, future, `"version":1`, `"version":99`)
@@ -76,7 +91,7 @@ func TestLoadModelRefuses(t *testing.T) {
 		{"not a model", plain, ErrModel, "model-out"},
 		{"missing file", filepath.Join(dir, "none.parquet"), nil, "none.parquet"},
 	} {
-		_, _, err := LoadModel(ctx, tc.path)
+		_, _, err := loadModel(ctx, tc.path)
 		if err == nil {
 			t.Errorf("%s: no error", tc.name)
 			continue

@@ -14,23 +14,15 @@ type Scaling struct {
 }
 
 // FitScaling computes column means and sample standard deviations (N−1) of
-// the n×d row-major x. With standardize false the mean is 0 and the scale 1,
-// and every column is kept. With standardize true a constant column is
-// dropped and named in the returned warnings.
+// the n×d row-major x. A constant column (or every column, when n < 2) is
+// dropped, standardised or not, and named in the returned warnings: it
+// carries no information and has no scale to standardise by. With
+// standardize false the kept columns get mean 0 and scale 1.
 func FitScaling(x []float64, n, d int, names []string, standardize bool) (*Scaling, []string) {
 	if len(x) != n*d || len(names) != d {
 		panic("transforms: FitScaling size mismatch")
 	}
 	s := &Scaling{}
-	if !standardize {
-		for j := range d {
-			s.Names = append(s.Names, names[j])
-			s.Cols = append(s.Cols, j)
-			s.Mean = append(s.Mean, 0)
-			s.Scale = append(s.Scale, 1)
-		}
-		return s, nil
-	}
 	mean := make([]float64, d)
 	for i := range n {
 		row := x[i*d : (i+1)*d]
@@ -59,15 +51,49 @@ func FitScaling(x []float64, n, d int, names []string, standardize bool) (*Scali
 	var warnings []string
 	for j := range d {
 		if constant[j] || n < 2 {
-			warnings = append(warnings, fmt.Sprintf("feature %q is constant (%g) and was dropped: it has no scale to standardise by", names[j], x[j]))
+			v := math.NaN()
+			if n > 0 {
+				v = x[j]
+			}
+			if standardize {
+				warnings = append(warnings, fmt.Sprintf("feature %q is constant (%g) and was dropped: it has no scale to standardise by", names[j], v))
+			} else {
+				warnings = append(warnings, fmt.Sprintf("feature %q is constant (%g) and was dropped: it carries no information", names[j], v))
+			}
 			continue
 		}
 		s.Names = append(s.Names, names[j])
 		s.Cols = append(s.Cols, j)
-		s.Mean = append(s.Mean, mean[j])
-		s.Scale = append(s.Scale, math.Sqrt(ss[j]/float64(n-1)))
+		if standardize {
+			s.Mean = append(s.Mean, mean[j])
+			s.Scale = append(s.Scale, math.Sqrt(ss[j]/float64(n-1)))
+		} else {
+			s.Mean = append(s.Mean, 0)
+			s.Scale = append(s.Scale, 1)
+		}
 	}
 	return s, warnings
+}
+
+// Select writes the raw (unstandardised) kept columns of the n×d x into dst
+// (n×len(s.Cols)) and returns it; dst is allocated when nil. These are the
+// values a model of the kept features takes, as apply reads them.
+func (s *Scaling) Select(dst, x []float64, n, d int) []float64 {
+	k := len(s.Cols)
+	if dst == nil {
+		dst = make([]float64, n*k)
+	}
+	if len(dst) != n*k || len(x) != n*d {
+		panic("transforms: Scaling.Select size mismatch")
+	}
+	for i := range n {
+		in := x[i*d : (i+1)*d]
+		out := dst[i*k : (i+1)*k]
+		for j, c := range s.Cols {
+			out[j] = in[c]
+		}
+	}
+	return dst
 }
 
 // Apply writes the standardised kept columns of the n×d x into dst

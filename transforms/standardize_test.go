@@ -45,8 +45,13 @@ func TestFitScaling(t *testing.T) {
 		}
 	}
 
+	// Without standardisation the constant column is dropped all the same.
 	off, warns := FitScaling(x, n, d, names, false)
-	if len(off.Cols) != d || warns != nil || off.Mean[1] != 0 || off.Scale[1] != 1 {
+	if strings.Join(off.Names, ",") != "a,b,d" || len(warns) != 1 || off.Mean[1] != 0 || off.Scale[1] != 1 {
 		t.Errorf("standardize=false: %+v, %v", off, warns)
+	}
+	raw := off.Select(nil, x, n, d)
+	if raw[0] != x[0] || raw[2] != x[3] || raw[3] != x[4] {
+		t.Errorf("Select: %v from %v", raw[:4], x[:5])
 	}
 }

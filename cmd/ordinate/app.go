@@ -5,7 +5,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/bvp"
 	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/linear"
 	"github.com/ordinate/ordinate/transforms/oe"
 	"github.com/ordinate/ordinate/transforms/report"
 	"github.com/ordinate/ordinate/transforms/score"
@@ -24,11 +27,11 @@ as Parquet, Arrow or CSV, with the run's provenance in the file's metadata.
 Exit codes: 0 success, 1 runtime failure, 2 usage error or bad input data.
 
 Examples:
-   ordinate demo
-   ordinate bvp --in grades.parquet --label grade --order low,mid,high --out emb.parquet --model-out bvp.model.parquet
-   ordinate apply --model bvp.model.parquet --in 'new/*.parquet' --out new-emb.parquet
-   ordinate evaluate --embedding emb.parquet --in grades.parquet --label grade --out metrics.parquet
-   ordinate plot --in emb.parquet --color grade --out emb.svg
+   ordinate demo --out demo
+   ordinate bvp --in testdata/ordinal/newthyroid.csv --label label --out emb.parquet --model-out bvp.model.parquet
+   ordinate apply --model bvp.model.parquet --in testdata/ordinal/newthyroid.csv --out new-emb.parquet
+   ordinate evaluate --embedding emb.parquet --in testdata/ordinal/newthyroid.csv --label label --out metrics.parquet
+   ordinate plot --in emb.parquet --color label --out emb.svg
    ordinate report --out report.html emb.parquet metrics.parquet
    ordinate inspect emb.parquet`,
 		Reader:                 stdin,
@@ -42,9 +45,9 @@ Examples:
 			return inputError{err}
 		},
 		Commands: []*cli.Command{
-			bvpCommand(),
-			pcaCommand(),
-			ldaCommand(),
+			stageCommand(bvp.Stage{}),
+			stageCommand(linear.PCAStage{}),
+			stageCommand(linear.LDAStage{}),
 			fisherCommand(),
 			nervCommand(),
 			ckpcaCommand(),
@@ -54,7 +57,7 @@ Examples:
 			stageCommand(score.Stage{}),
 			stageCommand(oe.TSTEStage{}),
 			stageCommand(oe.SOEStage{}),
-			applyCommand(),
+			stageCommand(transforms.ApplyStage{}),
 			evaluateCommand(),
 			stageCommand(figure.Stage{}),
 			stageCommand(report.Stage{}),

@@ -102,7 +102,7 @@ func TestBVPEndToEnd(t *testing.T) {
 	if p.Stage != "bvp" || p.RowsWritten != 215 || p.Seed != 1 || len(p.Inputs) != 1 || p.Inputs[0].Rows != 215 || p.Inputs[0].Bytes == 0 {
 		t.Errorf("provenance = %+v", p)
 	}
-	for _, k := range []string{"dims", "solver", "standardize", "seed", "threads", "on-invalid"} {
+	for _, k := range []string{"dims", "solver", "standardize", "seed", "threads", "on_invalid"} {
 		if _, ok := p.Params[k]; !ok {
 			t.Errorf("provenance params lack %q: %v", k, p.Params)
 		}
@@ -390,7 +390,8 @@ func write(t *testing.T, path, content string) {
 // TestEvaluateDistances scores the Euclidean distance table of the input
 // features (only pairs i < j, so the mirror is exercised) and checks it
 // against the "input" subset that evaluate reports for an embedding of the
-// same rows: both are k-NN accuracies of the same neighbourhoods.
+// same rows: both are k-NN accuracies of the same neighbourhoods (the raw
+// features: bvp standardised them, so evaluate is told not to).
 func TestEvaluateDistances(t *testing.T) {
 	dir := t.TempDir()
 	raw, err := os.ReadFile(thyroid)
@@ -427,7 +428,7 @@ func TestEvaluateDistances(t *testing.T) {
 		t.Fatal(e)
 	}
 	ref, fromDist := filepath.Join(dir, "ref.parquet"), filepath.Join(dir, "dist.parquet")
-	if code, _, e := runCmd(t, nil, "evaluate", "--embedding", emb, "--in", thyroid, "--label", "label", "--features", "x*", "--k", "5,10", "--out", ref, "--quiet"); code != 0 {
+	if code, _, e := runCmd(t, nil, "evaluate", "--embedding", emb, "--in", thyroid, "--label", "label", "--features", "x*", "--standardize", "false", "--k", "5,10", "--out", ref, "--quiet"); code != 0 {
 		t.Fatal(e)
 	}
 	code, out, e := runCmd(t, nil, "evaluate", "--distances", dpath, "--in", thyroid, "--label", "label", "--k", "5,10", "--out", fromDist)

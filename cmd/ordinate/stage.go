@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -175,7 +176,8 @@ func classify(ctx context.Context, err error) error {
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
 		return runtimeError{err}
 	}
-	if transforms.IsInputError(err) {
+	// A missing input file is the caller's fault, like a bad path option.
+	if transforms.IsInputError(err) || errors.Is(err, fs.ErrNotExist) {
 		return inputError{err}
 	}
 	return runtimeError{err}

@@ -40,6 +40,22 @@ func ParseSolver(name string) (Solver, error) {
 	return 0, wrapf(ErrOption, "unknown solver %q (want svd or rgd)", name)
 }
 
+// Values lists the solvers' names, for hosts (the stage's enum option).
+func (Solver) Values() []string { return []string{"svd", "rgd"} }
+
+// MarshalText returns the solver's name.
+func (s Solver) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses "svd" or "rgd".
+func (s *Solver) UnmarshalText(b []byte) error {
+	v, err := ParseSolver(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
 // Options tunes Fit. The zero value selects the defaults.
 type Options struct {
 	Dims    int     // output dimension d; 0 selects 2

@@ -1,24 +1,27 @@
 package linear
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
 // Sentinel errors. Errors returned by PCA and LDA (and by bvp.Fit, which
 // shares them) wrap one of them (test with errors.Is); errors about one
-// position of the input are *InputError.
+// position of the input are *InputError. Each is of one of the two kinds
+// hosts act on: ErrDims and ErrOption match transforms.ErrInvalidOption,
+// the others transforms.ErrInvalidData.
 var (
-	ErrNoData        = errors.New("no data")
-	ErrTooFewRows    = errors.New("too few rows")
-	ErrDims          = errors.New("invalid output dimension")
-	ErrNonFinite     = errors.New("non-finite value")
-	ErrLength        = errors.New("length mismatch")
-	ErrTooFewClasses = errors.New("fewer than 2 classes")
-	ErrClassRange    = errors.New("class index out of range")
-	ErrEmptyClass    = errors.New("empty class")
-	ErrOption        = errors.New("invalid option")
-	ErrNumerical     = errors.New("numerical failure")
+	ErrNoData        = arrowio.NewSentinel(arrowio.ErrInvalidData, "no data")
+	ErrTooFewRows    = arrowio.NewSentinel(arrowio.ErrInvalidData, "too few rows")
+	ErrDims          = arrowio.NewSentinel(arrowio.ErrInvalidOption, "invalid output dimension")
+	ErrNonFinite     = arrowio.NewSentinel(arrowio.ErrInvalidData, "non-finite value")
+	ErrLength        = arrowio.NewSentinel(arrowio.ErrInvalidData, "length mismatch")
+	ErrTooFewClasses = arrowio.NewSentinel(arrowio.ErrInvalidData, "fewer than 2 classes")
+	ErrClassRange    = arrowio.NewSentinel(arrowio.ErrInvalidData, "class index out of range")
+	ErrEmptyClass    = arrowio.NewSentinel(arrowio.ErrInvalidData, "empty class")
+	ErrOption        = arrowio.NewSentinel(arrowio.ErrInvalidOption, "invalid option")
+	ErrNumerical     = arrowio.NewSentinel(arrowio.ErrInvalidData, "numerical failure")
 )
 
 // InputError reports a bad value at one position of the input, like

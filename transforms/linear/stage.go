@@ -1,0 +1,171 @@
+package linear
+
+import (
+	"context"
+	"errors"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// PCAStage is the pca stage: it reads the feature table of role "in",
+// fits principal component analysis on the (standardised) features, writes
+// the embedding as role "out" and, when asked, the affine model as role
+// "model-out" for the apply stage. A label, if given, is only passed
+// through to the output (for colouring).
+type PCAStage struct{}
+
+// PCAStageOptions are the options of PCAStage.
+type PCAStageOptions struct {
+	transforms.Columns
+	Dims        int  `opt:"dims" help:"output dimensions"`
+	Standardize bool `opt:"standardize" help:"z-score the features with the training mean and sample std before fitting; --standardize=false to use raw values (constant columns are dropped either way)"`
+}
+
+// LDAStage is the lda stage: as PCAStage, with Fisher's linear discriminant
+// analysis of the label's classes.
+type LDAStage struct{}
+
+// LDAStageOptions are the options of LDAStage.
+type LDAStageOptions struct {
+	transforms.Columns
+	Order       []string `opt:"order" help:"class order as a comma list (default: ascending values, or byte order of text); fixes the sign of axis 1 (the last class on its positive side)"`
+	Dims        int      `opt:"dims" help:"output dimensions"`
+	Standardize bool     `opt:"standardize" help:"z-score the features with the training mean and sample std before fitting; --standardize=false to use raw values (constant columns are dropped either way)"`
+	Shrinkage   float64  `opt:"shrinkage" help:"ridge ε added to the within-class scatter (0: 1e-6·trace/D)"`
+}
+
+// NewOptions implements transforms.Stage: the defaults.
+func (PCAStage) NewOptions() transforms.Options { return &PCAStageOptions{Dims: 2, Standardize: true} }
+
+// NewOptions implements transforms.Stage: the defaults.
+func (LDAStage) NewOptions() transforms.Options { return &LDAStageOptions{Dims: 2, Standardize: true} }
+
+// Validate implements transforms.Options.
+func (o *PCAStageOptions) Validate() error { return checkDims(o.Dims) }
+
+// Validate implements transforms.Options.
+func (o *LDAStageOptions) Validate() error {
+	if o.Label == "" {
+		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
+	}
+	if !(o.Shrinkage >= 0) {
+		return transforms.Optionf("shrinkage", "%v: want 0 (the default ridge) or a positive value", o.Shrinkage)
+	}
+	return checkDims(o.Dims)
+}
+
+func checkDims(d int) error {
+	if d < 1 {
+		return transforms.Optionf("dims", "%d: want at least 1", d)
+	}
+	return nil
+}
+
+const (
+	inHelp  = "input table: .parquet (file, glob or directory of parts), .arrow/.feather, .csv, or - for an Arrow IPC stream on stdin"
+	outHelp = "output table: .parquet (zstd), .arrow, .csv, or - for an Arrow IPC stream on stdout"
+)
+
+func roles() ([]transforms.Role, []transforms.Role) {
+	return []transforms.Role{{Name: "in", Help: inHelp, Required: true}},
+		[]transforms.Role{
+			{Name: "out", Help: outHelp, Kind: table.Embedding, Required: true},
+			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model},
+		}
+}
+
+// Info implements transforms.Stage.
+func (PCAStage) Info() transforms.Info {
+	in, out := roles()
+	return transforms.Info{
+		Name:    "pca",
+		Summary: "principal component analysis (unsupervised baseline)",
+		Usage:   "ordinate pca --in T [--label y] --out E [--model-out M]",
+		Doc: `The label, if given, is only passed through to the output (for colouring).
+Constant feature columns are dropped with a warning.`,
+		Examples: []string{
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --features 'x*' --dims 3 --standardize=false --out thyroid-pca.arrow --model-out thyroid-pca.model.parquet",
+		},
+		Inputs: in, Outputs: out,
+	}
+}
+
+// Info implements transforms.Stage.
+func (LDAStage) Info() transforms.Info {
+	in, out := roles()
+	return transforms.Info{
+		Name:    "lda",
+		Summary: "Fisher linear discriminant analysis (supervised baseline)",
+		Usage:   "ordinate lda --in T --label y [--order a,b,c] --out E [--model-out M]",
+		Doc: `At most (classes − 1) axes are discriminant; further axes are filled with the
+directions of largest remaining variance, with a warning. Constant feature columns
+are dropped with a warning.`,
+		Examples: []string{
+			"ordinate lda --in testdata/ordinal/newthyroid.csv --label label --out thyroid-lda.parquet",
+			"ordinate lda --in testdata/zoo/zoo.csv --label type --shrinkage 1e-3 --out zoo-lda.parquet --model-out zoo-lda.model.parquet",
+		},
+		Inputs: in, Outputs: out,
+	}
+}
+
+// Run implements transforms.Stage.
+func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
+	opts := o.(*PCAStageOptions)
+	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
+	if err != nil {
+		return err
+	}
+	defer ft.Release()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	res, err := PCA(mat.NewDense(ft.N, ft.K(), ft.Z), opts.Dims)
+	if err != nil {
+		return dimsError(err)
+	}
+	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
+	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
+	_, err = env.WriteLinear(ctx, "pca", ft, opts.Standardize, res.Origin, res.Axes, params)
+	return err
+}
+
+// Run implements transforms.Stage.
+func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
+	opts := o.(*LDAStageOptions)
+	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
+	if err != nil {
+		return err
+	}
+	defer ft.Release()
+	cls, err := transforms.NominalClasses(ft.Frame, opts.Order)
+	if err != nil {
+		return err
+	}
+	cls.Record(env)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	res, err := LDA(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), opts.Dims, LDAOptions{Shrinkage: opts.Shrinkage})
+	if err != nil {
+		return dimsError(err)
+	}
+	for _, w := range res.Warnings {
+		env.Warn("%s", w)
+	}
+	env.Figures(map[string]any{"eigenvalues": res.Eigenvalues, "shrinkage": res.Shrinkage})
+	params := map[string]any{"order": cls.Names, "shrinkage": res.Shrinkage, "standardize": opts.Standardize, "dims": opts.Dims}
+	_, err = env.WriteLinear(ctx, "lda", ft, opts.Standardize, res.Origin, res.Axes, params)
+	return err
+}
+
+// dimsError names the dims option in an error about the output dimension.
+func dimsError(err error) error {
+	if errors.Is(err, ErrDims) {
+		return &transforms.OptionError{Option: "dims", Err: err}
+	}
+	return err
+}

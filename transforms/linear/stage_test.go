@@ -1,0 +1,116 @@
+package linear_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/bvp"
+	"github.com/ordinate/ordinate/transforms/linear"
+)
+
+// withConstant is a table with an id, a constant feature between two
+// informative ones, and a numeric label.
+func withConstant(mem memory.Allocator) arrow.RecordBatch {
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "key", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "a", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "c", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "b", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "grade", Type: arrow.PrimitiveTypes.Int64},
+	}, nil)
+	bld := array.NewRecordBuilder(mem, schema)
+	defer bld.Release()
+	for i := range 30 {
+		g := i % 3
+		bld.Field(0).(*array.Int64Builder).Append(int64(i))
+		bld.Field(1).(*array.Float64Builder).Append(float64(g)*1.5 + 0.1*float64(i%7))
+		bld.Field(2).(*array.Float64Builder).Append(3.25)
+		bld.Field(3).(*array.Float64Builder).Append(float64(i%4) - 0.3*float64(g))
+		bld.Field(4).(*array.Int64Builder).Append(int64(g + 1))
+	}
+	return bld.NewRecordBatch()
+}
+
+// TestConstantColumn: every linear stage on a table with a constant feature
+// column warns, drops it, does not panic, and apply of its model on the same
+// table reproduces the embedding bit for bit; standardised or not.
+func TestConstantColumn(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		stage transforms.Stage
+		set   func(o transforms.Options, std bool)
+	}{
+		{"bvp", bvp.Stage{}, func(o transforms.Options, std bool) {
+			p := o.(*bvp.StageOptions)
+			p.ID, p.Label, p.Standardize = "key", "grade", std
+		}},
+		{"pca", linear.PCAStage{}, func(o transforms.Options, std bool) {
+			p := o.(*linear.PCAStageOptions)
+			p.ID, p.Label, p.Standardize = "key", "grade", std
+		}},
+		{"lda", linear.LDAStage{}, func(o transforms.Options, std bool) {
+			p := o.(*linear.LDAStageOptions)
+			p.ID, p.Label, p.Standardize = "key", "grade", std
+		}},
+	} {
+		for _, std := range []bool{true, false} {
+			name := tc.name
+			if !std {
+				name += "/raw"
+			}
+			t.Run(name, func(t *testing.T) {
+				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+				defer mem.AssertSize(t, 0)
+				rec := withConstant(mem)
+				defer rec.Release()
+
+				fit := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "model-out")
+				defer fit.Release()
+				opts := tc.stage.NewOptions()
+				tc.set(opts, std)
+				if err := transforms.Run(ctx, tc.stage, opts, &transforms.Env{Tables: fit, Mem: mem}); err != nil {
+					t.Fatal(err)
+				}
+				prov := fit.Out("out").Provenance()
+				if !strings.Contains(strings.Join(prov.Warnings, "\n"), `feature "c" is constant`) {
+					t.Errorf("no warning about the constant column: %q", prov.Warnings)
+				}
+				if got := prov.Figures["features"]; len(got.([]any)) != 2 {
+					t.Errorf("features %v, want [a b]", got)
+				}
+
+				model := fit.Out("model-out")
+				place := &transforms.MemTables{
+					In:   map[string][]arrow.RecordBatch{"model": model.Records, "in": {rec}},
+					Want: []string{"out"},
+				}
+				defer place.Release()
+				ao := transforms.ApplyStage{}.NewOptions().(*transforms.ApplyOptions)
+				ao.ID = "key"
+				if err := transforms.Run(ctx, transforms.ApplyStage{}, ao, &transforms.Env{Tables: place, Mem: mem}); err != nil {
+					t.Fatal(err)
+				}
+				want, got := fit.Out("out").Records[0], place.Out("out").Records[0]
+				for j := range 2 {
+					w := want.Column(int(want.NumCols()) - 2 + j).(*array.Float64).Float64Values()
+					g := got.Column(int(got.NumCols()) - 2 + j).(*array.Float64).Float64Values()
+					if len(w) != 30 || len(g) != 30 {
+						t.Fatalf("emb_%d: %d fitted and %d applied rows", j, len(w), len(g))
+					}
+					for i := range w {
+						if w[i] != g[i] {
+							t.Fatalf("row %d emb_%d: applied %v, fitted %v", i, j, g[i], w[i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
