@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
+	"github.com/apache/arrow-go/v18/parquet/metadata"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
@@ -137,6 +139,7 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 	if err != nil {
 		return nil, err
 	}
+	full = withFooterMetadata(full, pf.MetaData().KeyValueMetadata())
 	pr, err := newProjection(name, full, cfg.columns)
 	if err != nil {
 		return nil, err
@@ -243,4 +246,35 @@ func (p *parquetPart) close() error {
 		p.rr = nil
 	}
 	return closeIf(p.c)
+}
+
+// withFooterMetadata returns s with the key/value metadata of the Parquet
+// footer in its metadata. pqarrow takes the schema's metadata from the Arrow
+// schema stored under ARROW:schema, which the writer encodes when the file
+// is opened; keys set later (the provenance, stamped on close) are only in
+// the footer. Footer values win; ARROW:schema itself is left out.
+func withFooterMetadata(s *arrow.Schema, kv metadata.KeyValueMetadata) *arrow.Schema {
+	if len(kv) == 0 {
+		return s
+	}
+	md := s.Metadata()
+	keys, vals := slices.Clone(md.Keys()), slices.Clone(md.Values())
+	changed := false
+	for _, e := range kv {
+		if e.Key == parquetSchemaKey || e.Value == nil {
+			continue
+		}
+		if i := slices.Index(keys, e.Key); i >= 0 {
+			if vals[i] != *e.Value {
+				vals[i], changed = *e.Value, true
+			}
+			continue
+		}
+		keys, vals, changed = append(keys, e.Key), append(vals, *e.Value), true
+	}
+	if !changed {
+		return s
+	}
+	m := arrow.NewMetadata(keys, vals)
+	return arrow.NewSchema(s.Fields(), &m)
 }

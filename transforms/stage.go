@@ -237,6 +237,23 @@ func (env *Env) ReadFrame(ctx context.Context, role string, sel arrowio.Selectio
 	return env.readFrom(ctx, role, r, sel)
 }
 
+// ReadFrameProvenance is ReadFrame that also returns the provenance the
+// table carries (nil when it has none): the table is opened once, so a
+// stream on stdin works too.
+func (env *Env) ReadFrameProvenance(ctx context.Context, role string, sel arrowio.Selection) (*arrowio.Frame, *arrowio.Provenance, error) {
+	r, err := env.Open(ctx, role)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Release()
+	prov := TableProvenance(r.Schema())
+	f, err := env.readFrom(ctx, role, r, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, prov, nil
+}
+
 func (env *Env) readFrom(ctx context.Context, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
 	env.Progress.Start("reading "+role, 0)
 	f, err := arrowio.ReadFrame(ctx, countingReader{r, env.Progress}, sel, arrowio.WithFrameAllocator(env.Mem))

@@ -1,22 +1,24 @@
 package quality
 
 import (
-	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
-// Sentinel errors. Bad data is reported as an *Error that wraps one of them
+// Sentinel errors, each of one of the two kinds (arrowio.ErrInvalidData or
+// arrowio.ErrInvalidOption) that hosts act on. Bad data is reported as an *Error that wraps one of them
 // and says where the problem is; test for the kind with errors.Is.
 var (
-	ErrSize          = errors.New("inconsistent sizes")
-	ErrTooFewPoints  = errors.New("fewer than 4 points")
-	ErrK             = errors.New("neighbourhood size out of range [1, N−2]")
-	ErrNotFinite     = errors.New("value is NaN or infinite")
-	ErrClass         = errors.New("negative class")
-	ErrTooFewClasses = errors.New("fewer than 2 classes")
-	ErrNoClasses     = errors.New("no classes given")
-	ErrOption        = errors.New("unsupported option")
+	ErrSize          = arrowio.NewSentinel(arrowio.ErrInvalidData, "inconsistent sizes")
+	ErrTooFewPoints  = arrowio.NewSentinel(arrowio.ErrInvalidData, "fewer than 4 points")
+	ErrK             = arrowio.NewSentinel(arrowio.ErrInvalidOption, "neighbourhood size out of range [1, N−2]")
+	ErrNotFinite     = arrowio.NewSentinel(arrowio.ErrInvalidData, "value is NaN or infinite")
+	ErrClass         = arrowio.NewSentinel(arrowio.ErrInvalidData, "negative class")
+	ErrTooFewClasses = arrowio.NewSentinel(arrowio.ErrInvalidData, "fewer than 2 classes")
+	ErrNoClasses     = arrowio.NewSentinel(arrowio.ErrInvalidOption, "no classes given")
+	ErrOption        = arrowio.NewSentinel(arrowio.ErrInvalidOption, "unsupported option")
 )
 
 // Error is a data error with its position, in the manner of csv.ParseError.

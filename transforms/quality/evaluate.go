@@ -42,6 +42,9 @@ type Options struct {
 	// Ordinal says the classes are ordered by their value and adds the
 	// ordinal metrics. It needs classes and embedding coordinates.
 	Ordinal bool
+	// Progress, when set, is called with the number of points whose
+	// neighbourhoods are done, from several goroutines at once.
+	Progress func(points int64)
 }
 
 // Row is one row of the long metrics table (columns metric, k, subset,
@@ -99,7 +102,7 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 	} else if opts.Ordinal {
 		return nil, dataError("classes", -1, -1, ErrNoClasses, "the ordinal metrics need classes")
 	}
-	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, ks, lab, opts.Threads)
+	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, ks, lab, opts.Threads, opts.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +150,7 @@ func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int
 	if err != nil {
 		return nil, err
 	}
-	c, err := classify(ctx, matrixSpace(dist, n), n, ks, lab, opts.Threads)
+	c, err := classify(ctx, matrixSpace(dist, n), n, ks, lab, opts.Threads, opts.Progress)
 	if err != nil {
 		return nil, err
 	}

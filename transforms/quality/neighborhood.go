@@ -96,7 +96,7 @@ func newWorker(n, nk int, lab *labels, structure bool) *worker {
 
 // neighborhoods runs over all points, comparing the input space sx with the
 // embedding sy, and returns the summed counts.
-func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labels, threads int) (*counts, error) {
+func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
 	workers := make([]*worker, kernels.Workers(n, threads, rowGrain))
 	for i := range workers {
 		workers[i] = newWorker(n, len(ks), lab, true)
@@ -105,6 +105,9 @@ func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labe
 		w := workers[wi]
 		for i := lo; i < hi; i++ {
 			w.point(sx, sy, i, ks, lab)
+		}
+		if progress != nil {
+			progress(int64(hi - lo))
 		}
 	})
 	if err != nil {
@@ -115,7 +118,7 @@ func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labe
 
 // classify runs the classification part alone on one space (reported as the
 // input-space counts).
-func classify(ctx context.Context, sx space, n int, ks []int, lab *labels, threads int) (*counts, error) {
+func classify(ctx context.Context, sx space, n int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
 	workers := make([]*worker, kernels.Workers(n, threads, rowGrain))
 	for i := range workers {
 		workers[i] = newWorker(n, len(ks), lab, false)
@@ -127,6 +130,9 @@ func classify(ctx context.Context, sx space, n int, ks []int, lab *labels, threa
 			if w.vote(w.ox, lab.id, lab.id[i], ks, w.c.hitX, w.c.sameX) {
 				w.c.nnX++
 			}
+		}
+		if progress != nil {
+			progress(int64(hi - lo))
 		}
 	})
 	if err != nil {

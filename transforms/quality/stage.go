@@ -1,0 +1,672 @@
+package quality
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+	"github.com/ordinate/ordinate/transforms/triplets"
+)
+
+// Stage is the evaluate stage: the neighbourhood and class metrics of an
+// embedding against the table it was made from (or of a distance table), and
+// the triplet accuracy of maps against a triplet table. It writes the long
+// metrics table (kind table.Metrics) and, when the host asks for the
+// "summary" output, a readable text summary of it.
+type Stage struct{}
+
+// Standardize is evaluate's standardize option: auto (as the embedding was
+// fitted, from its provenance), true or false.
+type Standardize int
+
+const (
+	StandardizeAuto Standardize = iota // as recorded in the embedding's provenance
+	StandardizeOn                      // z-score the features
+	StandardizeOff                     // use the features as they are
+)
+
+// Values lists the text forms of Standardize.
+func (Standardize) Values() []string { return []string{"auto", "true", "false"} }
+
+// MarshalText gives auto, true or false.
+func (s Standardize) MarshalText() ([]byte, error) {
+	switch s {
+	case StandardizeOn:
+		return []byte("true"), nil
+	case StandardizeOff:
+		return []byte("false"), nil
+	}
+	return []byte("auto"), nil
+}
+
+// UnmarshalText parses auto or a boolean (true, false, 1, 0, …).
+func (s *Standardize) UnmarshalText(b []byte) error {
+	v := strings.ToLower(strings.TrimSpace(string(b)))
+	switch v {
+	case "auto", "":
+		*s = StandardizeAuto
+	case "true", "t", "1", "yes", "on":
+		*s = StandardizeOn
+	case "false", "f", "0", "no", "off":
+		*s = StandardizeOff
+	default:
+		return fmt.Errorf("%q: want auto, true or false", v)
+	}
+	return nil
+}
+
+// StageOptions are the options of the evaluate stage.
+type StageOptions struct {
+	transforms.Columns
+	Standardize    Standardize          `opt:"standardize" help:"z-score the features of in before measuring: auto takes the choice (and, without features, the feature columns) recorded in the embedding's provenance, so that the embedding is scored in the space it was fitted in"`
+	Order          []string             `opt:"order" help:"class order as a comma list, e.g. low,mid,high (text labels of ordinal metrics)"`
+	Ordinal        bool                 `opt:"ordinal" help:"labels are ordinal (numeric ascending, or order): add the ordinal metrics"`
+	K              []int                `opt:"k" help:"neighbourhood sizes, comma list (with split: one value is the k of the hidden-object classification, default 10)"`
+	Emb            []string             `opt:"emb" help:"embedding columns of the embedding table"`
+	TripletColumns table.TripletColumns `opt:"triplet-columns" help:"names of the i, j, k and (optional) aspect columns of the triplet table, comma list"`
+}
+
+// Validate checks the options that need no data.
+func (o *StageOptions) Validate() error {
+	if len(o.K) == 0 {
+		return transforms.Optionf("k", "give at least one neighbourhood size")
+	}
+	for _, k := range o.K {
+		if k < 1 {
+			return transforms.Optionf("k", "%d: want positive whole numbers, e.g. 5,10,30", k)
+		}
+	}
+	if len(o.Keep) > 0 {
+		return transforms.Optionf("keep", "evaluate writes a metrics table: there are no rows to keep columns in")
+	}
+	if len(o.Emb) == 0 {
+		return transforms.Optionf("emb", "give the embedding columns")
+	}
+	return nil
+}
+
+// NewOptions returns the defaults.
+func (Stage) NewOptions() transforms.Options {
+	return &StageOptions{K: []int{5, 10, 30}, Emb: []string{"emb_*"}, TripletColumns: table.DefaultTripletColumns}
+}
+
+// Info describes the stage.
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "evaluate",
+		Summary: "quality metrics of an embedding against its input table",
+		Usage: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--standardize auto|true|false] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] --out M
+   ordinate evaluate --distances D --in T --id COL --label y [--k 5,10] --out M
+   ordinate evaluate --embedding MAPS --triplets TRIPLETS [--split S --attributes ATTRS] --out M`,
+		Doc: `Rows of E are matched to rows of T by --id (default: the row column that ordinate
+writes when no id was given). Metrics: trustworthiness and continuity (overall, and
+the class-aware inter/intra parts), R_NX(k) and its AUC, and with labels k-NN
+accuracy, leave-one-out 1-NN error and KNN gain; with --order or --ordinal the
+ordinal metrics (Spearman's rho of class rank along the best axis, order of the
+class centres). The long table has columns metric, k, subset, value.
+
+The embedding is scored in the space it was fitted in: the feature columns and the
+standardisation recorded in E's provenance are used (and logged) unless --features
+or --standardize choose otherwise. An embedding without provenance is scored
+against every numeric feature column of T, unstandardised, with a warning. What was
+used is recorded in the metrics' provenance (figures features, standardize,
+features_source, standardize_source).
+
+With --distances D (a long table i, j, distance over the ids of T, as fisher
+writes; a table of the pairs i < j only is mirrored) it reports the leave-one-out
+1-NN error and k-NN accuracy of the distances (subset "distances").
+
+With --triplets T and a maps table (aspect, id, emb_*: score, tste, soe) it reports
+triplet_accuracy, the share of triplets <i, j, k> with d(j, i) < d(j, k) in the
+aspect's map (Le & Lauw, Eq. 10): subset all, train and hidden (when T has a split
+column), and per aspect as subset/aspect; the means are over aspects. With
+--split S (from triplets --split-out) and --attributes ATTRS it adds
+hidden_knn_accuracy: each object hidden from an aspect is classified by majority
+vote of its k nearest observed objects in that aspect's map (k = 10 unless --k
+gives one value), against its attribute value. The attributes are matched by --id,
+or else by the id column recorded in the triplets' provenance.`,
+		Examples: []string{
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --out thyroid-metrics.parquet",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --features 'x*' --standardize false --label label --k 10 --out thyroid-metrics-raw.csv",
+			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 500 --split-objects 0.5 --split-out zoo-split.parquet --out zoo-triplets.parquet",
+			"ordinate soe --in zoo-triplets.parquet --per-aspect --out zoo-soe.parquet",
+			"ordinate evaluate --embedding zoo-soe.parquet --triplets zoo-triplets.parquet --split zoo-split.parquet --attributes testdata/zoo/zoo.csv --out zoo-metrics.parquet",
+		},
+		Inputs: []transforms.Role{
+			{Name: "embedding", Help: "embedding table written by a stage (emb_* columns), or with triplets a maps table (aspect, id, emb_*)"},
+			{Name: "in", Help: "the input table the embedding or distances were made from (not needed with triplets)"},
+			{Name: "distances", Help: "instead of embedding: a long distance table (i, j, distance) over the ids of in; gives nn_error and knn_accuracy"},
+			{Name: "triplets", Help: "with a maps table as embedding: score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
+			{Name: "split", Help: "with triplets: the observed-objects table of triplets --split-out; adds the k-NN classification of hidden objects by attribute value"},
+			{Name: "attributes", Help: "with split: the attribute table the triplets were made from"},
+		},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "metrics table (metric, k, subset, value)", Kind: table.Metrics, Required: true},
+			{Name: "summary", Help: "the metrics as readable text (- for stdout)", Kind: transforms.File},
+		},
+	}
+}
+
+// Run runs the stage.
+func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
+	opts := o.(*StageOptions)
+	if env.Has("triplets") {
+		if !env.Has("embedding") {
+			return &transforms.OptionError{Option: "embedding", Err: fmt.Errorf("%w: triplets need a maps table (aspect, id, emb_*)", transforms.ErrNoTable)}
+		}
+		return runTriplets(ctx, env, opts)
+	}
+	for _, r := range []string{"split", "attributes"} {
+		if env.Has(r) {
+			return transforms.Optionf(r, "applies only with triplets")
+		}
+	}
+	if !env.Has("in") {
+		return &transforms.OptionError{Option: "in", Err: fmt.Errorf("%w: the table the embedding or distances were made from", transforms.ErrNoTable)}
+	}
+	switch emb, dist := env.Has("embedding"), env.Has("distances"); {
+	case !emb && !dist:
+		return &transforms.OptionError{Option: "embedding", Err: fmt.Errorf("%w: give an embedding table, or distances", transforms.ErrNoTable)}
+	case emb && dist:
+		return transforms.Optionf("distances", "give either embedding or distances, not both")
+	case dist:
+		return runDistances(ctx, env, opts)
+	}
+	return runEmbedding(ctx, env, opts)
+}
+
+// fittedSpace is what an embedding's provenance says about the feature
+// space it was fitted in.
+type fittedSpace struct {
+	features    []string // resolved columns or the spec given; nil: not recorded
+	standardize *bool    // nil: not recorded
+}
+
+func spaceOf(p *arrowio.Provenance) fittedSpace {
+	var s fittedSpace
+	if p == nil {
+		return s
+	}
+	s.features = stringList(p.Figures["features"])
+	if s.features == nil {
+		s.features = stringList(p.Params["features"])
+	}
+	if b, ok := p.Params["standardize"].(bool); ok {
+		s.standardize = &b
+	}
+	return s
+}
+
+// stringList reads a list of names from a provenance value: a JSON array of
+// strings or (older files) a comma list. Empty gives nil.
+func stringList(v any) []string {
+	var out []string
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			if s, ok := e.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+	case []string:
+		out = x
+	case string:
+		out = transforms.SplitList(x)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// Where the input space comes from (figures features_source and
+// standardize_source).
+const (
+	sourceOption    = "option"    // given explicitly
+	sourceEmbedding = "embedding" // from the embedding's provenance
+	sourceDefault   = "default"   // nothing recorded: every numeric column, unstandardised
+)
+
+func runEmbedding(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+	embID := opts.ID
+	if embID == "" {
+		embID = "row"
+	}
+	embFrame, prov, err := env.ReadFrameProvenance(ctx, "embedding", arrowio.Selection{
+		ID: embID, Features: opts.Emb, Keep: []string{}, OnInvalid: opts.OnInvalid})
+	if err != nil {
+		return err
+	}
+	defer embFrame.Release()
+
+	// The space to score in: explicit options first, then the embedding's
+	// provenance, then every numeric column unstandardised.
+	fitted := spaceOf(prov)
+	sel := opts.Columns.Selection()
+	sel.Keep = []string{}
+	featSrc, stdSrc := sourceOption, sourceOption
+	if len(opts.Features) == 0 {
+		sel.Features = nil
+		featSrc = sourceDefault
+		if fitted.features != nil {
+			sel.Features, featSrc = fitted.features, sourceEmbedding
+		}
+	}
+	var std bool
+	switch opts.Standardize {
+	case StandardizeOn:
+		std = true
+	case StandardizeOff:
+	default:
+		switch {
+		case fitted.standardize != nil:
+			std, stdSrc = *fitted.standardize, sourceEmbedding
+		case prov != nil && fitted.features != nil:
+			// A stage that read features and has no standardize option
+			// fitted on them as they are.
+			std, stdSrc = false, sourceEmbedding
+		default:
+			std, stdSrc = false, sourceDefault
+		}
+	}
+	src := embFrame.Source.Path
+	switch {
+	case prov == nil && (featSrc == sourceDefault || stdSrc == sourceDefault):
+		env.Warn("%s carries no ordinate provenance: scoring against %s, %s; give the features and standardize options to choose the space it was fitted in",
+			src, featuresText(featSrc, sel.Features), standardizedText(std))
+	case featSrc == sourceDefault || stdSrc == sourceDefault:
+		env.Warn("the provenance of %s (stage %s) records no %s: scoring against %s, %s",
+			src, prov.Stage, missingText(featSrc, stdSrc), featuresText(featSrc, sel.Features), standardizedText(std))
+	}
+	env.Log.Info("input space", "features", featuresText(featSrc, sel.Features), "features_source", featSrc,
+		"standardize", std, "standardize_source", stdSrc)
+	env.Figures(map[string]any{"standardize": std, "features_source": featSrc, "standardize_source": stdSrc})
+
+	ft, err := env.ReadFeatures(ctx, "in", sel, std)
+	if err != nil {
+		if featSrc == sourceEmbedding && errors.Is(err, arrowio.ErrMissingColumn) {
+			return fmt.Errorf("%w (the features recorded in the provenance of %s; give the features option to choose others)", err, src)
+		}
+		return err
+	}
+	defer ft.Release()
+	idx, unmatched, err := transforms.Align(embFrame, ft.Frame)
+	if err != nil {
+		return err
+	}
+	if unmatched > 0 {
+		env.Warn("%d input rows have no embedding row and are left out", unmatched)
+	}
+	n, D, d := embFrame.N, ft.K(), embFrame.D
+	x := make([]float64, n*D)
+	for i, j := range idx {
+		copy(x[i*D:(i+1)*D], ft.Z[j*D:(j+1)*D])
+	}
+	var classes []int
+	qo := Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add}
+	var cls *transforms.Classes
+	if ft.Label != nil {
+		qo.Ordinal = opts.Ordinal || len(opts.Order) > 0
+		if qo.Ordinal {
+			cls, err = transforms.OrdinalClasses(ft.Frame, opts.Order)
+		} else {
+			cls, err = transforms.NominalClasses(ft.Frame, opts.Order)
+		}
+		if err != nil {
+			return err
+		}
+		classes = make([]int, n)
+		for i, j := range idx {
+			classes[i] = cls.Index[j]
+		}
+	} else if opts.Ordinal {
+		return transforms.Optionf("ordinal", "needs a label")
+	}
+	env.Progress.Start("neighbour ranks", int64(n))
+	rep, err := Evaluate(ctx, x, D, embFrame.X, d, classes, qo)
+	env.Progress.Finish()
+	if err != nil {
+		return optionK(err)
+	}
+	var centres []string
+	if rep.CenterOrder != nil && cls != nil {
+		for _, k := range rep.CenterOrder {
+			centres = append(centres, cls.Names[k])
+		}
+		env.Figure("center_order", centres)
+	}
+	return writeReport(ctx, env, rep, func(b *strings.Builder) {
+		writeSummary(b, src, rep, centres)
+	})
+}
+
+func featuresText(src string, features []string) string {
+	if src == sourceDefault {
+		return "every numeric feature column"
+	}
+	return "features " + strings.Join(features, ",")
+}
+
+func standardizedText(std bool) string {
+	if std {
+		return "standardised"
+	}
+	return "unstandardised"
+}
+
+func missingText(featSrc, stdSrc string) string {
+	switch {
+	case featSrc == sourceDefault && stdSrc == sourceDefault:
+		return "features and no standardisation"
+	case featSrc == sourceDefault:
+		return "features"
+	}
+	return "standardisation"
+}
+
+// optionK turns an out-of-range k into an error of the k option.
+func optionK(err error) error {
+	if errors.Is(err, ErrK) {
+		return &transforms.OptionError{Option: "k", Err: err}
+	}
+	return err
+}
+
+func runDistances(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+	if opts.Label == "" {
+		return &transforms.OptionError{Option: "label", Err: fmt.Errorf("%w: distances are scored by the classes of in", transforms.ErrNoLabel)}
+	}
+	if opts.Ordinal {
+		return transforms.Optionf("ordinal", "needs embedding coordinates; it does not apply to distances")
+	}
+	sel := opts.Columns.Selection()
+	sel.NoFeatures, sel.Features, sel.Keep = true, nil, []string{}
+	inFrame, err := env.ReadFrame(ctx, "in", sel)
+	if err != nil {
+		return err
+	}
+	defer inFrame.Release()
+	dFrame, err := env.ReadFrame(ctx, "distances", arrowio.Selection{
+		ID: "i", Features: []string{"distance"}, Keep: []string{"j"}, OnInvalid: arrowio.InvalidError})
+	if err != nil {
+		return err
+	}
+	defer dFrame.Release()
+	dist, err := table.DistanceMatrix(dFrame, inFrame)
+	if err != nil {
+		return err
+	}
+	cls, err := transforms.NominalClasses(inFrame, opts.Order)
+	if err != nil {
+		return err
+	}
+	env.Progress.Start("neighbour ranks", int64(inFrame.N))
+	rep, err := EvaluateDistances(ctx, dist, inFrame.N, cls.Index, Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add})
+	env.Progress.Finish()
+	if err != nil {
+		return optionK(err)
+	}
+	return writeReport(ctx, env, rep, func(b *strings.Builder) {
+		writeSummary(b, dFrame.Source.Path, rep, nil)
+	})
+}
+
+// writeReport writes the metrics table, records the metrics as figures, and
+// writes the summary when it is wanted.
+func writeReport(ctx context.Context, env *transforms.Env, rep *Report, summary func(*strings.Builder)) error {
+	rows := make([]table.MetricRow, len(rep.Rows))
+	for i, r := range rep.Rows {
+		rows[i] = table.MetricRow(r)
+	}
+	env.Figure("n", rep.N)
+	for _, r := range rows {
+		env.Figure(figureKey(r), r.Value)
+	}
+	rec := table.MetricsRecord(env.Mem, rows)
+	defer rec.Release()
+	if err := env.WriteRecord(ctx, "out", rec); err != nil {
+		return err
+	}
+	if env.Has("summary") {
+		var b strings.Builder
+		summary(&b)
+		return env.WriteFile("summary", []byte(b.String()))
+	}
+	return nil
+}
+
+// figureKey is the snake_case provenance key of a metric: the metric, then
+// _k<k> when k > 0, then _<subset> unless it is "all", with every character
+// other than a-z, 0-9 and _ as _: trustworthiness_k10,
+// knn_accuracy_k5_input, triplet_accuracy_hidden_legs.
+func figureKey(r table.MetricRow) string {
+	key := r.Metric
+	if r.K > 0 {
+		key += fmt.Sprintf("_k%d", r.K)
+	}
+	if r.Subset != "" && r.Subset != SubsetAll {
+		key += "_" + r.Subset
+	}
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '_':
+			return c
+		case c >= 'A' && c <= 'Z':
+			return c + ('a' - 'A')
+		}
+		return '_'
+	}, key)
+}
+
+// mapsTable holds per-aspect maps read from a maps table (aspect, id, emb_*).
+type mapsTable struct {
+	objects *table.Indexer
+	aspects *table.Indexer
+	maps    [][]float64 // maps[a] is objects×dims
+	dims    int
+}
+
+func readMaps(ctx context.Context, env *transforms.Env, opts *StageOptions) (*mapsTable, error) {
+	f, err := env.ReadFrame(ctx, "embedding", arrowio.Selection{ID: "id", Features: opts.Emb, Keep: []string{"aspect"}})
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	path := f.Source.Path
+	m := &mapsTable{objects: table.NewIndexer(), aspects: table.NewIndexer(), dims: f.D}
+	obj, asp := make([]int32, f.N), make([]int32, f.N)
+	for r := range f.N {
+		obj[r], asp[r] = m.objects.Index(f.ID, r), m.aspects.Index(f.Keep[0], r)
+		if asp[r] < 0 {
+			return nil, &arrowio.Error{File: path, Column: "aspect", Row: f.Rows[r], Err: fmt.Errorf("%w: null aspect", arrowio.ErrInvalidValue)}
+		}
+	}
+	n, d := m.objects.Len(), m.dims
+	m.maps = make([][]float64, m.aspects.Len())
+	seen := make([][]bool, len(m.maps))
+	for a := range m.maps {
+		m.maps[a], seen[a] = make([]float64, n*d), make([]bool, n)
+	}
+	for r := range f.N {
+		a, i := asp[r], obj[r]
+		if seen[a][i] {
+			return nil, &arrowio.Error{File: path, Row: f.Rows[r], ID: m.objects.Names[i],
+				Err: fmt.Errorf("%w: object appears twice in map %q", arrowio.ErrInvalidValue, m.aspects.Names[a])}
+		}
+		seen[a][i] = true
+		copy(m.maps[a][int(i)*d:(int(i)+1)*d], f.X[r*d:(r+1)*d])
+	}
+	for a := range seen {
+		for i, ok := range seen[a] {
+			if !ok {
+				return nil, &arrowio.Error{File: path, Row: -1, Err: fmt.Errorf("%w: map %q has no row for object %q",
+					arrowio.ErrInvalidValue, m.aspects.Names[a], m.objects.Names[i])}
+			}
+		}
+	}
+	m.objects.Fixed = true
+	return m, nil
+}
+
+// runTriplets scores maps against a triplet table: triplet accuracy (Eq. 10
+// of Le & Lauw) per aspect and averaged, on all triplets and, with a split
+// column, on the train and hidden ones.
+func runTriplets(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+	m, err := readMaps(ctx, env, opts)
+	if err != nil {
+		return err
+	}
+	r, err := env.Open(ctx, "triplets")
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	tprov := transforms.TableProvenance(r.Schema())
+	env.Progress.Start("reading triplets", 0)
+	in, err := table.ReadTriplets(ctx, r, m.objects, arrowio.InvalidError, opts.TripletColumns)
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	env.Input("triplets", r.Source(), int64(in.Table.Len())+in.Dropped, in.Dropped, tprov)
+	// Map each triplet aspect to its map: the map of the same name, or the
+	// single map "all".
+	maps := make([][]float64, in.Aspects.Len())
+	for a, name := range in.Aspects.Names {
+		k := -1
+		for b, mn := range m.aspects.Names {
+			if mn == name || (len(m.aspects.Names) == 1 && mn == "all") {
+				k = b
+			}
+		}
+		if k < 0 {
+			return fmt.Errorf("%w: no map for aspect %q (maps: %v)", arrowio.ErrInvalidValue, name, m.aspects.Names)
+		}
+		maps[a] = m.maps[k]
+	}
+	rep := &Report{N: m.objects.Len()}
+	add := func(subset string, t *table.TripletTable) {
+		if t.Len() == 0 {
+			return
+		}
+		per, mean := TripletAccuracy(t, maps, m.dims)
+		rep.add("triplet_accuracy", 0, subset, mean)
+		for a, v := range per {
+			if !math.IsNaN(v) {
+				rep.add("triplet_accuracy", 0, subset+"/"+in.Aspects.Names[a], v)
+			}
+		}
+	}
+	add(SubsetAll, in.Table)
+	if in.Train != nil {
+		add("train", table.Subset(in.Table, in.Train, true))
+		add("hidden", table.Subset(in.Table, in.Train, false))
+	}
+	if env.Has("split") {
+		if err := hiddenKNNRows(ctx, env, opts, m, maps, in.Aspects.Names, tprov, rep); err != nil {
+			return err
+		}
+	} else if env.Has("attributes") {
+		return transforms.Optionf("attributes", "applies only with split")
+	}
+	return writeReport(ctx, env, rep, func(b *strings.Builder) {
+		for _, row := range rep.Rows {
+			if row.Subset == SubsetAll || row.Subset == "train" || row.Subset == "hidden" {
+				name := "triplet accuracy"
+				if row.Metric != "triplet_accuracy" {
+					name = fmt.Sprintf("%d-NN accuracy of hidden objects by attribute value", row.K)
+				}
+				fmt.Fprintf(b, "%s (%s): %.4f\n", name, row.Subset, row.Value)
+			}
+		}
+	})
+}
+
+// hiddenKNNRows adds the paper's k-NN classification of hidden objects: for
+// each aspect, every object the split hid is classified by majority vote of
+// its k nearest observed objects in that aspect's map, against its
+// attribute value.
+func hiddenKNNRows(ctx context.Context, env *transforms.Env, opts *StageOptions, m *mapsTable, maps [][]float64,
+	aspects []string, tprov *arrowio.Provenance, rep *Report) error {
+	if !env.Has("attributes") {
+		return &transforms.OptionError{Option: "attributes", Err: fmt.Errorf("%w: split needs the table the triplets were made from", transforms.ErrNoTable)}
+	}
+	k := 10
+	if len(opts.K) == 1 {
+		k = opts.K[0]
+	}
+	id := opts.ID
+	if id == "" && tprov != nil {
+		if s, ok := tprov.Params["id"].(string); ok && s != "" {
+			id = s
+			env.Log.Info("attributes matched by the id column recorded in the triplets' provenance", "id", id)
+		}
+	}
+	f, err := env.ReadFrame(ctx, "attributes", arrowio.Selection{ID: id, NoFeatures: true, Keep: aspects})
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	n := m.objects.Len()
+	obj := make([]int32, f.N) // attribute row -> map object, −1 if not in the maps
+	matched := 0
+	for r := range f.N {
+		obj[r] = m.objects.Index(f.ID, r)
+		if obj[r] >= 0 {
+			matched++
+		}
+	}
+	if matched == 0 {
+		env.Warn("%s: no row's %s matches an object of the maps; give the id option (the id column the triplets were made with)", f.Source.Path, f.IDName)
+	}
+	values := make([][]string, len(aspects))
+	for t := range aspects {
+		values[t] = make([]string, n)
+		for r := range f.N {
+			if obj[r] >= 0 && !f.Keep[t].IsNull(r) {
+				values[t][obj[r]] = f.Keep[t].ValueStr(r)
+			}
+		}
+	}
+	codes := triplets.Encode(values)
+	sf, err := env.ReadFrame(ctx, "split", arrowio.Selection{ID: "id", NoFeatures: true, Keep: []string{"aspect", "observed"}})
+	if err != nil {
+		return err
+	}
+	defer sf.Release()
+	aspectIdx := table.NewIndexer()
+	for _, a := range aspects {
+		aspectIdx.Add(a)
+	}
+	aspectIdx.Fixed = true
+	obs, ok := sf.Keep[1].(*array.Boolean)
+	if !ok {
+		return &arrowio.Error{File: sf.Source.Path, Column: "observed", Row: -1, Err: fmt.Errorf("%w: want a boolean column", arrowio.ErrColumnType)}
+	}
+	hidden := make([][]bool, len(aspects))
+	for t := range hidden {
+		hidden[t] = make([]bool, n)
+	}
+	for r := range sf.N {
+		t, i := aspectIdx.Index(sf.Keep[0], r), m.objects.Index(sf.ID, r)
+		if t >= 0 && i >= 0 && !obs.IsNull(r) {
+			hidden[t][i] = !obs.Value(r)
+		}
+	}
+	per, mean := HiddenKNNAccuracy(maps, m.dims, codes, hidden, k)
+	rep.add("hidden_knn_accuracy", k, "hidden", mean)
+	for t, v := range per {
+		if !math.IsNaN(v) {
+			rep.add("hidden_knn_accuracy", k, "hidden/"+aspects[t], v)
+		}
+	}
+	return nil
+}
