@@ -207,8 +207,8 @@ func inputPath(p *arrowio.Provenance, role string) string {
 	return s
 }
 
-// metricsFor returns the metrics tables computed for the embedding f (by
-// their input role embedding).
+// metricsFor returns the metrics tables computed for f (by their input
+// role embedding).
 func metricsFor(all []*file, f *file) []*file {
 	var out []*file
 	for _, m := range all {
@@ -219,11 +219,11 @@ func metricsFor(all []*file, f *file) []*file {
 	return out
 }
 
-// attached reports whether metrics table m is shown with an embedding among
-// the files.
+// attached reports whether metrics table m is shown with the table it was
+// computed for (an embedding, or maps), when that is among the files.
 func attached(all []*file, m *file) bool {
 	for _, g := range all {
-		if g.kind == table.Embedding && sameFile(inputPath(m.prov, "embedding"), g.path) {
+		if g != m && sameFile(inputPath(m.prov, "embedding"), g.path) {
 			return true
 		}
 	}
