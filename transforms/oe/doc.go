@@ -56,5 +56,14 @@
 //
 // Bad triplets give a *TripletError (wrapping triplets.ErrTriplet); bad
 // options wrap ErrOption; no triplets (or an aspect without triplets in
-// PerAspect) wraps ErrNoTriplets; cancellation returns ctx.Err().
+// PerAspect) wraps ErrNoTriplets; cancellation returns ctx.Err(). ErrOption
+// is transforms.ErrInvalidOption; the other sentinels are invalid data.
+//
+// # Stage
+//
+// TSTEStage and SOEStage are the tste and soe stages: they read a triplet
+// table (role "in", optionally "objects") with triplets.ReadFit, fit one map
+// or, with --per-aspect, one independent map per aspect, report the cost
+// evaluations of each optimisation as progress, and write a table.Maps table
+// ("out": aspect, id, emb_*; aspect "all" for the single map).
 package oe

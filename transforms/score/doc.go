@@ -121,4 +121,19 @@
 // viewers compare maps rather than their handedness. Within-map distances
 // are unchanged. With SingleMap every aspect repeats the one pooled pole
 // and δ, so all maps are the same.
+//
+// # Stage
+//
+// Stage is the score stage: it reads a triplet table (role "in", and
+// optionally "objects" naming every object) with triplets.ReadFit, fits
+// SCORE with the options of StageOptions (the train triplets of a split
+// unless --all), reports each epoch as progress, and writes the maps
+// ("out", a table.Maps table), and when wanted the aspects ("aspects-out",
+// table.Aspects) and the objects' sphere coordinates ("sphere-out",
+// table.Sphere).
+//
+// # Errors
+//
+// Option errors wrap ErrOption (transforms.ErrInvalidOption); bad or
+// missing triplets are invalid data (transforms.ErrInvalidData).
 package score

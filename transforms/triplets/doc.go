@@ -4,7 +4,7 @@
 //
 // A triplet ⟨i, j, k⟩ₜ says that under aspect t the reference object j is
 // more similar to object i than to object k: d(j, i) < d(j, k) (Le & Lauw's
-// convention, and DESIGN.md's). Objects and aspects are 0-based indices.
+// convention, and that of ordinate's triplet tables). Objects and aspects are 0-based indices.
 // Triplets are stored as int32 columns (Table), never as per-triplet
 // structs, so that tens of millions fit in a few hundred megabytes.
 //
@@ -50,4 +50,15 @@
 //
 // Sample and SplitObjects take a *rand.Rand (math/rand/v2) and draw from it
 // in a fixed order, so a seeded generator reproduces the same result.
+//
+// # Stage
+//
+// Stage is the triplets stage: it reads an attribute table (role "in"; one
+// categorical column per aspect, an optional unique id column), streams the
+// triplets to "out" (a table.Triplets table: i, j, k, aspect and, with
+// Options.SplitObjects, split) and writes the observed objects to
+// "split-out" (a table.Split table) when that output is wanted. The stages
+// that fit maps to triplets (score, tste, soe) share its input side:
+// FitInput declares their reading options, FitRoles their input roles and
+// ReadFit reads the table and picks the triplets to fit.
 package triplets
