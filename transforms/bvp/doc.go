@@ -91,4 +91,16 @@
 // (components within a relative 1e−9 of the largest tie; the lowest index
 // wins). These are the rules of linear.OrientAlong and linear.OrientByLargest.
 // Flipping the sign of the data therefore flips axis 1 and leaves the others.
+//
+// # Stage
+//
+// Stage is the bvp stage of the transforms contract (StageOptions, declared
+// once: the CLI's flags, help and the provenance come from them). It reads
+// the features of the "in" table through transforms.Env.ReadFeatures
+// (constant columns are dropped with a warning; --standardize, on by
+// default, z-scores the rest), resolves the ordinal classes, fits, and
+// writes the embedding ("out") and, when asked, the affine model
+// ("model-out"); the embedding is the model's placement of the training
+// rows, so transforms.ApplyStage reproduces it. ExampleStage runs it on
+// in-memory Arrow records.
 package bvp

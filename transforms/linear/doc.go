@@ -59,4 +59,15 @@
 //
 // OrientAlong and OrientByLargest implement these rules so that other linear
 // stages (bvp) apply the same ones.
+//
+// # Stages
+//
+// PCAStage and LDAStage are the pca and lda stages of the transforms
+// contract (options declared once in PCAStageOptions and LDAStageOptions).
+// They read the features of the "in" table through
+// transforms.Env.ReadFeatures (constant columns are dropped with a warning;
+// --standardize, on by default, z-scores the rest), fit, and write the
+// embedding ("out") and, when asked, the affine model ("model-out") that
+// transforms.ApplyStage uses to place new rows exactly as the fit placed
+// the training rows. The examples run them on in-memory Arrow records.
 package linear
