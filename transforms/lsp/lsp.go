@@ -2,20 +2,21 @@ package lsp
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
-// Sentinel errors.
+// Sentinel errors, of the two shared kinds (transforms.ErrInvalidData,
+// transforms.ErrInvalidOption).
 var (
-	ErrControl = errors.New("lsp: bad control points")
-	ErrOption  = errors.New("lsp: bad option")
-	ErrSolve   = errors.New("lsp: solver failed")
+	ErrControl = transforms.NewSentinel(transforms.ErrInvalidData, "lsp: bad control points")
+	ErrOption  = transforms.NewSentinel(transforms.ErrInvalidOption, "lsp: bad option")
+	ErrSolve   = transforms.NewSentinel(transforms.ErrInvalidData, "lsp: solver failed")
 )
 
 // Linear returns the D×d map P = pinv(X_cp)·Y for the control rows of x
