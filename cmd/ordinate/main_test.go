@@ -492,3 +492,29 @@ func TestLogFormatJSON(t *testing.T) {
 		t.Errorf("provenance: null_filled %v, warnings %v", info.Provenance.Figures["null_filled"], info.Provenance.Warnings)
 	}
 }
+
+// TestEvaluateSplitWithoutID runs evaluate --triplets --split --attributes
+// without --id, which once failed to encode a NaN in the provenance, and
+// checks the hidden k-NN accuracy is recorded (NaN and ±Inf become null).
+func TestEvaluateSplitWithoutID(t *testing.T) {
+	dir := t.TempDir()
+	tr, split, maps, m := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "split.parquet"), filepath.Join(dir, "soe.parquet"), filepath.Join(dir, "m.parquet")
+	if code, _, e := runCmd(t, nil, "triplets", "--in", zoo, "--exclude", "animal_name,type_name", "--per-aspect", "300",
+		"--split-objects", "0.5", "--split-out", split, "--out", tr, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd(t, nil, "soe", "--in", tr, "--per-aspect", "--out", maps, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	code, out, e := runCmd(t, nil, "evaluate", "--embedding", maps, "--triplets", tr, "--split", split, "--attributes", zoo, "--out", m)
+	if code != 0 || !strings.Contains(out, "10-NN accuracy of hidden objects") {
+		t.Fatalf("exit %d: %s\n%s", code, e, out)
+	}
+	info, err := arrowio.Inspect(context.Background(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := info.Provenance; p == nil || p.Kind != "metrics" || p.Figures["hidden_knn_accuracy_k10_hidden"] == nil {
+		t.Errorf("provenance %+v", p)
+	}
+}
