@@ -16,15 +16,10 @@ var (
 	ErrNumerical = transforms.NewSentinel(transforms.ErrInvalidData, "numerical failure")
 )
 
-// TripletError reports a bad triplet, like encoding/csv's ParseError.
-type TripletError struct {
-	Row int   // 0-based row of the triplet table
-	Err error // wraps triplets.ErrTriplet
-}
-
-func (e *TripletError) Error() string { return fmt.Sprintf("oe: triplet row %d: %v", e.Row, e.Err) }
-
-func (e *TripletError) Unwrap() error { return e.Err }
+// TripletError is the positional data error of a bad triplet: Row is the
+// 0-based row of the triplet table given to the method, Err wraps
+// triplets.ErrTriplet.
+type TripletError = transforms.DataError
 
 func wrapf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("oe: %w: "+format, append([]any{sentinel}, args...)...)

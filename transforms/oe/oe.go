@@ -100,7 +100,7 @@ func checkInput(n int, t *triplets.Table) error {
 		return wrapf(ErrNoTriplets, "empty table")
 	}
 	if row, err := t.Validate(n, math.MaxInt32); err != nil {
-		return &TripletError{Row: row, Err: err}
+		return &TripletError{Row: int64(row), Err: err}
 	}
 	return nil
 }
@@ -144,7 +144,7 @@ func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, method Me
 		return nil, wrapf(ErrOption, "aspects = %d < 1", aspects)
 	}
 	if row, err := t.Validate(n, aspects); err != nil {
-		return nil, &TripletError{Row: row, Err: err}
+		return nil, &TripletError{Row: int64(row), Err: err}
 	}
 	parts := splitByAspect(t, aspects)
 	for a := range parts {

@@ -199,7 +199,7 @@ func TestErrors(t *testing.T) {
 			continue
 		}
 		var te *TripletError
-		if got := errors.As(err, &te); got != (tc.row >= 0) || (got && te.Row != tc.row) {
+		if got := errors.As(err, &te); got != (tc.row >= 0) || (got && te.Row != int64(tc.row)) {
 			t.Errorf("%s: error %v, want a *TripletError at row %d", tc.name, err, tc.row)
 		}
 	}

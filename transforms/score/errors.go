@@ -21,17 +21,9 @@ var (
 	ErrMu           = transforms.NewSentinel(transforms.ErrInvalidOption, "mu must have Dims+1 finite entries and non-zero norm")
 )
 
-// TripletError reports a bad triplet, like encoding/csv's ParseError.
-type TripletError struct {
-	Row int   // 0-based row of the triplet table
-	Err error // wraps ErrTriplet
-}
-
-func (e *TripletError) Error() string {
-	return fmt.Sprintf("score: triplet %d: %v", e.Row, e.Err)
-}
-
-func (e *TripletError) Unwrap() error { return e.Err }
+// TripletError is the positional data error of a bad triplet: Row is the
+// 0-based row of the triplet table given to Fit, Err wraps ErrTriplet.
+type TripletError = transforms.DataError
 
 // optionErr wraps ErrOption and a specific sentinel with a detail.
 func optionErr(sentinel error, format string, args ...any) error {

@@ -142,7 +142,7 @@ func Fit(ctx context.Context, tab *triplets.Table, objects, aspects int, o Optio
 		return nil, Stats{}, fmt.Errorf("score: %w: need ≥ 3 objects and ≥ 1 aspect, have %d and %d", ErrTriplet, objects, aspects)
 	}
 	if row, err := tab.Validate(objects, aspects); err != nil {
-		return nil, Stats{}, &TripletError{Row: row, Err: err}
+		return nil, Stats{}, &TripletError{Row: int64(row), Err: err}
 	}
 	fitAspects := aspects
 	if o.SingleMap {

@@ -203,7 +203,7 @@ func TestValidation(t *testing.T) {
 			continue
 		}
 		var te *TripletError
-		if c.wantRow >= 0 && (!errors.As(err, &te) || te.Row != c.wantRow) {
+		if c.wantRow >= 0 && (!errors.As(err, &te) || te.Row != int64(c.wantRow)) {
 			t.Errorf("%s: error %v, want a *TripletError at row %d", c.name, err, c.wantRow)
 		}
 	}
