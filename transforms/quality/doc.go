@@ -73,6 +73,22 @@
 // built; memory is O(N) per thread. Integer sums are exact in any order, so
 // results are bit-identical for every thread count.
 //
+// # Stage
+//
+// Stage is the evaluate stage on the one stage contract (transforms.Stage):
+// it reads an embedding (or a distance table, or maps and triplets) and the
+// table it was made from, and writes the long metrics table (kind
+// table.Metrics) and, when asked, a text summary. By default it scores an
+// embedding in the space it was fitted in: the feature columns and the
+// standardisation recorded in the embedding's provenance, read through
+// transforms.Env.ReadFeatures; the features and standardize options
+// override them, and an embedding without provenance is scored on every
+// numeric feature column, unstandardised, with a warning. The metrics'
+// provenance records what was used (figures features, standardize,
+// features_source, standardize_source) and every metric under a snake_case
+// key (trustworthiness_k10, knn_accuracy_k5_input). The rank computations
+// report progress per point.
+//
 // # Errors
 //
 // Bad data or options (sizes, fewer than 4 points, NaN or ±Inf, k out of
