@@ -5,12 +5,14 @@ import (
 	"fmt"
 )
 
-// sqDist returns Σ_k (a_k − b_k)², with term k added to partial sum k mod 4
-// in increasing k and the result (s0 + s1) + (s2 + s3). Four partial sums
-// hide the latency of the additions; the float64 conversions forbid fusing
-// the multiplies into the adds, so the result is the same on every
+// SqDist returns Σ_k (a_k − b_k)², with term k added to partial sum k mod 4
+// in increasing k and the result (s0 + s1) + (s2 + s3): the squared
+// distance of the package conventions, as SqDistRow, SqDistances and KNN
+// compute it. len(b) must be at least len(a). Four partial sums hide the
+// latency of the additions; the float64 conversions forbid fusing the
+// multiplies into the adds, so the result is the same on every
 // architecture and wherever it is computed.
-func sqDist(a, b []float64) float64 {
+func SqDist(a, b []float64) float64 {
 	var s [4]float64
 	sqDistLanes(&s, a, b)
 	return (s[0] + s[1]) + (s[2] + s[3])
@@ -44,11 +46,11 @@ func sqDistLanes(s *[4]float64, a, b []float64) {
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }
 
-// sqDistBelow is sqDist that gives up, returning ok = false, once a partial
+// sqDistBelow is SqDist that gives up, returning ok = false, once a partial
 // result reaches bound. Sums of non-negative terms never decrease under
-// rounding, so ok = false implies sqDist(a, b) ≥ bound; when ok is true, d
-// equals sqDist(a, b) bit for bit. The bound is checked every 16 terms
-// (which keeps each lane's sequence of additions that of sqDist).
+// rounding, so ok = false implies SqDist(a, b) ≥ bound; when ok is true, d
+// equals SqDist(a, b) bit for bit. The bound is checked every 16 terms
+// (which keeps each lane's sequence of additions that of SqDist).
 func sqDistBelow(a, b []float64, bound float64) (d float64, ok bool) {
 	const step = 16
 	var s [4]float64
@@ -62,6 +64,31 @@ func sqDistBelow(a, b []float64, bound float64) (d float64, ok bool) {
 	sqDistLanes(&s, a[k:], b[k:])
 	d = (s[0] + s[1]) + (s[2] + s[3])
 	return d, d < bound
+}
+
+// EmbedSqDist returns Σ_k (a_k − b_k)² summed in one accumulator in
+// increasing k: the squared distance between points of a low-dimensional
+// embedding (the t-SNE gradients and KL, and the Barnes–Hut walks of t-SNE
+// and NeRV over BHTree), where it is cheaper than SqDist and inlined. For up to three coordinates it equals SqDist bit for bit, except
+// where the compiler fuses the multiply into the add (arm64, or amd64 at
+// GOAMD64=v3 and above); for more it may differ from SqDist in the last
+// bits. len(b) must be at least len(a).
+func EmbedSqDist(a, b []float64) float64 {
+	var s float64
+	for c, v := range a {
+		t := v - b[c]
+		s += t * t
+	}
+	return s
+}
+
+// CheckEmbedding panics unless dims ≥ 1, n ≥ 0 and len(y) = n·dims: the
+// check of an n×dims row-major embedding that the method packages' stresses
+// and gradients (and BHTree.Build) make.
+func CheckEmbedding(y []float64, n, dims int) {
+	if dims < 1 || n < 0 || len(y) != n*dims {
+		panic(fmt.Sprintf("kernels: len(y) = %d, want n·dims = %d·%d", len(y), n, dims))
+	}
 }
 
 func checkPoints(x []float64, n, d int) {
@@ -90,7 +117,7 @@ func SqDistRow(dst []float64, x []float64, d, i int) {
 	}
 	xi := x[i*d : (i+1)*d]
 	for j := range n {
-		dst[j] = sqDist(xi, x[j*d:(j+1)*d])
+		dst[j] = SqDist(xi, x[j*d:(j+1)*d])
 	}
 	dst[i] = 0
 }
@@ -143,7 +170,7 @@ func sqDistTile(dst, x []float64, n, d, i0, i1, j0, j1 int) {
 			js = i + 1
 		}
 		for j := js; j < j1; j++ {
-			v := sqDist(xi, x[j*d:(j+1)*d])
+			v := SqDist(xi, x[j*d:(j+1)*d])
 			row[j] = v
 			dst[j*n+i] = v
 		}

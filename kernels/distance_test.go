@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// plainSqDist is the documented formula, written independently of sqDist:
+// plainSqDist is the documented formula, written independently of SqDist:
 // term c goes to partial sum c mod 4, combined as (s0 + s1) + (s2 + s3).
 func plainSqDist(x []float64, d, i, j int) float64 {
 	var s [4]float64
@@ -109,19 +109,19 @@ func TestSqDistances(t *testing.T) {
 	}
 }
 
-// TestSqDistBelow: when it accepts, the value is sqDist's bit for bit; when
-// it refuses, sqDist is not below the bound.
+// TestSqDistBelow: when it accepts, the value is SqDist's bit for bit; when
+// it refuses, SqDist is not below the bound.
 func TestSqDistBelow(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	for _, d := range []int{1, 3, 15, 16, 17, 33, 64, 100} {
 		for range 50 {
 			ab := randomPoints(rng, 2, d)
 			a, b := ab[:d], ab[d:]
-			full := sqDist(a, b)
+			full := SqDist(a, b)
 			for _, bound := range []float64{0, full * 0.3, full * 0.9, full, math.Nextafter(full, math.Inf(1)), 2 * full, math.Inf(1)} {
 				got, ok := sqDistBelow(a, b, bound)
 				if ok != (full < bound) || (ok && got != full) {
-					t.Fatalf("d=%d bound=%v: got (%v, %v), sqDist %v", d, bound, got, ok, full)
+					t.Fatalf("d=%d bound=%v: got (%v, %v), SqDist %v", d, bound, got, ok, full)
 				}
 			}
 		}

@@ -1,9 +1,15 @@
-// Package kernels holds the numeric building blocks that the transforms
+// Package kernels holds the numeric building blocks that several transforms
 // share: a deterministic chunked parallel-for, pairwise distances, exact
-// k-nearest neighbours and neighbour ranks, kernel (Gram) matrices,
-// perplexity calibration, t-SNE and NeRV stresses (exact and Barnes–Hut),
-// Fisher path sums, spectrum corrections and the sphere-constrained
-// quadratic of cKPCA. It knows nothing of Arrow.
+// k-nearest neighbours and neighbour ranks, kernel (Gram) matrices
+// (Kernel), perplexity calibration, spectrum corrections and the
+// Barnes–Hut tree (BHTree) over an embedding. It knows nothing of Arrow.
+//
+// Numerics that serve a single method live in that method's package: the
+// t-SNE gradients and KL in transforms/tsne, the NeRV stresses (exact and
+// Barnes–Hut) in transforms/nerv, the Fisher path sums in transforms/fisher
+// and the sphere-constrained quadratic of cKPCA in transforms/ckpca. They
+// follow the conventions below and build on the exported helpers here
+// (SqDist, EmbedSqDist, CheckEmbedding, KernelSqDistRow, RowKNN, Grow).
 //
 // # Conventions
 //
@@ -18,8 +24,9 @@
 // multiply-add. This is exact up to the rounding of each term (no
 // ‖a‖² + ‖b‖² − 2⟨a, b⟩ cancellation), symmetric bit for bit, zero for
 // identical points, and the same on every architecture and in every
-// function of the package. SqDistRow, SqDistances and KNN return squared
-// distances; KNNFromDistances and the rank functions take whatever
+// function of the package (SqDist), except EmbedSqDist, the plain sum for
+// the few coordinates of an embedding. SqDistRow, SqDistances and KNN return
+// squared distances; KNNFromDistances and the rank functions take whatever
 // dissimilarity they are given and only use its order. Inputs must be
 // finite: NaN gives unspecified (but never panicking) neighbour orders.
 //
@@ -45,23 +52,22 @@
 // and the function returns ctx.Err(); the destination then holds partial
 // results.
 //
-// # Perplexity and t-SNE
+// # Perplexity
 //
 // Perplexity calibration (PerplexityRow, Perplexity, PerplexitySparse) takes
 // SQUARED distances d2 and finds per point the precision β with
 // p_j ∝ exp(−β·d2_j) whose entropy is log(perplexity) in nats; the Gaussian
-// bandwidth is σ = (2β)^(−1/2). The t-SNE functions (TSNEGradExact,
-// TSNEKLExact, TSNEBH, TSNEKLSparse) take a joint P summing to 1 and return
-// the true gradient of KL(P‖Q), factor 4 included; tsne.go states the
-// formulas.
+// bandwidth is σ = (2β)^(−1/2). The conditional p it returns is the input
+// of the t-SNE joint P (transforms/tsne) and of the NeRV input
+// neighbourhoods β (transforms/nerv).
 //
-// # NeRV stress
+// # Barnes–Hut tree
 //
-// NeRVStress evaluates the exact O(N²) SoftClassNeRV stress (1/N)ΣᵢΣⱼ≠ᵢ
-// [Λᵢⱼ D_B(βᵢⱼ, bᵢⱼ) + (1 − Λᵢⱼ) D_B(bᵢⱼ, βᵢⱼ)] and its gradient, with the
-// generalised KL D_B(p, q) = p log(p/q) + q − p and Λ computed on the fly from
-// soft labels; NeRVInput.Beta holds the input neighbourhoods (the conditional
-// p of Perplexity), not precisions. nerv.go states the formulas.
+// BHTree partitions an n×dims embedding (dims ≤ MaxBHDims) into cubic cells
+// with their point counts and centres of mass; the t-SNE gradient and the
+// NeRV stress walk it with their own acceptance rules. Its construction
+// depends only on the coordinates, so the cells, and the order of every
+// sum over them, are the same in every run; coincident points share a leaf.
 //
 // # Errors
 //

@@ -26,7 +26,7 @@ func (k Kernel) Eval(a, b []float64) float64 {
 	case "linear":
 		return dot(a, b)
 	case "rbf":
-		return math.Exp(-k.Gamma * sqDist(a, b))
+		return math.Exp(-k.Gamma * SqDist(a, b))
 	case "poly":
 		return math.Pow(k.Gamma*dot(a, b)+k.Coef0, float64(k.Degree))
 	case "cosine":
@@ -90,7 +90,7 @@ func MedianSqDist(x []float64, n, d int) float64 {
 	var all []float64
 	for i := 0; i < n; i += step {
 		for j := i + step; j < n; j += step {
-			all = append(all, sqDist(x[i*d:(i+1)*d], x[j*d:(j+1)*d]))
+			all = append(all, SqDist(x[i*d:(i+1)*d], x[j*d:(j+1)*d]))
 		}
 	}
 	if len(all) == 0 {

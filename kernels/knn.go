@@ -38,7 +38,7 @@ func KNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k,
 				h := &hs[q]
 				xi := x[i*d : (i+1)*d]
 				if !h.full() {
-					h.push(sqDist(xi, xj), int32(j))
+					h.push(SqDist(xi, xj), int32(j))
 					continue
 				}
 				// j grows, so a tie with the current worst loses.
@@ -65,22 +65,44 @@ func KNNFromDistances(ctx context.Context, idx []int32, dist []float64, dmat []f
 	}
 	checkKNN(idx, dist, n, k)
 	const grain = 64
-	heaps := make([]maxHeap, Workers(n, threads, grain))
-	for h := range heaps {
-		heaps[h] = newMaxHeap(k)
-	}
+	rows := make([]RowKNN, Workers(n, threads, grain))
 	return ParallelForWorker(ctx, n, threads, grain, func(w, lo, hi int) {
-		h := &heaps[w]
+		r := &rows[w]
 		for i := lo; i < hi; i++ {
-			h.reset()
-			for j, v := range dmat[i*n : (i+1)*n] {
-				if j != i && (!h.full() || v < h.d[0]) {
-					h.push(v, int32(j))
-				}
-			}
-			h.drain(idx[i*k:(i+1)*k], rowOrNil(dist, i, k))
+			r.Find(idx[i*k:(i+1)*k], rowOrNil(dist, i, k), dmat[i*n:(i+1)*n], i)
 		}
 	})
+}
+
+// RowKNN finds the nearest neighbours within one row of dissimilarities, as
+// KNNFromDistances does for every row of a matrix, reusing its buffers
+// between calls. The zero value is ready to use; a RowKNN must not be used
+// by several goroutines at once.
+type RowKNN struct {
+	h maxHeap
+}
+
+// Find writes to idx the k = len(idx) indices j ≠ self of the smallest
+// entries of row, ordered by (value, index), and their values to dist
+// (which may be nil). Only the order of the values is used. It panics
+// unless 1 ≤ k ≤ len(row) − 1, 0 ≤ self < len(row) and, if dist is not
+// nil, len(dist) = k.
+func (r *RowKNN) Find(idx []int32, dist []float64, row []float64, self int) {
+	k := len(idx)
+	if k < 1 || k > len(row)-1 || self < 0 || self >= len(row) || (dist != nil && len(dist) != k) {
+		panic(fmt.Sprintf("kernels: RowKNN.Find: k = %d, len(dist) = %d, self = %d for a row of %d", k, len(dist), self, len(row)))
+	}
+	h := &r.h
+	if h.k != k {
+		*h = newMaxHeap(k)
+	}
+	h.reset()
+	for j, v := range row {
+		if j != self && (!h.full() || v < h.d[0]) {
+			h.push(v, int32(j))
+		}
+	}
+	h.drain(idx, dist)
 }
 
 func checkKNN(idx []int32, dist []float64, n, k int) {

@@ -110,6 +110,43 @@ func TestKNNFromDistancesAsymmetric(t *testing.T) {
 	}
 }
 
+// TestRowKNN reuses one RowKNN across rows and k (ties included) against
+// the full stable sort, and checks its panics.
+func TestRowKNN(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	const n = 40
+	dm := make([]float64, n*n)
+	for i := range dm {
+		dm[i] = float64(rng.IntN(8))
+	}
+	var r RowKNN
+	for _, k := range []int{3, 1, n - 1, 3} {
+		idx, dist := make([]int32, k), make([]float64, k)
+		for i := range n {
+			r.Find(idx, dist, dm[i*n:(i+1)*n], i)
+			want := bruteNeighbors(dm, n, i)[:k]
+			for q := range k {
+				if idx[q] != want[q] || dist[q] != dm[i*n+int(want[q])] {
+					t.Fatalf("k=%d row %d: got %v %v, want %v", k, i, idx, dist, want)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		f    func()
+	}{
+		{"k zero", func() { r.Find(nil, nil, dm[:5], 0) }},
+		{"k = len(row)", func() { r.Find(make([]int32, 5), nil, dm[:5], 0) }},
+		{"dist short", func() { r.Find(make([]int32, 2), make([]float64, 1), dm[:5], 0) }},
+		{"self out of range", func() { r.Find(make([]int32, 2), nil, dm[:5], 5) }},
+	} {
+		if !panics(tc.f) {
+			t.Errorf("%s: no panic", tc.name)
+		}
+	}
+}
+
 func TestKNNPanics(t *testing.T) {
 	x := make([]float64, 10) // 5 points in 2-D
 	dm := make([]float64, 25)

@@ -28,7 +28,7 @@ const radixMin = 48
 func (r *Ranker) NeighborOrder(order []int32, row []float64, self int) {
 	n := len(row)
 	m := checkOrder(order, n, self)
-	r.keys = grow(r.keys, m)
+	r.keys = Grow(r.keys, m)
 	keys := r.keys[:m]
 	p := 0
 	for j, v := range row {
@@ -42,8 +42,8 @@ func (r *Ranker) NeighborOrder(order []int32, row []float64, self int) {
 		insertionSort(keys, order)
 		return
 	}
-	r.keys2 = grow(r.keys2, m)
-	r.idx2 = grow(r.idx2, m)
+	r.keys2 = Grow(r.keys2, m)
+	r.idx2 = Grow(r.idx2, m)
 	radixSort(keys, order, r.keys2[:m], r.idx2[:m])
 }
 
@@ -94,7 +94,12 @@ func checkOrder(order []int32, n, self int) int {
 	return m
 }
 
-func grow[T any](s []T, n int) []T {
+// Grow returns s resliced to length n, or a new slice of length n when s
+// has too little capacity. The contents are unspecified (old values, or
+// zeros after an allocation); it is the scratch-buffer idiom of the
+// reusable types here and in the method packages (Ranker, BHTree, the
+// Barnes–Hut NeRV stress).
+func Grow[T any](s []T, n int) []T {
 	if cap(s) < n {
 		return make([]T, n)
 	}

@@ -147,12 +147,14 @@ func KernelSqDistances(dst, s []float64, n int) {
 		panic("kernels: KernelSqDistances: bad size")
 	}
 	for i := range n {
-		kernelSqDistRow(dst[i*n:(i+1)*n], s, n, i)
+		KernelSqDistRow(dst[i*n:(i+1)*n], s, n, i)
 	}
 }
 
-// kernelSqDistRow writes row i of the kernel squared distances into dst.
-func kernelSqDistRow(dst, s []float64, n, i int) {
+// KernelSqDistRow writes row i of the kernel squared distances of
+// KernelSqDistances into dst (length n): d²_ij = s_ii + s_jj − 2 s_ij,
+// clamped at 0, with d²_ii = 0. It checks no lengths.
+func KernelSqDistRow(dst, s []float64, n, i int) {
 	sii := s[i*n+i]
 	row := s[i*n : (i+1)*n]
 	for j, sij := range row {

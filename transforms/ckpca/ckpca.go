@@ -9,8 +9,6 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
-
-	"github.com/ordinate/ordinate/kernels"
 )
 
 // Sentinel errors; errors returned by this package wrap one of them.
@@ -365,7 +363,7 @@ func solveFree(w *mat.SymDense) ([]float64, Component, error) {
 }
 
 func sphere(cm *mat.SymDense, b []float64, t float64) ([]float64, Component, error) {
-	sq, err := kernels.NewSphereQuadratic(cm)
+	sq, err := NewSphereQuadratic(cm)
 	if err != nil {
 		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
 	}

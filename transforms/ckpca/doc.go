@@ -30,8 +30,8 @@
 // L = F[ctrl, :], and the paper's Section 2.1 applies as written: a QR
 // factorisation Lᵀ = Q[P; 0] gives x = P⁻ᵀy_s, t² = 1 − ‖x‖², the blocks
 // of QᵀWQ give C and b = −Bx, and z maximises zᵀCz − 2bᵀz on ‖z‖ = t
-// (kernels.SphereQuadratic: eigendecomposition of C plus the secular
-// equation, with the hard case). u_s = Q[x; z] and f_s = F u_s on the
+// (SphereQuadratic: eigendecomposition of C plus the secular equation, with
+// the hard case). u_s = Q[x; z] and f_s = F u_s on the
 // training rows.
 //
 // # Infeasible targets
@@ -49,4 +49,12 @@
 // Signs: with no control points each component is only defined up to sign;
 // we make the largest-magnitude entry of u positive, so results are
 // deterministic. With control points the constraints fix the sign.
+//
+// # Sphere-constrained quadratic
+//
+// SphereQuadratic (secular.go) solves max zᵀCz − 2bᵀz on ‖z‖ = t for one
+// factorised C and many (b, t); it moved here from package kernels, whose
+// conventions it keeps: wrong lengths panic, and bad values (NaN, Inf,
+// t < 0) or a failed solve give errors wrapping ErrSecular, which Fit wraps
+// in ErrNumerical.
 package ckpca

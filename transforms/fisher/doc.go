@@ -81,10 +81,20 @@
 // below 1e-12 times that of a kept point at every point of the path (by the
 // triangle-inequality bound (d_il + d_jl − d_ij)/2 on its distance to the
 // path) is dropped, which changes F² by at most 2n·1e-12·G² with G the
-// spread of g_l; see kernels.FisherSparse. The test suite finds sparse and
+// spread of g_l; see SparsePathSums. The test suite finds sparse and
 // dense distances equal to 1e-9 relative on the same pairs. The truncation
 // only pays when σ is small against the spread of kernel distances; in
 // high-dimensional feature spaces (distances concentrate) little or nothing
 // is dropped and the cost is O(n·K·n·T) multiply-adds plus one exponential
 // per (pair, term). Work memory is one n×n table (as large as s).
+//
+// # Path sums
+//
+// PathSums and SparsePathSums (pathsum.go) are the numerical core of
+// Distances and SparseDistances: they return the unscaled integrands
+// F_ij(0), F_ij(1) and Σ_{t=1}^{T−1} F_ij(t/T) per pair, and the callers
+// apply the rule and the 1/(σ²T). They moved here from package kernels and
+// keep its conventions: row-major n×n slices, wrong sizes or parameters
+// panic (Distances validates the user's input first), the only error is
+// ctx.Err(), and results are bit-identical for any thread count.
 package fisher

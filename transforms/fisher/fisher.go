@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-
-	"github.com/ordinate/ordinate/kernels"
 )
 
 // Rule selects the quadrature of the path integral.
@@ -134,8 +132,8 @@ func validate(s []float64, n int, classes []int, k int, o Options) error {
 	return nil
 }
 
-func params(o Options) kernels.FisherParams {
-	return kernels.FisherParams{
+func params(o Options) PathParams {
+	return PathParams{
 		Sigma: o.Sigma, Steps: o.steps(), ExcludeEndpoints: o.ExcludeEndpoints,
 		Threads: o.Threads, Progress: o.Progress,
 	}
@@ -162,7 +160,7 @@ func Distances(ctx context.Context, s []float64, n int, classes []int, k int, o 
 	st := newStats(o)
 	f0 := make([]float64, n*n)
 	mid := make([]float64, n*n)
-	fb, err := kernels.FisherPathSums(ctx, f0, mid, s, n, classes, k, params(o))
+	fb, err := PathSums(ctx, f0, mid, s, n, classes, k, params(o))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -224,7 +222,7 @@ func SparseDistances(ctx context.Context, s []float64, n int, classes []int, k i
 	if K < 1 || K > n-1 {
 		return nil, nil, nil, wrapf(ErrOption, "Neighbors = %d, want 1…%d", K, n-1)
 	}
-	r, err := kernels.FisherSparse(ctx, s, n, classes, k, K, params(o))
+	r, err := SparsePathSums(ctx, s, n, classes, k, K, params(o))
 	if err != nil {
 		return nil, nil, nil, err
 	}

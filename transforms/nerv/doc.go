@@ -1,6 +1,6 @@
 // Package nerv fits NeRV, ClassNeRV and SoftClassNeRV embeddings (Venna et
 // al. 2010; Colange et al. 2020; Mustatea et al. 2022) with the exact
-// O(N²) stress of kernels.NeRVStress.
+// O(N²) stress of Stress.
 //
 // Supervision comes as soft labels ω (n×c, rows summing to 1; an all-NaN row
 // is unlabelled). The per-pair trade-off Λᵢⱼ = (1 − α)γ + α·(1 − ½Σ_c|ωᵢc −
@@ -17,7 +17,7 @@
 // through K_h = max(N/2^h, K), h = 1 … ⌈log₂(N/K)⌉, each scale warm-started
 // from the previous one, as Colange et al. do.
 //
-// Method BarnesHut scales to tens of thousands of points (kernels.NeRVBH).
+// Method BarnesHut scales to tens of thousands of points (BH).
 // It changes the objective in three documented ways: the input
 // neighbourhoods are sparse (β over the min(3K, N−1) nearest neighbours, 0
 // elsewhere; in the precision term that 0 is floored at the calibrated
@@ -30,4 +30,14 @@
 // max(K, MaxBHPerplexity), whose neighbour lists would approach N. Its
 // stress is therefore not comparable to the exact method's; BENCHMARKS.md
 // compares the quality metrics of both on the four-cluster data.
+//
+// # Stresses
+//
+// Stress (input Input, stress.go) and BH.Stress (input SparseInput,
+// stressbh.go) evaluate the stress and gradient that Fit minimises; the
+// comments at the top of those files state the formulas and the Barnes–Hut
+// approximation. They moved here from package kernels and keep its
+// conventions: row-major slices (y is n×dims), wrong lengths or parameters
+// panic, the only error is ctx.Err(), and results are bit-identical for any
+// thread count.
 package nerv

@@ -28,16 +28,16 @@ const (
 type Method int
 
 const (
-	// Exact evaluates the O(N²) stress (kernels.NeRVStress).
+	// Exact evaluates the O(N²) stress (see Stress).
 	Exact Method = iota
 	// BarnesHut uses sparse input neighbourhoods over the 3K nearest
 	// neighbours and a Barnes–Hut sum over the embedding with one global
-	// output scale (kernels.NeRVBH): O(N·K + N log N) per evaluation.
+	// output scale (see BH): O(N·K + N log N) per evaluation.
 	BarnesHut
 )
 
-// DefaultBHTol is the default Barnes–Hut cell tolerance (kernels.NeRVBH):
-// on the kernels' test set it gives stress errors of about 1e-4 and
+// DefaultBHTol is the default Barnes–Hut cell tolerance (see BH):
+// on the data of TestNeRVBHApprox it gives stress errors of about 1e-4 and
 // gradient errors of about 1e-3 (relative), against 1e-6 and 3e-5 at 1e-4,
 // and is about 1.6 times faster than 1e-3 at N = 20,000.
 const DefaultBHTol = 1e-2
@@ -182,7 +182,7 @@ type denseLevels struct {
 	ctx  context.Context
 	o    Options
 	d2   []float64
-	in   *kernels.NeRVInput
+	in   *Input
 	prec []float64
 }
 
@@ -191,7 +191,7 @@ func newDenseLevels(ctx context.Context, x []float64, n, d int, soft []float64, 
 	if err := kernels.SqDistances(ctx, d2, x, n, d, o.Threads); err != nil {
 		return nil, err
 	}
-	in := &kernels.NeRVInput{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
+	in := &Input{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
 	return &denseLevels{ctx: ctx, o: o, d2: d2, in: in, prec: make([]float64, n)}, nil
 }
 
@@ -201,9 +201,9 @@ func (l *denseLevels) level(k float64) (func(y, grad []float64) float64, error) 
 		return nil, fmt.Errorf("%w: %w", ErrOption, err)
 	}
 	in.Scale = scales(l.prec, l.o.OutputScale)
-	kernels.NeRVLogBeta(in)
+	LogBeta(in)
 	return func(y, g []float64) float64 {
-		s, err := kernels.NeRVStress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
+		s, err := Stress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
 		if err != nil {
 			return math.NaN()
 		}
@@ -221,7 +221,7 @@ type sparseLevels struct {
 	d2    []float64
 	soft  []float64
 	c     int
-	bh    kernels.NeRVBH
+	bh    BH
 }
 
 func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*sparseLevels, error) {
@@ -254,7 +254,7 @@ func bhNeighbours(k float64) int { return int(math.Ceil(3 * k)) }
 func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error) {
 	n := l.n
 	kh := min(bhNeighbours(k), n-1)
-	in := &kernels.NeRVSparse{N: n, K: kh, Idx: make([]int32, n*kh), Beta: make([]float64, n*kh),
+	in := &SparseInput{N: n, K: kh, Idx: make([]int32, n*kh), Beta: make([]float64, n*kh),
 		C: l.c, Soft: l.soft, Alpha: l.o.Alpha, Gamma: l.o.Gamma}
 	for i := range n {
 		copy(in.Idx[i*kh:(i+1)*kh], l.idx[i*l.kn:])
@@ -265,7 +265,7 @@ func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error)
 		return nil, fmt.Errorf("%w: %w", ErrOption, err)
 	}
 	in.Scale = scales(prec, Global)[0]
-	kernels.NeRVSparseLogBeta(in)
+	SparseLogBeta(in)
 	in.LogFloor = make([]float64, n)
 	for i := range n {
 		lb := in.LogBeta[i*kh : (i+1)*kh]

@@ -27,7 +27,7 @@
 // Exact uses the dense P over all N−1 neighbours and the exact gradient,
 // O(N²) time and memory; it needs Perplexity < N−1. BH uses a sparse P over
 // each point's ⌊3·Perplexity⌋ nearest neighbours (exact k-NN) and a
-// Barnes–Hut tree (our own, see kernels.TSNEBH) for the repulsive forces,
+// Barnes–Hut tree (our own, see BHGradient) for the repulsive forces,
 // with angle Theta; it needs 3·Perplexity ≤ N−1 and Dims ≤ 3. Auto takes
 // Exact for N ≤ AutoExactMax (1000) or Dims > 3, BH otherwise. On the 2-core
 // development machine (50-D mixture of 10 Gaussians, defaults), Exact takes
@@ -87,4 +87,15 @@
 // *InputError. Perplexity errors wrap both ErrPerplexity and, where they
 // come from calibration, kernels.ErrPerplexity. A cancelled context stops
 // the run between iterations with ctx.Err().
+//
+// # Gradients
+//
+// The optimiser's numerics are exported: JointP and JointPSparse build the
+// joint P (dense, or as SparseAffinities), GradExact and KLExact evaluate
+// the exact gradient and KL, BHGradient.Grad and KLSparse the Barnes–Hut
+// ones (gradient.go and gradientbh.go state the formulas). They moved here
+// from package kernels and keep its conventions: y is n×dims row-major, P
+// sums to 1, gradients are the true ∂KL/∂y with the factor 4, wrong lengths
+// panic, the only error is ctx.Err(), and results are bit-identical for any
+// thread count.
 package tsne

@@ -3,8 +3,6 @@ package tsne
 import (
 	"context"
 	"math"
-
-	"github.com/ordinate/ordinate/kernels"
 )
 
 // Gains of the delta-bar-delta rule of van der Maaten's implementation.
@@ -24,18 +22,18 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	for i := range gains {
 		gains[i] = 1
 	}
-	var bh kernels.TSNEBH
+	var bh BHGradient
 	gradient := func(alpha float64) (float64, error) {
 		if a.dense != nil {
-			return kernels.TSNEGradExact(ctx, grad, y, a.dense, n, dims, alpha, o.Threads)
+			return GradExact(ctx, grad, y, a.dense, n, dims, alpha, o.Threads)
 		}
 		return bh.Grad(ctx, grad, y, a.sparse, dims, o.Theta, alpha, o.Threads)
 	}
 	kl := func(z float64) (float64, error) {
 		if a.dense != nil {
-			return kernels.TSNEKLExact(ctx, y, a.dense, n, dims, o.Threads)
+			return KLExact(ctx, y, a.dense, n, dims, o.Threads)
 		}
-		return kernels.TSNEKLSparse(y, a.sparse, dims, z), nil
+		return KLSparse(y, a.sparse, dims, z), nil
 	}
 	// The learning rate is in the units of bhtsne and openTSNE, whose
 	// gradient omits the factor 4 (see the package doc).

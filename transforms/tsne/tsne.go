@@ -368,7 +368,7 @@ func prepare(n int, sparse bool, o Options) (Options, error) {
 // neighbours per point it was calibrated over.
 type affinities struct {
 	dense  []float64
-	sparse *kernels.SparseAffinities
+	sparse *SparseAffinities
 	k      int
 }
 
@@ -377,7 +377,7 @@ func (a *affinities) fromDense(ctx context.Context, d2 []float64, n int, o Optio
 	if err := kernels.Perplexity(ctx, beta, d2, d2, n, o.Perplexity, o.Threads); err != nil {
 		return perplexityErr(err)
 	}
-	kernels.TSNEJointP(d2, n)
+	JointP(d2, n)
 	a.dense, a.k = d2, n-1
 	return nil
 }
@@ -387,7 +387,7 @@ func (a *affinities) fromSparse(ctx context.Context, idx []int32, d2 []float64, 
 	if err := kernels.PerplexitySparse(ctx, beta, d2, d2, n, k, o.Perplexity, o.Threads); err != nil {
 		return perplexityErr(err)
 	}
-	a.sparse, a.k = kernels.TSNEJointPSparse(idx, d2, n, k), k
+	a.sparse, a.k = JointPSparse(idx, d2, n, k), k
 	return nil
 }
 

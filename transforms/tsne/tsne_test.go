@@ -485,7 +485,7 @@ func TestOptimizerSteps(t *testing.T) {
 	if err := kernels.Perplexity(ctx, make([]float64, n), p, p, n, 5, 1); err != nil {
 		t.Fatal(err)
 	}
-	kernels.TSNEJointP(p, n)
+	JointP(p, n)
 	init := rand.New(rand.NewPCG(99, 0x7453e))
 	y := make([]float64, n*dims)
 	for i := range y {
@@ -502,7 +502,7 @@ func TestOptimizerSteps(t *testing.T) {
 		if it < 3 {
 			alpha, mom = 4, 0.5
 		}
-		if _, err := kernels.TSNEGradExact(ctx, grad, y, p, n, dims, alpha, 1); err != nil {
+		if _, err := GradExact(ctx, grad, y, p, n, dims, alpha, 1); err != nil {
 			t.Fatal(err)
 		}
 		for k, g := range grad {

@@ -1,4 +1,4 @@
-package kernels
+package tsne
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // tsneBruteGrad is the t-SNE gradient written straight from its definition,
@@ -64,6 +66,24 @@ func tsneRandomP(rng *rand.Rand, n int) []float64 {
 	return p
 }
 
+func randomPoints(rng *rand.Rand, n, d int) []float64 {
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	return x
+}
+
+// rowSqDist is ‖y_i − y_j‖² of the n×dims embedding y, written plainly.
+func rowSqDist(y []float64, dims, i, j int) float64 {
+	var s float64
+	for c := range dims {
+		t := y[i*dims+c] - y[j*dims+c]
+		s += t * t
+	}
+	return s
+}
+
 func tsneRelErr(got, want []float64) float64 {
 	var num, den float64
 	for i := range got {
@@ -91,7 +111,7 @@ func TestTSNEGradExactFiniteDifferences(t *testing.T) {
 		p := tsneRandomP(rng, c.n)
 		y := randomPoints(rng, c.n, c.dims)
 		grad := make([]float64, len(y))
-		if _, err := TSNEGradExact(ctx, grad, y, p, c.n, c.dims, 1, 1); err != nil {
+		if _, err := GradExact(ctx, grad, y, p, c.n, c.dims, 1, 1); err != nil {
 			t.Fatal(err)
 		}
 		fd := make([]float64, len(y))
@@ -99,9 +119,9 @@ func TestTSNEGradExactFiniteDifferences(t *testing.T) {
 		for k := range y {
 			old := y[k]
 			y[k] = old + h
-			kp, _ := TSNEKLExact(ctx, y, p, c.n, c.dims, 1)
+			kp, _ := KLExact(ctx, y, p, c.n, c.dims, 1)
 			y[k] = old - h
-			km, _ := TSNEKLExact(ctx, y, p, c.n, c.dims, 1)
+			km, _ := KLExact(ctx, y, p, c.n, c.dims, 1)
 			y[k] = old
 			fd[k] = (kp - km) / (2 * h)
 		}
@@ -110,7 +130,7 @@ func TestTSNEGradExactFiniteDifferences(t *testing.T) {
 		}
 		for _, alpha := range []float64{1, 12} {
 			want := tsneBruteGrad(y, p, c.n, c.dims, alpha)
-			if _, err := TSNEGradExact(ctx, grad, y, p, c.n, c.dims, alpha, 1); err != nil {
+			if _, err := GradExact(ctx, grad, y, p, c.n, c.dims, alpha, 1); err != nil {
 				t.Fatal(err)
 			}
 			if e := tsneRelErr(grad, want); e > 1e-13 {
@@ -132,7 +152,7 @@ func TestTSNEKLExact(t *testing.T) {
 	for i := range n {
 		for j := range n {
 			if i != j {
-				w[i*n+j] = 1 / (1 + plainSqDist(y, dims, i, j))
+				w[i*n+j] = 1 / (1 + rowSqDist(y, dims, i, j))
 				z += w[i*n+j]
 			}
 		}
@@ -143,7 +163,7 @@ func TestTSNEKLExact(t *testing.T) {
 			want += p[i] * math.Log(p[i]/(w[i]/z))
 		}
 	}
-	got, err := TSNEKLExact(ctx, y, p, n, dims, 2)
+	got, err := KLExact(ctx, y, p, n, dims, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,14 +179,14 @@ func tsneSparseSetup(t *testing.T, rng *rand.Rand, n, d, k int, perp float64) (*
 	x := randomPoints(rng, n, d)
 	idx := make([]int32, n*k)
 	d2 := make([]float64, n*k)
-	if err := KNN(ctx, idx, d2, x, n, d, k, 1); err != nil {
+	if err := kernels.KNN(ctx, idx, d2, x, n, d, k, 1); err != nil {
 		t.Fatal(err)
 	}
 	cond := make([]float64, n*k)
-	if err := PerplexitySparse(ctx, make([]float64, n), cond, d2, n, k, perp, 1); err != nil {
+	if err := kernels.PerplexitySparse(ctx, make([]float64, n), cond, d2, n, k, perp, 1); err != nil {
 		t.Fatal(err)
 	}
-	return TSNEJointPSparse(idx, cond, n, k), x
+	return JointPSparse(idx, cond, n, k), x
 }
 
 func TestTSNEJointPSparse(t *testing.T) {
@@ -202,24 +222,24 @@ func TestTSNEJointPSparse(t *testing.T) {
 		}
 		// With all neighbours the sparse P is the dense one.
 		d2 := make([]float64, n*n)
-		if err := SqDistances(ctx, d2, x, n, d, 1); err != nil {
+		if err := kernels.SqDistances(ctx, d2, x, n, d, 1); err != nil {
 			t.Fatal(err)
 		}
 		cond := make([]float64, n*n)
-		if err := Perplexity(ctx, make([]float64, n), cond, d2, n, 4, 1); err != nil {
+		if err := kernels.Perplexity(ctx, make([]float64, n), cond, d2, n, 4, 1); err != nil {
 			t.Fatal(err)
 		}
-		TSNEJointP(cond, n)
+		JointP(cond, n)
 		if e := tsneRelErr(dp, cond); e > 1e-9 {
 			t.Errorf("%s: sparse P vs dense P relative error %.3g", name, e)
 		}
 		y := randomPoints(rng, n, 2)
 		gd := make([]float64, n*2)
 		gs := make([]float64, n*2)
-		if _, err := TSNEGradExact(ctx, gd, y, cond, n, 2, 1, 1); err != nil {
+		if _, err := GradExact(ctx, gd, y, cond, n, 2, 1, 1); err != nil {
 			t.Fatal(err)
 		}
-		var bh TSNEBH
+		var bh BHGradient
 		z, err := bh.Grad(ctx, gs, y, p, 2, 0, 1, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -227,8 +247,8 @@ func TestTSNEJointPSparse(t *testing.T) {
 		if e := tsneRelErr(gs, gd); e > 1e-9 {
 			t.Errorf("%s: sparse-P gradient (θ = 0) vs dense relative error %.3g", name, e)
 		}
-		kld, _ := TSNEKLExact(ctx, y, cond, n, 2, 1)
-		if kls := TSNEKLSparse(y, p, 2, z); math.Abs(kls-kld) > 1e-9 {
+		kld, _ := KLExact(ctx, y, cond, n, 2, 1)
+		if kls := KLSparse(y, p, 2, z); math.Abs(kls-kld) > 1e-9 {
 			t.Errorf("%s: sparse KL %v, dense %v", name, kls, kld)
 		}
 	}
@@ -247,7 +267,7 @@ func TestTSNEGradBHConverges(t *testing.T) {
 		}
 		want := tsneBruteGrad(y, dp, n, dims, 1)
 		grad := make([]float64, n*dims)
-		var bh TSNEBH
+		var bh BHGradient
 		prev := math.Inf(1)
 		for _, theta := range []float64{1, 0.5, 0.25, 0.1, 0} {
 			name := fmt.Sprintf("dims=%d θ=%v", dims, theta)
@@ -281,14 +301,14 @@ func TestTSNEDeterministic(t *testing.T) {
 	y := randomPoints(rng, n, dims)
 	var refE, refB []float64
 	var refZE, refZB float64
-	for _, threads := range threadCounts {
+	for _, threads := range []int{1, 2, 7} {
 		ge := make([]float64, n*dims)
 		gb := make([]float64, n*dims)
-		ze, err := TSNEGradExact(ctx, ge, y, dp, n, dims, 12, threads)
+		ze, err := GradExact(ctx, ge, y, dp, n, dims, 12, threads)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var bh TSNEBH
+		var bh BHGradient
 		zb, err := bh.Grad(ctx, gb, y, p, dims, 0.5, 12, threads)
 		if err != nil {
 			t.Fatal(err)
@@ -333,7 +353,7 @@ func TestTSNEBHDuplicates(t *testing.T) {
 	y[30*dims] = y[0] + 1e-300
 	want := tsneBruteGrad(y, p, n, dims, 1)
 	grad := make([]float64, n*dims)
-	var bh TSNEBH
+	var bh BHGradient
 	for _, theta := range []float64{0, 0.5} {
 		if _, err := bh.Grad(ctx, grad, y, sp, dims, theta, 1, 2); err != nil {
 			t.Fatal(err)
@@ -359,7 +379,7 @@ func TestTSNEBHDuplicates(t *testing.T) {
 	}
 }
 
-func BenchmarkTSNEGradExact(b *testing.B) {
+func BenchmarkGradExact(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n, dims = 2000, 2
@@ -367,32 +387,32 @@ func BenchmarkTSNEGradExact(b *testing.B) {
 	y := randomPoints(rng, n, dims)
 	grad := make([]float64, n*dims)
 	for b.Loop() {
-		if _, err := TSNEGradExact(ctx, grad, y, p, n, dims, 1, 0); err != nil {
+		if _, err := GradExact(ctx, grad, y, p, n, dims, 1, 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-func BenchmarkTSNEGradBH(b *testing.B) {
+func BenchmarkGradBH(b *testing.B) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 1))
 	const n, d, k = 20000, 10, 90
 	x := randomPoints(rng, n, d)
 	idx := make([]int32, n*k)
 	d2 := make([]float64, n*k)
-	if err := KNN(ctx, idx, d2, x, n, d, k, 0); err != nil {
+	if err := kernels.KNN(ctx, idx, d2, x, n, d, k, 0); err != nil {
 		b.Fatal(err)
 	}
-	if err := PerplexitySparse(ctx, make([]float64, n), d2, d2, n, k, 30, 0); err != nil {
+	if err := kernels.PerplexitySparse(ctx, make([]float64, n), d2, d2, n, k, 30, 0); err != nil {
 		b.Fatal(err)
 	}
-	p := TSNEJointPSparse(idx, d2, n, k)
+	p := JointPSparse(idx, d2, n, k)
 	y := randomPoints(rng, n, 2)
 	for i := range y {
 		y[i] *= 30
 	}
 	grad := make([]float64, n*2)
-	var bh TSNEBH
+	var bh BHGradient
 	for b.Loop() {
 		if _, err := bh.Grad(ctx, grad, y, p, 2, 0.5, 1, 0); err != nil {
 			b.Fatal(err)

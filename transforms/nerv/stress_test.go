@@ -1,4 +1,4 @@
-package kernels
+package nerv
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // nervTestBeta returns dense input neighbourhoods for n random points in
@@ -17,11 +19,11 @@ func nervTestBeta(t testing.TB, rng *rand.Rand, n, inDims int, perplexity float6
 		x[i] = rng.NormFloat64()
 	}
 	beta = make([]float64, n*n)
-	if err := SqDistances(context.Background(), beta, x, n, inDims, 1); err != nil {
+	if err := kernels.SqDistances(context.Background(), beta, x, n, inDims, 1); err != nil {
 		t.Fatal(err)
 	}
 	prec := make([]float64, n)
-	if err := Perplexity(context.Background(), prec, beta, beta, n, perplexity, 1); err != nil {
+	if err := kernels.Perplexity(context.Background(), prec, beta, beta, n, perplexity, 1); err != nil {
 		t.Fatal(err)
 	}
 	sigma = make([]float64, n)
@@ -86,7 +88,7 @@ func nervTestLabels(rng *rand.Rand, n, c int, kind string) (soft []float64, clas
 
 // nervBrute is the stress written plainly from its definition, with the
 // trade-off of each ordered pair given by tau and no max-subtraction. Like
-// NeRVStress it floors β at nervBetaFloor inside the logarithm of the
+// Stress it floors β at nervBetaFloor inside the logarithm of the
 // precision term, and 0 log 0 = 0.
 func nervBrute(y []float64, dims int, beta []float64, n int, scale []float64, tau func(i, j int) float64) float64 {
 	db := func(p, q float64) float64 {
@@ -161,10 +163,10 @@ func TestNeRVStressGradient(t *testing.T) {
 		if tc.global {
 			scale = []float64{0.8}
 		}
-		in := &NeRVInput{N: tc.n, C: tc.c, Beta: beta, Soft: soft, Alpha: tc.alpha, Gamma: tc.gamma, Scale: scale}
+		in := &Input{N: tc.n, C: tc.c, Beta: beta, Soft: soft, Alpha: tc.alpha, Gamma: tc.gamma, Scale: scale}
 		y := nervRandomY(rng, tc.n, tc.dims)
 		grad := make([]float64, len(y))
-		if _, err := NeRVStress(context.Background(), grad, y, tc.dims, in, 2); err != nil {
+		if _, err := Stress(context.Background(), grad, y, tc.dims, in, 2); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		fd := make([]float64, len(y))
@@ -172,13 +174,13 @@ func TestNeRVStressGradient(t *testing.T) {
 		for k := range y {
 			y0 := y[k]
 			y[k] = y0 + h
-			fp, _ := NeRVStress(context.Background(), nil, y, tc.dims, in, 2)
+			fp, _ := Stress(context.Background(), nil, y, tc.dims, in, 2)
 			y[k] = y0 - h
-			fm, _ := NeRVStress(context.Background(), nil, y, tc.dims, in, 2)
+			fm, _ := Stress(context.Background(), nil, y, tc.dims, in, 2)
 			y[k] = y0
 			fd[k] = (fp - fm) / (2 * h)
 		}
-		if e := tsneRelErr(grad, fd); !(e < 1e-6) {
+		if e := gradRelErr(grad, fd); !(e < 1e-6) {
 			t.Errorf("%s: relative gradient error %.3g against central differences", tc.name, e)
 		}
 	}
@@ -217,8 +219,8 @@ func TestNeRVStressReductions(t *testing.T) {
 		if math.Abs(classNeRV-nerv) < 1e-6 && tc.alpha > 0 {
 			t.Fatalf("%s: ClassNeRV and NeRV references coincide; the test would not discriminate", tc.name)
 		}
-		in := &NeRVInput{N: tc.n, C: tc.c, Beta: beta, Soft: soft, Alpha: tc.alpha, Gamma: tc.gamma, Scale: scale}
-		got, err := NeRVStress(context.Background(), nil, y, tc.dims, in, 1)
+		in := &Input{N: tc.n, C: tc.c, Beta: beta, Soft: soft, Alpha: tc.alpha, Gamma: tc.gamma, Scale: scale}
+		got, err := Stress(context.Background(), nil, y, tc.dims, in, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,14 +228,14 @@ func TestNeRVStressReductions(t *testing.T) {
 			t.Errorf("%s: one-hot stress %.15g, ClassNeRV %.15g", tc.name, got, classNeRV)
 		}
 		in.Soft = nil
-		got, _ = NeRVStress(context.Background(), nil, y, tc.dims, in, 1)
+		got, _ = Stress(context.Background(), nil, y, tc.dims, in, 1)
 		if !(math.Abs(got-nerv) <= 1e-10) {
 			t.Errorf("%s: unlabelled stress %.15g, NeRV %.15g", tc.name, got, nerv)
 		}
 		// α = 0 with soft labels is NeRV too.
 		in.Soft, _ = nervTestLabels(rng, tc.n, tc.c, "soft")
 		in.Alpha = 0
-		got, _ = NeRVStress(context.Background(), nil, y, tc.dims, in, 1)
+		got, _ = Stress(context.Background(), nil, y, tc.dims, in, 1)
 		if !(math.Abs(got-nerv) <= 1e-10) {
 			t.Errorf("%s: α = 0 stress %.15g, NeRV %.15g", tc.name, got, nerv)
 		}
@@ -259,8 +261,8 @@ func TestNeRVStressSoftBrute(t *testing.T) {
 			}
 			return (1-alpha)*gamma + alpha*m
 		})
-		in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: alpha, Gamma: gamma, Scale: sigma}
-		got, _ := NeRVStress(context.Background(), nil, y, dims, in, 1)
+		in := &Input{N: n, C: c, Beta: beta, Soft: soft, Alpha: alpha, Gamma: gamma, Scale: sigma}
+		got, _ := Stress(context.Background(), nil, y, dims, in, 1)
 		if !(math.Abs(got-want) <= 1e-10) {
 			t.Errorf("%s: stress %.15g, plain formula %.15g", kind, got, want)
 		}
@@ -308,10 +310,10 @@ func TestNeRVStressThreads(t *testing.T) {
 	const n, dims, c = 101, 2, 3
 	beta, sigma := nervTestBeta(t, rng, n, 4, 10, false)
 	soft, _ := nervTestLabels(rng, n, c, "unlabelled")
-	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: sigma}
+	in := &Input{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: sigma}
 	y := nervRandomY(rng, n, dims)
 	checkThreadsBitIdentical(t, n*dims, func(grad []float64, threads int) (float64, error) {
-		return NeRVStress(context.Background(), grad, y, dims, in, threads)
+		return Stress(context.Background(), grad, y, dims, in, threads)
 	})
 }
 
@@ -351,9 +353,9 @@ func TestNeRVStressDuplicates(t *testing.T) {
 	copy(y[2:4], y[0:2])   // point 1 = point 0
 	copy(y[10:12], y[0:2]) // point 5 = point 0
 	copy(y[8:10], y[6:8])  // point 4 = point 3
-	in := &NeRVInput{N: n, C: 2, Beta: beta, Soft: soft, Alpha: 1, Gamma: 0.5, Scale: sigma}
+	in := &Input{N: n, C: 2, Beta: beta, Soft: soft, Alpha: 1, Gamma: 0.5, Scale: sigma}
 	grad := make([]float64, n*dims)
-	got, err := NeRVStress(context.Background(), grad, y, dims, in, 1)
+	got, err := Stress(context.Background(), grad, y, dims, in, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -390,10 +392,10 @@ func TestNeRVStressGlobalScale(t *testing.T) {
 		rep[i] = 0.1
 	}
 	g1, g2 := make([]float64, n*dims), make([]float64, n*dims)
-	in := &NeRVInput{N: n, Beta: beta, Gamma: 0.5, Scale: []float64{0.1}}
-	s1, _ := NeRVStress(context.Background(), g1, y, dims, in, 1)
+	in := &Input{N: n, Beta: beta, Gamma: 0.5, Scale: []float64{0.1}}
+	s1, _ := Stress(context.Background(), g1, y, dims, in, 1)
 	in.Scale = rep
-	s2, _ := NeRVStress(context.Background(), g2, y, dims, in, 1)
+	s2, _ := Stress(context.Background(), g2, y, dims, in, 1)
 	if s1 != s2 || math.IsNaN(s1) || math.IsInf(s1, 0) {
 		t.Errorf("global scale: stress %v, repeated scale %v", s1, s2)
 	}
@@ -410,20 +412,20 @@ func TestNeRVStressCancel(t *testing.T) {
 	beta, sigma := nervTestBeta(t, rng, n, 2, 5, false)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	in := &NeRVInput{N: n, Beta: beta, Gamma: 0.5, Scale: sigma}
-	if _, err := NeRVStress(ctx, nil, nervRandomY(rng, n, 2), 2, in, 1); err != context.Canceled {
+	in := &Input{N: n, Beta: beta, Gamma: 0.5, Scale: sigma}
+	if _, err := Stress(ctx, nil, nervRandomY(rng, n, 2), 2, in, 1); err != context.Canceled {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
 }
 
 // nervBenchInput builds β from a fixed-bandwidth Gaussian kernel on random
 // 5-D points (cheaper than calibration at n = 5,000) and random soft labels.
-func nervBenchInput(b *testing.B, n, c int) *NeRVInput {
+func nervBenchInput(b *testing.B, n, c int) *Input {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const d = 5
 	x := nervRandomY(rng, n, d)
 	beta := make([]float64, n*n)
-	if err := SqDistances(context.Background(), beta, x, n, d, 0); err != nil {
+	if err := kernels.SqDistances(context.Background(), beta, x, n, d, 0); err != nil {
 		b.Fatal(err)
 	}
 	for i := range n {
@@ -446,8 +448,8 @@ func nervBenchInput(b *testing.B, n, c int) *NeRVInput {
 	for i := range scale {
 		scale[i] = 0.5 + rng.Float64()
 	}
-	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: scale}
-	NeRVLogBeta(in) // as transforms/nerv does once per scale
+	in := &Input{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.5, Gamma: 0.5, Scale: scale}
+	LogBeta(in) // as transforms/nerv does once per scale
 	return in
 }
 
@@ -459,7 +461,7 @@ func BenchmarkNeRVStress(b *testing.B) {
 			grad := make([]float64, n*2)
 			b.ResetTimer()
 			for b.Loop() {
-				if _, err := NeRVStress(context.Background(), grad, y, 2, in, 0); err != nil {
+				if _, err := Stress(context.Background(), grad, y, 2, in, 0); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -467,7 +469,7 @@ func BenchmarkNeRVStress(b *testing.B) {
 	}
 }
 
-func ExampleNeRVStress() {
+func ExampleStress() {
 	// Three points on a line, input neighbourhoods favouring the nearest
 	// point, hard labels {0, 0, 1}: ClassNeRV with α = 1, γ = 0.5.
 	beta := []float64{
@@ -475,7 +477,7 @@ func ExampleNeRVStress() {
 		0.5, 0, 0.5,
 		0.2, 0.8, 0,
 	}
-	in := &NeRVInput{
+	in := &Input{
 		N: 3, C: 2, Beta: beta,
 		Soft:  []float64{1, 0, 1, 0, 0, 1},
 		Alpha: 1, Gamma: 0.5,
@@ -483,7 +485,7 @@ func ExampleNeRVStress() {
 	}
 	y := []float64{0, 1, 2}
 	grad := make([]float64, 3)
-	stress, err := NeRVStress(context.Background(), grad, y, 1, in, 1)
+	stress, err := Stress(context.Background(), grad, y, 1, in, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -502,15 +504,15 @@ func TestNeRVLogBetaCache(t *testing.T) {
 	beta, sigma := nervTestBeta(t, rng, n, 3, 8, false)
 	beta[1], beta[n+3] = 0, 0
 	soft, _ := nervTestLabels(rng, n, c, "soft")
-	in := &NeRVInput{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.3, Gamma: 0.6, Scale: sigma}
+	in := &Input{N: n, C: c, Beta: beta, Soft: soft, Alpha: 0.3, Gamma: 0.6, Scale: sigma}
 	y := nervRandomY(rng, n, dims)
 	g0, g1 := make([]float64, n*dims), make([]float64, n*dims)
-	s0, err := NeRVStress(context.Background(), g0, y, dims, in, 2)
+	s0, err := Stress(context.Background(), g0, y, dims, in, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	NeRVLogBeta(in)
-	s1, err := NeRVStress(context.Background(), g1, y, dims, in, 2)
+	LogBeta(in)
+	s1, err := Stress(context.Background(), g1, y, dims, in, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,12 @@
-package kernels
+package tsne
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // t-SNE objective and gradients.
@@ -17,18 +19,19 @@ import (
 //	∂KL/∂y_i = 4 Σ_j (p_ij − q_ij) w_ij (y_i − y_j),
 //
 // factor 4 included. With early exaggeration α the attractive part uses α·P.
-// Terms with p_ij = 0 contribute nothing to KL.
+// Terms with p_ij = 0 contribute nothing to KL. The Barnes–Hut gradient over
+// a sparse P is in gradientbh.go.
 
 // tsneGrain is the number of points per chunk of the t-SNE loops.
 const tsneGrain = 32
 
-// TSNEJointP turns the dense n×n conditional probabilities cond (rows
-// p_{j|i} summing to 1, as Perplexity returns) into the joint
+// JointP turns the dense n×n conditional probabilities cond (rows
+// p_{j|i} summing to 1, as kernels.Perplexity returns) into the joint
 // p_ij = (p_{j|i} + p_{i|j})/(2n), in place. The result is symmetric bit for
 // bit.
-func TSNEJointP(cond []float64, n int) {
+func JointP(cond []float64, n int) {
 	if n < 0 || len(cond) != n*n {
-		panic(fmt.Sprintf("kernels: len(cond) = %d, want n² = %d", len(cond), n*n))
+		panic(fmt.Sprintf("tsne: len(cond) = %d, want n² = %d", len(cond), n*n))
 	}
 	s := 1 / (2 * float64(n))
 	for i := range n {
@@ -50,21 +53,21 @@ type SparseAffinities struct {
 	Val    []float64
 }
 
-// TSNEJointPSparse symmetrises conditional probabilities given over k
-// neighbour lists (idx and cond in the layout of KNN: row i's neighbours and
-// p_{j|i} at [i*k, (i+1)*k)) into the joint p_ij = (p_{j|i} + p_{i|j})/(2n),
-// where a missing p_{i|j} counts as 0. The pattern is the union of the
+// JointPSparse symmetrises conditional probabilities given over k
+// neighbour lists (idx and cond in the layout of kernels.KNN: row i's
+// neighbours and p_{j|i} at [i*k, (i+1)*k)) into the joint
+// p_ij = (p_{j|i} + p_{i|j})/(2n), where a missing p_{i|j} counts as 0. The pattern is the union of the
 // neighbour graph and its transpose. It panics on wrong lengths or if a
 // neighbour index is out of range or equal to its row.
-func TSNEJointPSparse(idx []int32, cond []float64, n, k int) *SparseAffinities {
+func JointPSparse(idx []int32, cond []float64, n, k int) *SparseAffinities {
 	if n < 0 || k < 1 || len(idx) != n*k || len(cond) != n*k {
-		panic(fmt.Sprintf("kernels: len(idx) = %d, len(cond) = %d, want n·k = %d·%d", len(idx), len(cond), n, k))
+		panic(fmt.Sprintf("tsne: len(idx) = %d, len(cond) = %d, want n·k = %d·%d", len(idx), len(cond), n, k))
 	}
 	count := make([]int, n+1)
 	for i := range n {
 		for _, j := range idx[i*k : (i+1)*k] {
 			if j < 0 || int(j) >= n || int(j) == i {
-				panic(fmt.Sprintf("kernels: neighbour %d of row %d out of range or self", j, i))
+				panic(fmt.Sprintf("tsne: neighbour %d of row %d out of range or self", j, i))
 			}
 			count[i+1]++
 			count[j+1]++
@@ -124,23 +127,17 @@ func TSNEJointPSparse(idx []int32, cond []float64, n, k int) *SparseAffinities {
 	return a
 }
 
-func checkEmbedding(y []float64, n, dims int) {
-	if dims < 1 || n < 0 || len(y) != n*dims {
-		panic(fmt.Sprintf("kernels: len(y) = %d, want n·dims = %d·%d", len(y), n, dims))
-	}
-}
-
-// TSNEGradExact writes the exact gradient of KL(P‖Q) at y into grad (n×dims)
-// for the dense n×n joint P (symmetric, as TSNEJointP makes it), with the
+// GradExact writes the exact gradient of KL(P‖Q) at y into grad (n×dims)
+// for the dense n×n joint P (symmetric, as JointP makes it), with the
 // attractive term scaled by exaggeration, and returns Z. Row i's sums run
 // over j in a fixed order and Z is summed in row order, so the result is
 // bit-identical for any thread count. It costs O(n²·dims) time and
 // allocates O(n·dims). It panics on wrong lengths and returns ctx.Err() if
 // cancelled.
-func TSNEGradExact(ctx context.Context, grad, y, p []float64, n, dims int, exaggeration float64, threads int) (z float64, err error) {
-	checkEmbedding(y, n, dims)
+func GradExact(ctx context.Context, grad, y, p []float64, n, dims int, exaggeration float64, threads int) (z float64, err error) {
+	kernels.CheckEmbedding(y, n, dims)
 	if len(grad) != n*dims || len(p) != n*n {
-		panic(fmt.Sprintf("kernels: len(grad) = %d, len(p) = %d, want %d and %d", len(grad), len(p), n*dims, n*n))
+		panic(fmt.Sprintf("tsne: len(grad) = %d, len(p) = %d, want %d and %d", len(grad), len(p), n*dims, n*n))
 	}
 	rep := make([]float64, n*dims)
 	rowZ := make([]float64, n)
@@ -156,7 +153,7 @@ func TSNEGradExact(ctx context.Context, grad, y, p []float64, n, dims int, exagg
 
 // tsneGradRows is the row-by-row form of the exact gradient's sums.
 func tsneGradRows(ctx context.Context, grad, rep, rowZ, y, p []float64, n, dims int, exaggeration float64, threads int) error {
-	return ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
+	return kernels.ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			rowZ[i] = tsneExactRow(grad[i*dims:(i+1)*dims], rep[i*dims:(i+1)*dims], y, p[i*n:(i+1)*n], i, dims, exaggeration)
 		}
@@ -242,17 +239,17 @@ func tsneExactRow(att, rep, y, prow []float64, i, dims int, alpha float64) float
 	return z
 }
 
-// TSNEKLExact returns KL(P‖Q) at y for the dense joint P (terms with
+// KLExact returns KL(P‖Q) at y for the dense joint P (terms with
 // p_ij = 0 omitted), summed per row and then in row order.
-func TSNEKLExact(ctx context.Context, y, p []float64, n, dims, threads int) (float64, error) {
-	checkEmbedding(y, n, dims)
+func KLExact(ctx context.Context, y, p []float64, n, dims, threads int) (float64, error) {
+	kernels.CheckEmbedding(y, n, dims)
 	if len(p) != n*n {
-		panic(fmt.Sprintf("kernels: len(p) = %d, want n² = %d", len(p), n*n))
+		panic(fmt.Sprintf("tsne: len(p) = %d, want n² = %d", len(p), n*n))
 	}
 	rowZ := make([]float64, n)
 	rowKL := make([]float64, n)
 	rowP := make([]float64, n)
-	err := ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
+	err := kernels.ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			yi := y[i*dims : (i+1)*dims]
 			var z, kl, ps float64
@@ -260,7 +257,7 @@ func TSNEKLExact(ctx context.Context, y, p []float64, n, dims, threads int) (flo
 				if j == i {
 					continue
 				}
-				w := 1 / (1 + tsneSqDist(yi, y[j*dims:(j+1)*dims]))
+				w := 1 / (1 + kernels.EmbedSqDist(yi, y[j*dims:(j+1)*dims]))
 				z += w
 				if pij > 0 {
 					kl += pij * math.Log(pij/w)
@@ -287,15 +284,6 @@ func tsneKLFinish(rowZ, rowKL, rowP []float64) float64 {
 	return kl + math.Log(z)*ps
 }
 
-func tsneSqDist(a, b []float64) float64 {
-	var s float64
-	for c, v := range a {
-		t := v - b[c]
-		s += t * t
-	}
-	return s
-}
-
 // tsneAttractSparse sets att_i = α Σ_j p_ij w_ij (y_i − y_j) over the
 // sparse P, for rows [lo, hi).
 func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, alpha float64) {
@@ -320,7 +308,7 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 		yi := y[i*dims : (i+1)*dims]
 		for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
 			yj := y[int(p.Col[e])*dims : (int(p.Col[e])+1)*dims]
-			pw := p.Val[e] / (1 + tsneSqDist(yi, yj))
+			pw := p.Val[e] / (1 + kernels.EmbedSqDist(yi, yj))
 			for c := range dims {
 				a[c] += pw * (yi[c] - yj[c])
 			}
@@ -331,11 +319,11 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 	}
 }
 
-// TSNEKLSparse returns KL(P‖Q) at y over the entries of the sparse P, with
+// KLSparse returns KL(P‖Q) at y over the entries of the sparse P, with
 // q_ij = w_ij/z for the given normalisation z (exact, or the Barnes–Hut
-// estimate that TSNEGradBH returns).
-func TSNEKLSparse(y []float64, p *SparseAffinities, dims int, z float64) float64 {
-	checkEmbedding(y, p.N, dims)
+// estimate that BHGradient.Grad returns).
+func KLSparse(y []float64, p *SparseAffinities, dims int, z float64) float64 {
+	kernels.CheckEmbedding(y, p.N, dims)
 	var kl, ps float64
 	for i := range p.N {
 		yi := y[i*dims : (i+1)*dims]
@@ -345,7 +333,7 @@ func TSNEKLSparse(y []float64, p *SparseAffinities, dims int, z float64) float64
 				continue
 			}
 			j := int(p.Col[e])
-			w := 1 / (1 + tsneSqDist(yi, y[j*dims:(j+1)*dims]))
+			w := 1 / (1 + kernels.EmbedSqDist(yi, y[j*dims:(j+1)*dims]))
 			kl += pij * math.Log(pij/w)
 			ps += pij
 		}

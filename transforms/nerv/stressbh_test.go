@@ -1,4 +1,4 @@
-package kernels
+package nerv
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // nervSparseFixture makes a sparse NeRV input over k neighbours of n random
 // points (β calibrated over the lists) and its dense equivalent, with β = 0
 // outside the lists.
-func nervSparseFixture(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) (*NeRVSparse, *NeRVInput) {
+func nervSparseFixture(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) (*SparseInput, *Input) {
 	sp := nervSparseOnly(t, rng, n, k, inDims, perplexity, labels)
 	dense := make([]float64, n*n)
 	for i := range n {
@@ -20,19 +22,19 @@ func nervSparseFixture(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexit
 			dense[i*n+int(j)] = sp.Beta[i*k+q]
 		}
 	}
-	return sp, &NeRVInput{N: n, C: sp.C, Beta: dense, Soft: sp.Soft, Alpha: sp.Alpha, Gamma: sp.Gamma, Scale: []float64{sp.Scale}}
+	return sp, &Input{N: n, C: sp.C, Beta: dense, Soft: sp.Soft, Alpha: sp.Alpha, Gamma: sp.Gamma, Scale: []float64{sp.Scale}}
 }
 
 // nervSparseOnly is nervSparseFixture without the dense equivalent.
-func nervSparseOnly(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) *NeRVSparse {
+func nervSparseOnly(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity float64, labels string) *SparseInput {
 	x := nervRandomY(rng, n, inDims)
 	idx := make([]int32, n*k)
 	p := make([]float64, n*k)
-	if err := KNN(context.Background(), idx, p, x, n, inDims, k, 1); err != nil {
+	if err := kernels.KNN(context.Background(), idx, p, x, n, inDims, k, 1); err != nil {
 		t.Fatal(err)
 	}
 	prec := make([]float64, n)
-	if err := PerplexitySparse(context.Background(), prec, p, p, n, k, perplexity, 1); err != nil {
+	if err := kernels.PerplexitySparse(context.Background(), prec, p, p, n, k, perplexity, 1); err != nil {
 		t.Fatal(err)
 	}
 	var s float64
@@ -41,13 +43,13 @@ func nervSparseOnly(t testing.TB, rng *rand.Rand, n, k, inDims int, perplexity f
 	}
 	s /= float64(n)
 	soft, _ := nervTestLabels(rng, n, 3, labels)
-	return &NeRVSparse{N: n, K: k, Idx: idx, Beta: p, C: 3, Soft: soft, Alpha: 0.6, Gamma: 0.3, Scale: s}
+	return &SparseInput{N: n, K: k, Idx: idx, Beta: p, C: 3, Soft: soft, Alpha: 0.6, Gamma: 0.3, Scale: s}
 }
 
 // nervSparseBrute is the floored sparse stress written plainly: β_ij from
 // the lists, 0 elsewhere; in the precision term log β is floored at the
 // row's smallest listed β; no max-subtraction.
-func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
+func nervSparseBrute(y []float64, dims int, in *SparseInput) float64 {
 	n, k := in.N, in.K
 	h := 1 / (2 * in.Scale * in.Scale)
 	var total float64
@@ -65,7 +67,7 @@ func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
 		var z float64
 		for j := range n {
 			if j != i {
-				e[j] = math.Exp(-h * tsneSqDist(y[i*dims:(i+1)*dims], y[j*dims:(j+1)*dims]))
+				e[j] = math.Exp(-h * kernels.EmbedSqDist(y[i*dims:(i+1)*dims], y[j*dims:(j+1)*dims]))
 				z += e[j]
 			}
 		}
@@ -90,7 +92,7 @@ func nervSparseBrute(y []float64, dims int, in *NeRVSparse) float64 {
 
 // TestNeRVBHExact checks that with tol = 0 (every point visited) the
 // Barnes–Hut stress is the plain floored sparse stress, equal to the exact
-// NeRVStress when the lists hold every point, and that its gradient matches
+// Stress when the lists hold every point, and that its gradient matches
 // central differences.
 func TestNeRVBHExact(t *testing.T) {
 	cases := []struct {
@@ -119,7 +121,7 @@ func TestNeRVBHExact(t *testing.T) {
 		for i := range y {
 			y[i] *= tc.spreadY * sp.Scale
 		}
-		var bh NeRVBH
+		var bh BH
 		g := make([]float64, len(y))
 		got, err := bh.Stress(context.Background(), g, y, tc.dims, sp, 0, 2)
 		if err != nil {
@@ -130,15 +132,15 @@ func TestNeRVBHExact(t *testing.T) {
 		}
 		if tc.k == tc.n-1 {
 			gWant := make([]float64, len(y))
-			want, err := NeRVStress(context.Background(), gWant, y, tc.dims, dense, 1)
+			want, err := Stress(context.Background(), gWant, y, tc.dims, dense, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if math.Abs(got-want) > 1e-10*max(1, math.Abs(want)) {
-				t.Errorf("%s: stress %v, NeRVStress %v", tc.name, got, want)
+				t.Errorf("%s: stress %v, Stress %v", tc.name, got, want)
 			}
 			if d := maxAbsDiff(g, gWant); d > 1e-10*max(1, maxAbs(gWant)) {
-				t.Errorf("%s: gradient differs from NeRVStress by %g", tc.name, d)
+				t.Errorf("%s: gradient differs from Stress by %g", tc.name, d)
 			}
 		}
 		const step = 1e-6
@@ -184,7 +186,7 @@ func TestNeRVBHApprox(t *testing.T) {
 		for i := range y {
 			y[i] *= 3 * sp.Scale
 		}
-		var bh NeRVBH
+		var bh BH
 		gx := make([]float64, n*dims)
 		exact, err := bh.Stress(context.Background(), gx, y, dims, sp, 0, 2)
 		if err != nil {
@@ -227,7 +229,7 @@ func TestNeRVBHThreads(t *testing.T) {
 	sp, _ := nervSparseFixture(t, rng, n, k, 3, 10, "soft")
 	y := nervRandomY(rng, n, dims)
 	checkThreadsBitIdentical(t, n*dims, func(grad []float64, threads int) (float64, error) {
-		var bh NeRVBH
+		var bh BH
 		return bh.Stress(context.Background(), grad, y, dims, sp, 1e-4, threads)
 	})
 }
@@ -244,7 +246,7 @@ func TestNeRVBHDegenerate(t *testing.T) {
 	}
 	y[2*50], y[2*50+1] = 1e4, -1e4
 	for _, tol := range []float64{0, 1e-4} {
-		var bh NeRVBH
+		var bh BH
 		g := make([]float64, n*dims)
 		s, err := bh.Stress(context.Background(), g, y, dims, sp, tol, 1)
 		if err != nil {
@@ -269,7 +271,7 @@ func TestNeRVBHCancel(t *testing.T) {
 	sp, _ := nervSparseFixture(t, rng, 100, 10, 2, 3, "none")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	var bh NeRVBH
+	var bh BH
 	if _, err := bh.Stress(ctx, nil, nervRandomY(rng, 100, 2), 2, sp, 1e-4, 1); err != context.Canceled {
 		t.Errorf("cancelled: err = %v", err)
 	}
@@ -287,7 +289,7 @@ func BenchmarkNeRVBH(b *testing.B) {
 			y[i] *= math.Sqrt(float64(n)/28) * sp.Scale
 		}
 		g := make([]float64, n*2)
-		var bh NeRVBH
+		var bh BH
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := bh.Stress(context.Background(), g, y, 2, sp, 1e-2, 0); err != nil {
@@ -298,10 +300,10 @@ func BenchmarkNeRVBH(b *testing.B) {
 	}
 }
 
-func ExampleNeRVBH_Stress() {
-	// The three points of ExampleNeRVStress with full neighbour lists: with
+func ExampleBH_Stress() {
+	// The three points of ExampleStress with full neighbour lists: with
 	// tol = 0 the Barnes–Hut stress is the exact one with a global scale.
-	in := &NeRVSparse{
+	in := &SparseInput{
 		N: 3, K: 2,
 		Idx:  []int32{1, 2, 0, 2, 1, 0},
 		Beta: []float64{0.8, 0.2, 0.5, 0.5, 0.8, 0.2},
@@ -310,7 +312,7 @@ func ExampleNeRVBH_Stress() {
 		Scale: 1,
 	}
 	y := []float64{0, 1, 2}
-	var bh NeRVBH // reuse across calls: it keeps the tree and scratch space
+	var bh BH // reuse across calls: it keeps the tree and scratch space
 	stress, err := bh.Stress(context.Background(), nil, y, 1, in, 0, 1)
 	if err != nil {
 		panic(err)

@@ -1,21 +1,23 @@
-package kernels
+package fisher
 
 import (
 	"context"
 	"fmt"
 	"math"
 	"sync"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
-// FisherParams configures the Fisher path sums (see FisherPathSums).
-type FisherParams struct {
+// PathParams configures the Fisher path sums (see PathSums).
+type PathParams struct {
 	Sigma            float64 // Parzen bandwidth σ > 0 of exp(−‖x−x_l‖²/(2σ²))
 	Steps            int     // T ≥ 1 path segments
 	ExcludeEndpoints bool    // drop l = i and l = j from the Parzen sums of the pair (i, j)
 	Threads          int     // ≤ 0: GOMAXPROCS
 	// Progress, if not nil, is called after each chunk of rows with the
-	// work done and its total (pairs i < j for FisherPathSums, rows for
-	// FisherSparse). Calls come from worker goroutines but never
+	// work done and its total (pairs i < j for PathSums, rows for
+	// SparsePathSums). Calls come from worker goroutines but never
 	// concurrently, with done increasing; keep it fast.
 	Progress func(done, total int64)
 }
@@ -27,31 +29,31 @@ type FisherParams struct {
 // step is recomputed in the log domain.
 var fisherUnderflow = math.Ldexp(1, -960)
 
-// FisherSparseDrop is the relative weight below which the sparse Fisher
+// SparseDrop is the relative weight below which the sparse Fisher
 // sums drop a point: l is dropped from the pair (i, j) when its Gaussian
-// weight at every point of the path is below FisherSparseDrop times the
+// weight at every point of the path is below SparseDrop times the
 // weight of some point that is kept.
-const FisherSparseDrop = 1e-12
+const SparseDrop = 1e-12
 
 // fisherTile is the number of rows that share each loaded row j (cache
 // blocking of the dense sums).
 const fisherTile = 4
 
-func checkFisher(s []float64, n int, classes []int, k int, p FisherParams) {
+func checkFisher(s []float64, n int, classes []int, k int, p PathParams) {
 	if n < 2 || len(s) != n*n || len(classes) != n {
-		panic("kernels: Fisher: bad size")
+		panic("fisher: path sums: bad size")
 	}
 	if k < 1 || !(p.Sigma > 0) || p.Steps < 1 {
-		panic("kernels: Fisher: bad parameters")
+		panic("fisher: path sums: bad parameters")
 	}
 	for _, c := range classes {
 		if c < 0 || c >= k {
-			panic(fmt.Sprintf("kernels: Fisher: class %d out of range [0, %d)", c, k))
+			panic(fmt.Sprintf("fisher: path sums: class %d out of range [0, %d)", c, k))
 		}
 	}
 }
 
-// FisherPathSums computes the unscaled Fisher path integrands of every pair
+// PathSums computes the unscaled Fisher path integrands of every pair
 // of points of the symmetric n×n kernel s (already corrected to be PSD;
 // only its values are used, so an indefinite s gives a pseudo-metric) with
 // class labels classes[i] ∈ [0, k).
@@ -60,7 +62,7 @@ func checkFisher(s []float64, n int, classes []int, k int, p FisherParams) {
 // are ξ_l(a) = softmax_l(−[(1−a)d²_il + a d²_jl]/(2σ²)) with d² the kernel
 // squared distances, g_l = s_jl − s_il, m = Σ ξ_l g_l, p(c) = Σ_{l∈c} ξ_l,
 // m_c = Σ_{l∈c} ξ_l g_l / p(c) and F_ij(a) = √(Σ_c p(c)(m_c − m)²).
-// FisherPathSums writes f0[i·n+j] = F_ij(0) for every i ≠ j (so that
+// PathSums writes f0[i·n+j] = F_ij(0) for every i ≠ j (so that
 // f0[j·n+i] = F_ij(1)) and mid[i·n+j] = mid[j·n+i] = Σ_{t=1}^{T−1} F_ij(t/T);
 // diagonals are set to 0. The left-rule path length is then
 // (f0[i·n+j] + mid[i·n+j])/(σ²T) and the trapezoid one
@@ -76,10 +78,10 @@ func checkFisher(s []float64, n int, classes []int, k int, p FisherParams) {
 //
 // Wrong sizes, σ ≤ 0, T < 1 or a class out of range panic; the only error is
 // ctx.Err().
-func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p FisherParams) (fallbacks int64, err error) {
+func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p PathParams) (fallbacks int64, err error) {
 	checkFisher(s, n, classes, k, p)
 	if len(f0) != n*n || len(mid) != n*n {
-		panic("kernels: FisherPathSums: bad output size")
+		panic("fisher: PathSums: bad output size")
 	}
 	ord, bounds := classOrder(classes, k)
 	// Permuted kernel sp and E = −d²/(2σ²).
@@ -93,10 +95,10 @@ func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []
 	}
 	e := make([]float64, n*n)
 	inv := -1 / (2 * p.Sigma * p.Sigma)
-	if err := ParallelFor(ctx, n, p.Threads, 64, func(lo, hi int) {
+	if err := kernels.ParallelFor(ctx, n, p.Threads, 64, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			row := e[i*n : (i+1)*n]
-			kernelSqDistRow(row, sp, n, i)
+			kernels.KernelSqDistRow(row, sp, n, i)
 			for l := range row {
 				row[l] *= inv
 			}
@@ -115,7 +117,7 @@ func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []
 		o := (i*T + q - 1) * n
 		return tables[o : o+n : o+n]
 	}
-	if err := ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
+	if err := kernels.ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			ei := e[i*n : (i+1)*n]
 			for q := 1; q <= T; q++ {
@@ -129,7 +131,7 @@ func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []
 	}); err != nil {
 		return 0, err
 	}
-	workers := Workers(n, p.Threads, fisherTile)
+	workers := kernels.Workers(n, p.Threads, fisherTile)
 	fb := make([]int64, workers)
 	ws := make([]fisherWork, workers)
 	for w := range ws {
@@ -140,7 +142,7 @@ func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []
 		progDone int64
 	)
 	total := int64(n) * int64(n-1) / 2
-	err = ParallelForWorker(ctx, n, p.Threads, fisherTile, func(w, i0, i1 int) {
+	err = kernels.ParallelForWorker(ctx, n, p.Threads, fisherTile, func(w, i0, i1 int) {
 		wk := &ws[w]
 		for j := i0 + 1; j < n; j++ {
 			sj := sp[j*n : (j+1)*n]
@@ -202,7 +204,7 @@ func FisherPathSums(ctx context.Context, f0, mid, s []float64, n int, classes []
 	return fallbacks, nil
 }
 
-// fisherWork is one worker's scratch space for FisherPathSums.
+// fisherWork is one worker's scratch space for PathSums.
 type fisherWork struct {
 	g      []float64 // g_l = s_jl − s_il of the current pair
 	wc, gc []float64 // per-class sums
@@ -404,10 +406,10 @@ func fisherF(wc, gc []float64) float64 {
 	return math.Sqrt(f2)
 }
 
-// FisherSparseResult holds the sparse path integrands of FisherSparse for
+// SparseSums holds the sparse path integrands of SparsePathSums for
 // the pairs (i, Idx[i·K+q]): F0 = F_ij(0), F1 = F_ij(1) and Mid =
-// Σ_{t=1}^{T−1} F_ij(t/T), as in FisherPathSums.
-type FisherSparseResult struct {
+// Σ_{t=1}^{T−1} F_ij(t/T), as in PathSums.
+type SparseSums struct {
 	Idx         []int32
 	F0, F1, Mid []float64
 	// Kept counts the Parzen terms used over all pairs, Dense the terms
@@ -416,7 +418,7 @@ type FisherSparseResult struct {
 	Fallbacks   int64 // (pair, path point) evaluations redone in the log domain
 }
 
-// FisherSparse computes the Fisher path integrands of FisherPathSums for
+// SparsePathSums computes the Fisher path integrands of PathSums for
 // the pairs (i, j) with j among the knn nearest neighbours of i in the
 // kernel squared distance d²_ij = s_ii + s_jj − 2s_ij (ties by index; the
 // point itself excluded), with truncated Parzen sums. Work memory is one
@@ -427,8 +429,8 @@ type FisherSparseResult struct {
 // inequality on plain distances), and at distance at most R from some point
 // that is kept, with R = d_ij/2 (the nearer end point) or, with
 // ExcludeEndpoints, the smallest max(d_il, d_jl) over the other neighbours l
-// of i. Point l is dropped when r_l² − R² > 2σ² ln(1/FisherSparseDrop), so
-// at every path point its normalised weight is below ε = FisherSparseDrop
+// of i. Point l is dropped when r_l² − R² > 2σ² ln(1/SparseDrop), so
+// at every path point its normalised weight is below ε = SparseDrop
 // and the dropped mass is below nε. Since Var_ξ(g) and E_ξ[Var(g|c)] are
 // minima of functionals linear in ξ with integrands in [0, G²], F² changes
 // by at most 2nεG², G the spread max_l g_l − min_l g_l.
@@ -438,26 +440,26 @@ type FisherSparseResult struct {
 // T multiplications, which matches the direct exponential to about 3T ulp; a pair step whose normaliser is below
 // 2⁻⁹⁶⁰ is redone in the log domain and counted. Each row is computed by
 // one worker in a fixed order: results do not depend on the thread count.
-// Panics as FisherPathSums, and unless 1 ≤ knn ≤ n−1.
-func FisherSparse(ctx context.Context, s []float64, n int, classes []int, k, knn int, p FisherParams) (*FisherSparseResult, error) {
+// Panics as PathSums, and unless 1 ≤ knn ≤ n−1.
+func SparsePathSums(ctx context.Context, s []float64, n int, classes []int, k, knn int, p PathParams) (*SparseSums, error) {
 	checkFisher(s, n, classes, k, p)
 	if knn < 1 || knn > n-1 {
-		panic(fmt.Sprintf("kernels: FisherSparse: knn = %d out of range [1, n−1]", knn))
+		panic(fmt.Sprintf("fisher: SparsePathSums: knn = %d out of range [1, n−1]", knn))
 	}
-	r := &FisherSparseResult{
+	r := &SparseSums{
 		Idx: make([]int32, n*knn),
 		F0:  make([]float64, n*knn), F1: make([]float64, n*knn), Mid: make([]float64, n*knn),
 	}
 	ord, _ := classOrder(classes, k)
 	const grain = 4
-	workers := Workers(n, p.Threads, grain)
+	workers := kernels.Workers(n, p.Threads, grain)
 	ws := make([]sparseWork, workers)
 	for w := range ws {
 		ws[w] = newSparseWork(n, k, knn, p.Steps)
 	}
 	counts := make([][3]int64, workers)
 	sp := sparseParams{
-		slack: 2 * p.Sigma * p.Sigma * math.Log(1/FisherSparseDrop),
+		slack: 2 * p.Sigma * p.Sigma * math.Log(1/SparseDrop),
 		inv:   -1 / (2 * p.Sigma * p.Sigma),
 		ord:   ord,
 		diag:  make([]float64, n),
@@ -468,10 +470,10 @@ func FisherSparse(ctx context.Context, s []float64, n int, classes []int, k, knn
 	// y = exp(E/T): one exponential per (row, column) instead of one per
 	// (pair, kept term).
 	sp.y = make([]float64, n*n)
-	if err := ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
+	if err := kernels.ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
 		for j := lo; j < hi; j++ {
 			row := sp.y[j*n : (j+1)*n]
-			kernelSqDistRow(row, s, n, j)
+			kernels.KernelSqDistRow(row, s, n, j)
 			for l, v := range row {
 				row[l] = math.Exp(sp.inv * v / float64(p.Steps))
 			}
@@ -483,7 +485,7 @@ func FisherSparse(ctx context.Context, s []float64, n int, classes []int, k, knn
 		progMu   sync.Mutex
 		progDone int64
 	)
-	err := ParallelForWorker(ctx, n, p.Threads, grain, func(w, lo, hi int) {
+	err := kernels.ParallelForWorker(ctx, n, p.Threads, grain, func(w, lo, hi int) {
 		wk := &ws[w]
 		for i := lo; i < hi; i++ {
 			wk.row(r, s, n, classes, knn, i, p, &sp, &counts[w])
@@ -513,20 +515,20 @@ type sparseParams struct {
 	y          []float64 // exp(E/T), n×n
 }
 
-// sparseWork is one worker's scratch space for FisherSparse.
+// sparseWork is one worker's scratch space for SparsePathSums.
 type sparseWork struct {
-	d2i        []float64 // squared distances from i
-	di, xi     []float64 // their square roots, and exp(E_il)
-	heap       maxHeap
-	dist       []float64 // d² of the neighbours
-	ball       []int32   // candidates of row i, in class order
-	ei, ej, g  []float64 // kept terms of the pair, in class order
-	xl         []float64 // exp(ei) of the kept terms
-	rl         []float64 // exp((ej − ei)/T) of the kept terms (if ei ≥ −700)
-	yinv       []float64 // exp(−E_il/T)
-	cnt        []int     // kept terms per class
-	wcT, gcT   []float64 // class sums per path point, (T+1)×k
-	accW, accG []float64 // accumulators per path point
+	d2i        []float64      // squared distances from i
+	di, xi     []float64      // their square roots, and exp(E_il)
+	nearest    kernels.RowKNN // selects the row's knn nearest neighbours
+	dist       []float64      // d² of the neighbours
+	ball       []int32        // candidates of row i, in class order
+	ei, ej, g  []float64      // kept terms of the pair, in class order
+	xl         []float64      // exp(ei) of the kept terms
+	rl         []float64      // exp((ej − ei)/T) of the kept terms (if ei ≥ −700)
+	yinv       []float64      // exp(−E_il/T)
+	cnt        []int          // kept terms per class
+	wcT, gcT   []float64      // class sums per path point, (T+1)×k
+	accW, accG []float64      // accumulators per path point
 	lg         []float64
 	wc, gc     []float64
 	f          []float64 // F at each of the T+1 path points
@@ -534,7 +536,7 @@ type sparseWork struct {
 
 func newSparseWork(n, k, knn, T int) sparseWork {
 	return sparseWork{
-		d2i: make([]float64, n), yinv: make([]float64, n), di: make([]float64, n), xi: make([]float64, n), heap: newMaxHeap(knn), dist: make([]float64, knn),
+		d2i: make([]float64, n), yinv: make([]float64, n), di: make([]float64, n), xi: make([]float64, n), dist: make([]float64, knn),
 		ball: make([]int32, 0, n), ei: make([]float64, 0, n), xl: make([]float64, 0, n), rl: make([]float64, 0, n), ej: make([]float64, 0, n), g: make([]float64, 0, n),
 		cnt: make([]int, k), wcT: make([]float64, (T+1)*k), gcT: make([]float64, (T+1)*k),
 		accW: make([]float64, T+1), accG: make([]float64, T+1), lg: make([]float64, n),
@@ -542,7 +544,7 @@ func newSparseWork(n, k, knn, T int) sparseWork {
 	}
 }
 
-// radius2 returns R² of the pair (i, idx[q]) (see FisherSparse).
+// radius2 returns R² of the pair (i, idx[q]) (see SparsePathSums).
 func (wk *sparseWork) radius2(s []float64, n int, idx []int32, q int, excl bool) float64 {
 	if !excl {
 		return wk.dist[q] / 4
@@ -563,17 +565,10 @@ func (wk *sparseWork) radius2(s []float64, n int, idx []int32, q int, excl bool)
 
 // row computes the sparse results of row i; counts gets the kept terms,
 // the dense terms and the fallbacks.
-func (wk *sparseWork) row(r *FisherSparseResult, s []float64, n int, classes []int, knn, i int, p FisherParams, sp *sparseParams, counts *[3]int64) {
-	kernelSqDistRow(wk.d2i, s, n, i)
-	h := &wk.heap
-	h.reset()
-	for l, v := range wk.d2i {
-		if l != i && (!h.full() || v < h.d[0]) {
-			h.push(v, int32(l))
-		}
-	}
+func (wk *sparseWork) row(r *SparseSums, s []float64, n int, classes []int, knn, i int, p PathParams, sp *sparseParams, counts *[3]int64) {
+	kernels.KernelSqDistRow(wk.d2i, s, n, i)
 	idx := r.Idx[i*knn : (i+1)*knn]
-	h.drain(idx, wk.dist)
+	wk.nearest.Find(idx, wk.dist, wk.d2i, i)
 	for l, v := range wk.d2i {
 		wk.di[l] = math.Sqrt(v)
 		wk.xi[l] = math.Exp(sp.inv * v)

@@ -1,10 +1,12 @@
-package kernels
+package fisher
 
 import (
 	"context"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // randomKernel returns a clipped random indefinite kernel: an RBF kernel of
@@ -24,12 +26,12 @@ func randomKernel(t testing.TB, n, k int, noise float64, seed uint64) ([]float64
 	s := make([]float64, n*n)
 	for i := range n {
 		for j := 0; j <= i; j++ {
-			v := math.Exp(-sqDist(x[i*dim:(i+1)*dim], x[j*dim:(j+1)*dim]) / 4)
+			v := math.Exp(-kernels.SqDist(x[i*dim:(i+1)*dim], x[j*dim:(j+1)*dim]) / 4)
 			v += noise * rng.NormFloat64()
 			s[i*n+j], s[j*n+i] = v, v
 		}
 	}
-	if _, err := CorrectSpectrum(s, s, n, Clip); err != nil {
+	if _, err := kernels.CorrectSpectrum(s, s, n, kernels.Clip); err != nil {
 		t.Fatal(err)
 	}
 	return s, cls
@@ -138,7 +140,7 @@ func TestFisherPathSumsReference(t *testing.T) {
 		n := tc.n
 		f0 := make([]float64, n*n)
 		mid := make([]float64, n*n)
-		fb, err := FisherPathSums(context.Background(), f0, mid, s, n, cls, tc.k, FisherParams{Sigma: tc.sigma, Steps: tc.T, ExcludeEndpoints: tc.excl, Threads: 2})
+		fb, err := PathSums(context.Background(), f0, mid, s, n, cls, tc.k, PathParams{Sigma: tc.sigma, Steps: tc.T, ExcludeEndpoints: tc.excl, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +187,7 @@ func TestFisherPathSumsThreads(t *testing.T) {
 	for _, th := range []int{1, 2, 3} {
 		f0 := make([]float64, n*n)
 		mid := make([]float64, n*n)
-		if _, err := FisherPathSums(context.Background(), f0, mid, s, n, cls, k, FisherParams{Sigma: 0.4, Steps: 6, Threads: th}); err != nil {
+		if _, err := PathSums(context.Background(), f0, mid, s, n, cls, k, PathParams{Sigma: 0.4, Steps: 6, Threads: th}); err != nil {
 			t.Fatal(err)
 		}
 		if ref0 == nil {
@@ -199,11 +201,11 @@ func TestFisherPathSumsThreads(t *testing.T) {
 		}
 	}
 	for _, th := range []int{1, 3} {
-		r1, err := FisherSparse(context.Background(), s, n, cls, k, 7, FisherParams{Sigma: 0.4, Steps: 6, Threads: th})
+		r1, err := SparsePathSums(context.Background(), s, n, cls, k, 7, PathParams{Sigma: 0.4, Steps: 6, Threads: th})
 		if err != nil {
 			t.Fatal(err)
 		}
-		r2, err := FisherSparse(context.Background(), s, n, cls, k, 7, FisherParams{Sigma: 0.4, Steps: 6, Threads: 2})
+		r2, err := SparsePathSums(context.Background(), s, n, cls, k, 7, PathParams{Sigma: 0.4, Steps: 6, Threads: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +222,7 @@ func TestFisherPathSumsCancel(t *testing.T) {
 	s, cls := randomKernel(t, n, k, 0, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := FisherPathSums(ctx, make([]float64, n*n), make([]float64, n*n), s, n, cls, k, FisherParams{Sigma: 1, Steps: 2})
+	_, err := PathSums(ctx, make([]float64, n*n), make([]float64, n*n), s, n, cls, k, PathParams{Sigma: 1, Steps: 2})
 	if err != context.Canceled {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
@@ -247,13 +249,13 @@ func TestFisherSparseVsDense(t *testing.T) {
 	}
 	for _, tc := range cases {
 		s, cls := tc.s, tc.cls
-		p := FisherParams{Sigma: tc.sigma, Steps: 5, ExcludeEndpoints: tc.excl}
+		p := PathParams{Sigma: tc.sigma, Steps: 5, ExcludeEndpoints: tc.excl}
 		f0 := make([]float64, n*n)
 		mid := make([]float64, n*n)
-		if _, err := FisherPathSums(context.Background(), f0, mid, s, n, cls, k, p); err != nil {
+		if _, err := PathSums(context.Background(), f0, mid, s, n, cls, k, p); err != nil {
 			t.Fatal(err)
 		}
-		r, err := FisherSparse(context.Background(), s, n, cls, k, knn, p)
+		r, err := SparsePathSums(context.Background(), s, n, cls, k, knn, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,9 +266,9 @@ func TestFisherSparseVsDense(t *testing.T) {
 			t.Errorf("%s: %d fallbacks, want any = %v", tc.name, r.Fallbacks, tc.fb)
 		}
 		d2 := make([]float64, n*n)
-		KernelSqDistances(d2, s, n)
+		kernels.KernelSqDistances(d2, s, n)
 		idx := make([]int32, n*knn)
-		if err := KNNFromDistances(context.Background(), idx, nil, d2, n, knn, 1); err != nil {
+		if err := kernels.KNNFromDistances(context.Background(), idx, nil, d2, n, knn, 1); err != nil {
 			t.Fatal(err)
 		}
 		var worst, scale float64

@@ -1,21 +1,24 @@
-package kernels
+package nerv
 
 import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
-// Barnes–Hut NeRV stress for large n (NeRVBH).
+// Barnes–Hut NeRV stress for large n (BH).
 //
-// The input is sparse: row i has a neighbour list N_i (k points, as KNN
-// returns them) with β_ij calibrated over N_i, and β_ij = 0 outside. In the
-// recall term β log(β/b) that 0 contributes nothing; in the precision term
-// b log(b/β) it is replaced by a floor ε_i: NeRVSparse.LogFloor, by default
-// the smallest listed β of the row (β falls with input distance, so that
-// bounds every unlisted β from above; transforms/nerv passes a lower,
-// measured floor). The exact stress's floor for an underflowed β, 2^−1022,
-// would make every unlisted pair cost up to 708·b nats. The output scale is
+// The input is sparse: row i has a neighbour list N_i (k points, as
+// kernels.KNN returns them) with β_ij calibrated over N_i, and β_ij = 0
+// outside. In the recall term β log(β/b) that 0 contributes nothing; in the
+// precision term b log(b/β) it is replaced by a floor ε_i:
+// SparseInput.LogFloor, by default the smallest listed β of the row (β falls
+// with input distance, so that bounds every unlisted β from above; Fit
+// passes a lower, measured floor, see bhFloorStretch). The exact stress's
+// floor for an underflowed β, 2^−1022, would make every unlisted pair cost
+// up to 708·b nats. The output scale is
 // one global s, h = 1/(2s²), so a_ij = h·D²_ij and
 // b_ij = exp(−a_ij)/Σ_k exp(−a_ik).
 //
@@ -25,10 +28,10 @@ import (
 //	t_ij = Λ_ij b_ij + (1 − Λ_ij) b_ij (log b_ij − log ε_i − 1),
 //	g⁰_ij = Λ_ij b_ij + (1 − Λ_ij) b_ij (log b_ij − log ε_i),
 //
-// summed over all j ≠ i on a 2^dims-ary tree over the embedding, plus an
-// exact correction for the k pairs in N_i. A cell C of the tree is summed as
-// if all its n_C points sat at its centre of mass when its worst possible
-// error in Σ_j exp(m_i − a_ij) is below Tol:
+// summed over all j ≠ i on a 2^dims-ary tree over the embedding
+// (kernels.BHTree), plus an exact correction for the k pairs in N_i. A cell
+// C of the tree is summed as if all its n_C points sat at its centre of mass
+// when its worst possible error in Σ_j exp(m_i − a_ij) is below Tol:
 //
 //	n_C · exp(m_i − a_near) · min(1, h (2dρ + ρ²)) ≤ Tol · Σ_{j∈N_i} exp(m_i − a_ij),
 //
@@ -51,9 +54,9 @@ import (
 // thread count.
 const nervBHChunks = 16
 
-// NeRVSparse is the input of NeRVBH: neighbour lists and their β, labels
-// and trade-offs as in NeRVInput, and one global output scale.
-type NeRVSparse struct {
+// SparseInput is the input of BH: neighbour lists and their β, labels
+// and trade-offs as in Input, and one global output scale.
+type SparseInput struct {
 	N, K         int
 	Idx          []int32   // n×K neighbour indices (KNN layout, no self)
 	Beta         []float64 // n×K β_ij over the lists, each row summing to 1
@@ -62,17 +65,17 @@ type NeRVSparse struct {
 	Alpha, Gamma float64
 	Scale        float64 // the global output scale s > 0
 	// LogBeta, if not nil, caches log(max(β_ij, nervBetaFloor)) in the
-	// layout of Beta (see NeRVSparseLogBeta).
+	// layout of Beta (see SparseLogBeta).
 	LogBeta []float64
 	// LogFloor, if not nil, holds log ε_i per row, the value of log β used
 	// for the unlisted points (default: the row's smallest listed log β).
 	LogFloor []float64
 }
 
-// NeRVSparseLogBeta fills in.LogBeta (allocating it when needed); β is fixed
+// SparseLogBeta fills in.LogBeta (allocating it when needed); β is fixed
 // during an optimisation, so this saves 2K logarithms per row and call.
-func NeRVSparseLogBeta(in *NeRVSparse) {
-	in.LogBeta = grow(in.LogBeta, len(in.Beta))
+func SparseLogBeta(in *SparseInput) {
+	in.LogBeta = kernels.Grow(in.LogBeta, len(in.Beta))
 	for q, b := range in.Beta {
 		in.LogBeta[q] = math.Log(max(b, nervBetaFloor))
 	}
@@ -80,12 +83,12 @@ func NeRVSparseLogBeta(in *NeRVSparse) {
 
 // rowLogBeta returns log β over row i's list and the row's log floor
 // log ε_i = min_q log β_iq (the β of the farthest listed neighbour).
-func (in *NeRVSparse) rowLogBeta(sc *nervBHScratch, i int) (lbeta []float64, lf float64) {
+func (in *SparseInput) rowLogBeta(sc *nervBHScratch, i int) (lbeta []float64, lf float64) {
 	k := in.K
 	if in.LogBeta != nil {
 		lbeta = in.LogBeta[i*k : (i+1)*k]
 	} else {
-		sc.lbeta = grow(sc.lbeta, k)
+		sc.lbeta = kernels.Grow(sc.lbeta, k)
 		lbeta = sc.lbeta
 		for q, b := range in.Beta[i*k : (i+1)*k] {
 			lbeta[q] = math.Log(max(b, nervBetaFloor))
@@ -101,46 +104,46 @@ func (in *NeRVSparse) rowLogBeta(sc *nervBHScratch, i int) (lbeta []float64, lf 
 	return lbeta, lf
 }
 
-func (in *NeRVSparse) check(y []float64, dims int) {
+func (in *SparseInput) check(y []float64, dims int) {
 	n, k := in.N, in.K
-	checkEmbedding(y, n, dims)
-	if dims > MaxBHDims {
-		panic(fmt.Sprintf("kernels: Barnes–Hut needs dims ≤ %d, got %d", MaxBHDims, dims))
+	kernels.CheckEmbedding(y, n, dims)
+	if dims > kernels.MaxBHDims {
+		panic(fmt.Sprintf("nerv: Barnes–Hut needs dims ≤ %d, got %d", kernels.MaxBHDims, dims))
 	}
 	if k < 1 || k > max(n-1, 1) || len(in.Idx) != n*k || len(in.Beta) != n*k || (in.LogBeta != nil && len(in.LogBeta) != n*k) || (in.LogFloor != nil && len(in.LogFloor) != n) {
-		panic(fmt.Sprintf("kernels: NeRVSparse with n = %d, K = %d, %d indices and %d β", n, k, len(in.Idx), len(in.Beta)))
+		panic(fmt.Sprintf("nerv: SparseInput with n = %d, K = %d, %d indices and %d β", n, k, len(in.Idx), len(in.Beta)))
 	}
 	if in.Soft != nil && (in.C < 1 || len(in.Soft) != n*in.C) {
-		panic(fmt.Sprintf("kernels: len(Soft) = %d, want N·C = %d·%d", len(in.Soft), n, in.C))
+		panic(fmt.Sprintf("nerv: len(Soft) = %d, want N·C = %d·%d", len(in.Soft), n, in.C))
 	}
 	if !(in.Alpha >= 0 && in.Alpha <= 1 && in.Gamma >= 0 && in.Gamma <= 1) {
-		panic(fmt.Sprintf("kernels: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
+		panic(fmt.Sprintf("nerv: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
 	}
 	if !(in.Scale > 0) || math.IsInf(in.Scale, 1) {
-		panic(fmt.Sprintf("kernels: Scale = %v, want finite and > 0", in.Scale))
+		panic(fmt.Sprintf("nerv: Scale = %v, want finite and > 0", in.Scale))
 	}
 	for r, j := range in.Idx {
 		if j < 0 || int(j) >= n || int(j) == r/k {
-			panic(fmt.Sprintf("kernels: neighbour %d of row %d is %d", r%k, r/k, j))
+			panic(fmt.Sprintf("nerv: neighbour %d of row %d is %d", r%k, r/k, j))
 		}
 	}
 }
 
 // labelled reports whether row i has labels.
-func (in *NeRVSparse) labelled(i int) bool {
+func (in *SparseInput) labelled(i int) bool {
 	return in.Soft != nil && !math.IsNaN(in.Soft[i*in.C])
 }
 
 // tradeoff returns Λ_ij.
-func (in *NeRVSparse) tradeoff(i, j int) float64 {
+func (in *SparseInput) tradeoff(i, j int) float64 {
 	return pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
 }
 
-// NeRVBH holds the reusable state of Barnes–Hut NeRV stresses (tree, label
+// BH holds the reusable state of Barnes–Hut NeRV stresses (tree, label
 // aggregates, scratch). The zero value is ready to use; it is not safe for
 // concurrent use.
-type NeRVBH struct {
-	tree     bhTree
+type BH struct {
+	tree     kernels.BHTree
 	nlab     []float64 // labelled members per node
 	wsum     []float64 // nodes×C summed labels of the labelled members
 	logCount []float64
@@ -164,22 +167,22 @@ type nervBHItem struct {
 	a, lam, e float64 // e = exp(shift − a), set by the stress loop
 }
 
-// Stress returns the approximate stress ζ (with the 1/n of NeRVStress) of
-// the embedding y (n×dims, dims ≤ MaxBHDims) and, if grad is not nil,
-// writes the approximate gradient into grad. See the comment at the top of
-// nervbh.go for the approximation and tol. Each row walks the tree once,
-// keeping its interaction list for the gradient; rows are split into 16
-// fixed chunks, each with its own accumulator, summed in chunk order, so
-// results are bit-identical for any thread count. It panics on wrong
+// Stress returns the approximate stress ζ (with the 1/n of the exact
+// Stress) of the embedding y (n×dims, dims ≤ kernels.MaxBHDims) and, if grad
+// is not nil, writes the approximate gradient into grad. See the comment at
+// the top of stressbh.go for the approximation and tol. Each row walks the
+// tree once, keeping its interaction list for the gradient; rows are split
+// into 16 fixed chunks, each with its own accumulator, summed in chunk
+// order, so results are bit-identical for any thread count. It panics on wrong
 // lengths or parameters, and returns ctx.Err() if cancelled.
-func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *NeRVSparse, tol float64, threads int) (float64, error) {
+func (b *BH) Stress(ctx context.Context, grad, y []float64, dims int, in *SparseInput, tol float64, threads int) (float64, error) {
 	in.check(y, dims)
 	if !(tol >= 0) {
-		panic(fmt.Sprintf("kernels: tol = %v, want ≥ 0", tol))
+		panic(fmt.Sprintf("nerv: tol = %v, want ≥ 0", tol))
 	}
 	n := in.N
 	if grad != nil && len(grad) != n*dims {
-		panic(fmt.Sprintf("kernels: len(grad) = %d, want n·dims = %d", len(grad), n*dims))
+		panic(fmt.Sprintf("nerv: len(grad) = %d, want n·dims = %d", len(grad), n*dims))
 	}
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -188,26 +191,26 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 		clear(grad)
 		return 0, nil
 	}
-	b.tree.build(y, n, dims)
+	b.tree.Build(y, n, dims)
 	b.aggregateLabels(in)
-	b.logCount = grow(b.logCount, len(b.tree.nodes))
-	for nd := range b.tree.nodes {
-		b.logCount[nd] = math.Log(float64(b.tree.nodes[nd].count))
+	b.logCount = kernels.Grow(b.logCount, len(b.tree.Nodes))
+	for nd := range b.tree.Nodes {
+		b.logCount[nd] = math.Log(float64(b.tree.Nodes[nd].Count))
 	}
-	b.rows = grow(b.rows, n)
+	b.rows = kernels.Grow(b.rows, n)
 	w := &nervBHWalk{t: &b.tree, in: in, y: y, dims: dims, h: 1 / (2 * in.Scale * in.Scale), tol: tol, nlab: b.nlab, wsum: b.wsum,
 		logTol: math.Log(tol), logCount: b.logCount, sqrtDims: math.Sqrt(float64(dims))}
-	nodes := len(b.tree.nodes)
+	nodes := len(b.tree.Nodes)
 	m := (n + nodes) * dims
 	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
-	chunks := NumChunks(n, grain)
+	chunks := kernels.NumChunks(n, grain)
 	if grad != nil {
-		b.slots = grow(b.slots, chunks*m)
+		b.slots = kernels.Grow(b.slots, chunks*m)
 	}
-	for len(b.work) < Workers(n, threads, grain) {
+	for len(b.work) < kernels.Workers(n, threads, grain) {
 		b.work = append(b.work, nervBHScratch{})
 	}
-	err := ParallelForWorker(ctx, n, threads, grain, func(wk, lo, hi int) {
+	err := kernels.ParallelForWorker(ctx, n, threads, grain, func(wk, lo, hi int) {
 		sc := &b.work[wk]
 		var acc []float64
 		if grad != nil {
@@ -215,7 +218,7 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 			clear(acc)
 		}
 		// Rows in tree order: neighbouring rows walk the same nodes.
-		for _, i := range b.tree.perm[lo:hi] {
+		for _, i := range b.tree.Perm[lo:hi] {
 			w.row(sc, b.rows, acc, int(i))
 		}
 	})
@@ -235,21 +238,21 @@ func (b *NeRVBH) Stress(ctx context.Context, grad, y []float64, dims int, in *Ne
 
 // aggregateLabels fills the per-node label sums; children have larger
 // indices than their parent, so a reverse sweep sees children first.
-func (b *NeRVBH) aggregateLabels(in *NeRVSparse) {
+func (b *BH) aggregateLabels(in *SparseInput) {
 	if in.Soft == nil {
 		return
 	}
-	nodes, c := len(b.tree.nodes), in.C
-	b.nlab = grow(b.nlab, nodes)
-	b.wsum = grow(b.wsum, nodes*c)
+	nodes, c := len(b.tree.Nodes), in.C
+	b.nlab = kernels.Grow(b.nlab, nodes)
+	b.wsum = kernels.Grow(b.wsum, nodes*c)
 	clear(b.nlab)
 	clear(b.wsum)
-	nc := int32(1) << b.tree.dims
+	nc := int32(1) << b.tree.Dims
 	for nd := nodes - 1; nd >= 0; nd-- {
-		node := &b.tree.nodes[nd]
+		node := &b.tree.Nodes[nd]
 		ws := b.wsum[nd*c : (nd+1)*c]
-		if node.child >= 0 {
-			for ch := node.child; ch < node.child+nc; ch++ {
+		if node.Child >= 0 {
+			for ch := node.Child; ch < node.Child+nc; ch++ {
 				b.nlab[nd] += b.nlab[ch]
 				for k, v := range b.wsum[int(ch)*c : int(ch+1)*c] {
 					ws[k] += v
@@ -257,7 +260,7 @@ func (b *NeRVBH) aggregateLabels(in *NeRVSparse) {
 			}
 			continue
 		}
-		for _, p := range b.tree.perm[node.lo:node.hi] {
+		for _, p := range b.tree.Perm[node.Lo:node.Hi] {
 			if in.labelled(int(p)) {
 				b.nlab[nd]++
 				for k, v := range in.Soft[int(p)*c : int(p+1)*c] {
@@ -271,8 +274,8 @@ func (b *NeRVBH) aggregateLabels(in *NeRVSparse) {
 // combine sums the chunk accumulators in chunk order, pushes the per-member
 // node reactions down to the points (parents precede children) and scales
 // by 1/n into grad.
-func (b *NeRVBH) combine(grad []float64, n, dims, chunks int) {
-	nodes := len(b.tree.nodes)
+func (b *BH) combine(grad []float64, n, dims, chunks int) {
+	nodes := len(b.tree.Nodes)
 	m := (n + nodes) * dims
 	total := b.slots[:m]
 	for c := 1; c < chunks; c++ {
@@ -283,17 +286,17 @@ func (b *NeRVBH) combine(grad []float64, n, dims, chunks int) {
 	node := total[n*dims:]
 	nc := int32(1) << dims
 	for nd := range nodes {
-		t := &b.tree.nodes[nd]
+		t := &b.tree.Nodes[nd]
 		f := node[nd*dims : (nd+1)*dims]
-		if t.child >= 0 {
-			for ch := t.child; ch < t.child+nc; ch++ {
+		if t.Child >= 0 {
+			for ch := t.Child; ch < t.Child+nc; ch++ {
 				for k := range f {
 					node[int(ch)*dims+k] += f[k]
 				}
 			}
 			continue
 		}
-		for _, p := range b.tree.perm[t.lo:t.hi] {
+		for _, p := range b.tree.Perm[t.Lo:t.Hi] {
 			for k := range f {
 				total[int(p)*dims+k] += f[k]
 			}
@@ -307,8 +310,8 @@ func (b *NeRVBH) combine(grad []float64, n, dims, chunks int) {
 
 // nervBHWalk is the shared state of the two passes.
 type nervBHWalk struct {
-	t          *bhTree
-	in         *NeRVSparse
+	t          *kernels.BHTree
+	in         *SparseInput
 	y          []float64
 	dims       int
 	h, tol     float64
@@ -335,11 +338,11 @@ func (w *nervBHWalk) cellTradeoff(i, nd int, n float64) float64 {
 
 // accept reports whether node nd may be summed at its centre of mass for
 // point i at squared distance d2 from it, given the shift m.
-func (w *nervBHWalk) accept(ndi int32, nd *bhNode, yi []float64, d2, m, logTol float64) bool {
-	if w.tol == 0 || nd.contains(yi) {
+func (w *nervBHWalk) accept(ndi int32, nd *kernels.BHNode, yi []float64, d2, m, logTol float64) bool {
+	if w.tol == 0 || nd.Contains(yi) {
 		return false
 	}
-	rho := 2 * nd.half * w.sqrtDims
+	rho := 2 * nd.Half * w.sqrtDims
 	d := math.Sqrt(d2)
 	near := max(d-rho, 0)
 	loss := m - w.h*near*near
@@ -368,27 +371,27 @@ func (w *nervBHWalk) walk(sc *nervBHScratch, i int, m, logTol float64) {
 	for len(stack) > 0 {
 		ndi := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		nd := &w.t.nodes[ndi]
-		if nd.count == 0 {
+		nd := &w.t.Nodes[ndi]
+		if nd.Count == 0 {
 			continue
 		}
-		if nd.child < 0 {
-			for _, p := range w.t.perm[nd.lo:nd.hi] {
+		if nd.Child < 0 {
+			for _, p := range w.t.Perm[nd.Lo:nd.Hi] {
 				if j := int(p); j != i {
-					a := w.h * tsneSqDist(yi, w.y[j*dims:(j+1)*dims])
+					a := w.h * kernels.EmbedSqDist(yi, w.y[j*dims:(j+1)*dims])
 					list = append(list, nervBHItem{id: -1 - p, a: a, lam: w.in.tradeoff(i, j)})
 				}
 			}
 			continue
 		}
-		d2 := tsneSqDist(yi, nd.com[:dims])
+		d2 := kernels.EmbedSqDist(yi, nd.COM[:dims])
 		if w.accept(ndi, nd, yi, d2, m, logTol) {
-			cnt := float64(nd.count)
+			cnt := float64(nd.Count)
 			list = append(list, nervBHItem{id: ndi, a: w.h * d2, lam: w.cellTradeoff(i, int(ndi), cnt)})
 			continue
 		}
 		for o := int32(1<<dims) - 1; o >= 0; o-- {
-			stack = append(stack, nd.child+o)
+			stack = append(stack, nd.Child+o)
 		}
 	}
 	sc.list, sc.stack = list, stack
@@ -399,7 +402,7 @@ func (w *nervBHWalk) count(it nervBHItem) float64 {
 	if it.id < 0 {
 		return 1
 	}
-	return float64(w.t.nodes[it.id].count)
+	return float64(w.t.Nodes[it.id].Count)
 }
 
 // row computes row i's stress into stress[i] and, if acc is not nil, adds
@@ -411,9 +414,9 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 	nbr := in.Idx[i*k : (i+1)*k]
 	beta := in.Beta[i*k : (i+1)*k]
 	m := math.Inf(1)
-	sc.dg = grow(sc.dg, k)
+	sc.dg = kernels.Grow(sc.dg, k)
 	for q, j := range nbr {
-		sc.dg[q] = w.h * tsneSqDist(yi, w.y[int(j)*dims:int(j+1)*dims])
+		sc.dg[q] = w.h * kernels.EmbedSqDist(yi, w.y[int(j)*dims:int(j+1)*dims])
 		m = min(m, sc.dg[q])
 	}
 	// The listed neighbours' kernels bound the normaliser from below: the
@@ -480,10 +483,10 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 			pair(int(-1-it.id), f)
 			continue
 		}
-		node := &w.t.nodes[it.id]
+		node := &w.t.Nodes[it.id]
 		gn := acc[(n+int(it.id))*dims : (n+int(it.id)+1)*dims]
 		for c := range gi {
-			t := f * (yi[c] - node.com[c])
+			t := f * (yi[c] - node.COM[c])
 			gi[c] += t
 			gn[c] -= t / cnt
 		}

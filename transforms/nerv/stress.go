@@ -1,16 +1,18 @@
-package kernels
+package nerv
 
 import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // NeRV, ClassNeRV and SoftClassNeRV: exact O(n²) stress and gradient.
 //
 // Conventions: y is the n×dims row-major embedding, D²_ij its squared
-// distances (sqDist, so D²_ij = D²_ji bit for bit). Row i of the output
-// neighbourhoods is the softmax
+// distances (kernels.SqDist, so D²_ij = D²_ji bit for bit). Row i of the
+// output neighbourhoods is the softmax
 //
 //	b_ij = exp(−a_ij) / Σ_{k≠i} exp(−a_ik),  a_ij = D²_ij / (2 s_i²),
 //
@@ -41,12 +43,12 @@ const nervGrain = 16
 // for β inside logarithms.
 const nervBetaFloor = 0x1p-1022
 
-// NeRVInput holds everything the NeRV-family stress depends on except the
+// Input holds everything the NeRV-family stress depends on except the
 // embedding.
 //
 // Beta holds the input neighbourhoods β_ij (n×n row-major, rows summing to 1,
-// diagonal ignored), as Perplexity returns them in p. Soft holds the n×C
-// soft labels ω (rows summing to 1), or nil for unsupervised NeRV; a row
+// diagonal ignored), as kernels.Perplexity returns them in p. Soft holds the
+// n×C soft labels ω (rows summing to 1), or nil for unsupervised NeRV; a row
 // whose first entry is NaN is unlabelled (the caller makes sure such rows
 // are all NaN). Alpha (supervision) and Gamma (recall vs precision) lie in
 // [0, 1]. The per-pair trade-off is
@@ -58,20 +60,20 @@ const nervBetaFloor = 0x1p-1022
 // τ_in = (1 − α)γ + α and τ_out = (1 − α)γ; with Soft nil (or α = 0) it is
 // NeRV with trade-off γ. Scale holds the output scales s_i > 0: length N
 // (per point, e.g. s_i = σ_i) or length 1 (one global scale).
-type NeRVInput struct {
+type Input struct {
 	N, C         int
 	Beta         []float64
 	Soft         []float64
 	Alpha, Gamma float64
 	Scale        []float64
 	// LogBeta, if not nil, holds log(max(βᵢⱼ, floor)) for every entry of
-	// Beta (see NeRVLogBeta). β is fixed during an optimisation, so caching
+	// Beta (see LogBeta). β is fixed during an optimisation, so caching
 	// saves two of the six transcendental calls per pair.
 	LogBeta []float64
 }
 
-// NeRVLogBeta fills in.LogBeta from in.Beta (allocating it when nil).
-func NeRVLogBeta(in *NeRVInput) {
+// LogBeta fills in.LogBeta from in.Beta (allocating it when nil).
+func LogBeta(in *Input) {
 	if len(in.LogBeta) != len(in.Beta) {
 		in.LogBeta = make([]float64, len(in.Beta))
 	}
@@ -81,40 +83,40 @@ func NeRVLogBeta(in *NeRVInput) {
 }
 
 // logBeta is log(max(β, floor)) of entry k, from the cache when there is one.
-func (in *NeRVInput) logBeta(k int) float64 {
+func (in *Input) logBeta(k int) float64 {
 	if in.LogBeta != nil {
 		return in.LogBeta[k]
 	}
 	return math.Log(max(in.Beta[k], nervBetaFloor))
 }
 
-func (in *NeRVInput) check(y []float64, dims int) {
+func (in *Input) check(y []float64, dims int) {
 	n := in.N
-	checkEmbedding(y, n, dims)
+	kernels.CheckEmbedding(y, n, dims)
 	if len(in.Beta) != n*n {
-		panic(fmt.Sprintf("kernels: len(Beta) = %d, want N² = %d", len(in.Beta), n*n))
+		panic(fmt.Sprintf("nerv: len(Beta) = %d, want N² = %d", len(in.Beta), n*n))
 	}
 	if in.Soft != nil && (in.C < 1 || len(in.Soft) != n*in.C) {
-		panic(fmt.Sprintf("kernels: len(Soft) = %d, want N·C = %d·%d", len(in.Soft), n, in.C))
+		panic(fmt.Sprintf("nerv: len(Soft) = %d, want N·C = %d·%d", len(in.Soft), n, in.C))
 	}
 	if !(in.Alpha >= 0 && in.Alpha <= 1 && in.Gamma >= 0 && in.Gamma <= 1) {
-		panic(fmt.Sprintf("kernels: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
+		panic(fmt.Sprintf("nerv: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
 	}
 	if in.LogBeta != nil && len(in.LogBeta) != n*n {
-		panic(fmt.Sprintf("kernels: len(LogBeta) = %d, want N² = %d", len(in.LogBeta), n*n))
+		panic(fmt.Sprintf("nerv: len(LogBeta) = %d, want N² = %d", len(in.LogBeta), n*n))
 	}
 	if len(in.Scale) != n && len(in.Scale) != 1 {
-		panic(fmt.Sprintf("kernels: len(Scale) = %d, want 1 or N = %d", len(in.Scale), n))
+		panic(fmt.Sprintf("nerv: len(Scale) = %d, want 1 or N = %d", len(in.Scale), n))
 	}
 	for i, s := range in.Scale {
 		if !(s > 0) || math.IsInf(s, 1) {
-			panic(fmt.Sprintf("kernels: Scale[%d] = %v, want finite and > 0", i, s))
+			panic(fmt.Sprintf("nerv: Scale[%d] = %v, want finite and > 0", i, s))
 		}
 	}
 }
 
 // tradeoff returns Λ_ij.
-func (in *NeRVInput) tradeoff(i, j int) float64 {
+func (in *Input) tradeoff(i, j int) float64 {
 	return pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
 }
 
@@ -164,25 +166,25 @@ type nervRows struct {
 	h, amin, logZ, sumG, stress []float64
 }
 
-// NeRVStress returns the stress ζ of the embedding y (n×dims) for in (see
-// NeRVInput and the formulas at the top of nerv.go) and, if grad is not nil,
+// Stress returns the stress ζ of the embedding y (n×dims) for in (see
+// Input and the formulas at the top of stress.go) and, if grad is not nil,
 // writes ∂ζ/∂y into grad (n×dims). It takes two passes over blocks of rows.
 // The first computes each row's softmax normaliser, Σ_k g_ik and stress
 // (summed in row order). The second visits each unordered pair once,
 // rebuilding c_lj and c_jl from those row quantities, and adds the pair's
 // force to a per-chunk accumulator; the accumulators are summed in chunk
-// order (ParallelSumVec). Results are therefore bit-identical for any
+// order (kernels.ParallelSumVec). Results are therefore bit-identical for any
 // thread count. It costs O(n²·(dims + C)) time, about four exponentials and
 // four logarithms per unordered pair; it never allocates an n×n array (it
 // allocates O(n·workers) scratch and at most about 64·n·dims accumulators
 // per call), and is finite for duplicate points. It panics on wrong
 // lengths, α or γ outside [0, 1] or a scale that is not finite and
 // positive, and returns ctx.Err() if cancelled (grad is then unspecified).
-func NeRVStress(ctx context.Context, grad, y []float64, dims int, in *NeRVInput, threads int) (float64, error) {
+func Stress(ctx context.Context, grad, y []float64, dims int, in *Input, threads int) (float64, error) {
 	in.check(y, dims)
 	n := in.N
 	if grad != nil && len(grad) != n*dims {
-		panic(fmt.Sprintf("kernels: len(grad) = %d, want n·dims = %d", len(grad), n*dims))
+		panic(fmt.Sprintf("nerv: len(grad) = %d, want n·dims = %d", len(grad), n*dims))
 	}
 	if n < 2 {
 		clear(grad)
@@ -199,8 +201,8 @@ func NeRVStress(ctx context.Context, grad, y []float64, dims int, in *NeRVInput,
 		}
 		r.h[i] = 1 / (2 * s * s)
 	}
-	scratch := make([]float64, Workers(n, threads, nervGrain)*2*n)
-	err := ParallelForWorker(ctx, n, threads, nervGrain, func(w, lo, hi int) {
+	scratch := make([]float64, kernels.Workers(n, threads, nervGrain)*2*n)
+	err := kernels.ParallelForWorker(ctx, n, threads, nervGrain, func(w, lo, hi int) {
 		a := scratch[w*2*n : (w+1)*2*n]
 		for i := lo; i < hi; i++ {
 			nervRow(&r, a[:n], a[n:], y, dims, in, i)
@@ -218,7 +220,7 @@ func NeRVStress(ctx context.Context, grad, y []float64, dims int, in *NeRVInput,
 		return stress, nil
 	}
 	grain := nervPairGrain(n)
-	err = ParallelSumVec(ctx, grad, n, threads, grain, func(lo, hi int, acc []float64) {
+	err = kernels.ParallelSumVec(ctx, grad, n, threads, grain, func(lo, hi int, acc []float64) {
 		nervGradBlock(acc, &r, y, dims, in, lo, hi)
 	})
 	if err != nil {
@@ -239,7 +241,7 @@ func nervPairGrain(n int) int {
 }
 
 // nervRow is pass 1 for row i: a and e are scratch of length n.
-func nervRow(r *nervRows, a, e, y []float64, dims int, in *NeRVInput, i int) {
+func nervRow(r *nervRows, a, e, y []float64, dims int, in *Input, i int) {
 	n := in.N
 	yi := y[i*dims : (i+1)*dims]
 	h := r.h[i]
@@ -248,7 +250,7 @@ func nervRow(r *nervRows, a, e, y []float64, dims int, in *NeRVInput, i int) {
 		if j == i {
 			continue
 		}
-		v := sqDist(yi, y[j*dims:(j+1)*dims]) * h
+		v := kernels.SqDist(yi, y[j*dims:(j+1)*dims]) * h
 		a[j] = v
 		amin = min(amin, v)
 	}
@@ -277,7 +279,7 @@ func nervRow(r *nervRows, a, e, y []float64, dims int, in *NeRVInput, i int) {
 // c_lj and c_jl are rebuilt from the row quantities, and the pair's force is
 // added to acc for l and subtracted for j, so each unordered pair is visited
 // once. acc is the chunk's own n×dims accumulator (see ParallelSumVec).
-func nervGradBlock(acc []float64, r *nervRows, y []float64, dims int, in *NeRVInput, lo, hi int) {
+func nervGradBlock(acc []float64, r *nervRows, y []float64, dims int, in *Input, lo, hi int) {
 	n := in.N
 	for l := lo; l < hi; l++ {
 		yl := y[l*dims : (l+1)*dims]
@@ -286,7 +288,7 @@ func nervGradBlock(acc []float64, r *nervRows, y []float64, dims int, in *NeRVIn
 		betal := in.Beta[l*n : (l+1)*n]
 		for j := l + 1; j < n; j++ {
 			yj := y[j*dims : (j+1)*dims]
-			d2 := sqDist(yl, yj)
+			d2 := kernels.SqDist(yl, yj)
 			lam := in.tradeoff(l, j)
 			logblj := aminl - d2*hl - logZl
 			blj := math.Exp(logblj)

@@ -1,4 +1,4 @@
-package kernels
+package ckpca
 
 import (
 	"errors"
@@ -6,12 +6,14 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // ErrSecular reports invalid input to the sphere-constrained quadratic
 // solver (NaN or Inf in C, b or t, or t < 0) or a failure to solve it.
 // Errors returned by SphereQuadratic wrap it; test with errors.Is.
-var ErrSecular = errors.New("kernels: sphere quadratic")
+var ErrSecular = errors.New("ckpca: sphere quadratic")
 
 // SphereQuadratic solves
 //
@@ -38,7 +40,7 @@ type SphereQuadratic struct {
 // NewSphereQuadratic factorises the symmetric matrix c. Only c's stored
 // triangle is read (gonum's convention). A NaN or Inf entry gives an error
 // wrapping ErrSecular; a failed eigendecomposition one wrapping both
-// ErrSecular and ErrEigen.
+// ErrSecular and kernels.ErrEigen.
 func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	k := c.SymmetricDim()
 	for i := range k {
@@ -50,7 +52,7 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	}
 	var eig mat.EigenSym
 	if !eig.Factorize(c, true) {
-		return nil, fmt.Errorf("%w: %w", ErrSecular, ErrEigen)
+		return nil, fmt.Errorf("%w: %w", ErrSecular, kernels.ErrEigen)
 	}
 	s := &SphereQuadratic{k: k, vals: eig.Values(nil)}
 	eig.VectorsTo(&s.q)
@@ -108,7 +110,7 @@ func (s *SphereQuadratic) MaxEigenvalue() float64 {
 func (s *SphereQuadratic) Maximize(dst, b []float64, t float64) (lambda, value float64, err error) {
 	k := s.k
 	if len(dst) != k || len(b) != k {
-		panic("kernels: SphereQuadratic.Maximize: bad length")
+		panic("ckpca: SphereQuadratic.Maximize: bad length")
 	}
 	if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
 		return 0, 0, fmt.Errorf("%w: radius t = %v must be finite and ≥ 0", ErrSecular, t)
