@@ -7,12 +7,17 @@ import (
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/bvp"
+	"github.com/ordinate/ordinate/transforms/ckpca"
 	"github.com/ordinate/ordinate/transforms/figure"
+	"github.com/ordinate/ordinate/transforms/fisher"
 	"github.com/ordinate/ordinate/transforms/linear"
+	"github.com/ordinate/ordinate/transforms/lsp"
+	"github.com/ordinate/ordinate/transforms/nerv"
 	"github.com/ordinate/ordinate/transforms/oe"
 	"github.com/ordinate/ordinate/transforms/report"
 	"github.com/ordinate/ordinate/transforms/score"
 	"github.com/ordinate/ordinate/transforms/triplets"
+	"github.com/ordinate/ordinate/transforms/tsne"
 )
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -48,11 +53,11 @@ Examples:
 			stageCommand(bvp.Stage{}),
 			stageCommand(linear.PCAStage{}),
 			stageCommand(linear.LDAStage{}),
-			fisherCommand(),
-			nervCommand(),
-			ckpcaCommand(),
-			lspCommand(),
-			tsneCommand(),
+			stageCommand(fisher.Stage{}),
+			stageCommand(nerv.Stage{}),
+			stageCommand(ckpca.Stage{}),
+			stageCommand(lsp.Stage{}),
+			stageCommand(tsne.Stage{}),
 			stageCommand(triplets.Stage{}),
 			stageCommand(score.Stage{}),
 			stageCommand(oe.TSTEStage{}),

@@ -58,10 +58,19 @@ func TestFisherOutputs(t *testing.T) {
 		t.Errorf("long output has %d rows, want %d", info.Rows, 100*99)
 	}
 	fig := info.Provenance.Figures
-	for _, k := range []string{"sigma", "steps", "rule", "correction", "negative_eigenvalue_share"} {
+	for _, k := range []string{"sigma", "negative_eigenvalue_share", "long_steps", "classes"} {
 		if _, ok := fig[k]; !ok {
 			t.Errorf("provenance figures lack %q: %v", k, fig)
 		}
+	}
+	params := info.Provenance.Params
+	for k, want := range map[string]any{"steps": 10.0, "rule": "trapezoid", "correction": "clip", "format": "long", "sigma_scale": 1.0} {
+		if params[k] != want {
+			t.Errorf("provenance param %s = %v, want %v", k, params[k], want)
+		}
+	}
+	if info.Provenance.Kind != "distance_pairs" {
+		t.Errorf("kind %q, want distance_pairs", info.Provenance.Kind)
 	}
 	if share, _ := fig["negative_eigenvalue_share"].(float64); math.Abs(share-0.21) > 0.01 {
 		t.Errorf("negative eigenvalue share %v, want about 0.21 (SOURCE.md)", share)

@@ -1,21 +1,23 @@
 package fisher
 
 import (
-	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Sentinel errors. Errors returned by Distances and SparseDistances wrap one
 // of them (test with errors.Is); errors about one entry of the input are
-// *InputError.
+// *InputError. Each is of one of the two kinds hosts act on:
+// transforms.ErrInvalidData or transforms.ErrInvalidOption.
 var (
-	ErrTooFew        = errors.New("too few points")
-	ErrLength        = errors.New("length mismatch")
-	ErrNonFinite     = errors.New("non-finite similarity")
-	ErrAsymmetric    = errors.New("similarity matrix not symmetric")
-	ErrClassRange    = errors.New("class index out of range")
-	ErrTooFewClasses = errors.New("fewer than 2 classes present")
-	ErrOption        = errors.New("invalid option")
+	ErrTooFew        = transforms.NewSentinel(transforms.ErrInvalidData, "too few points")
+	ErrLength        = transforms.NewSentinel(transforms.ErrInvalidData, "length mismatch")
+	ErrNonFinite     = transforms.NewSentinel(transforms.ErrInvalidData, "non-finite similarity")
+	ErrAsymmetric    = transforms.NewSentinel(transforms.ErrInvalidData, "similarity matrix not symmetric")
+	ErrClassRange    = transforms.NewSentinel(transforms.ErrInvalidData, "class index out of range")
+	ErrTooFewClasses = transforms.NewSentinel(transforms.ErrInvalidData, "fewer than 2 classes present")
+	ErrOption        = transforms.NewSentinel(transforms.ErrInvalidOption, "invalid option")
 )
 
 // InputError reports a bad value at one position of the input, like

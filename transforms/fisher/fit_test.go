@@ -1,0 +1,126 @@
+package fisher
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+func TestFit(t *testing.T) {
+	ctx := context.Background()
+	const n = 40
+	base, classes := synth.IndefiniteSimilarity(rand.New(rand.NewPCG(3, 4)), n, 2, 0.2)
+	fresh := func() []float64 { return append([]float64(nil), base...) }
+	opts := func(set func(o *StageOptions)) *StageOptions {
+		o := NewStageOptions()
+		if set != nil {
+			set(o)
+		}
+		return o
+	}
+
+	// An asymmetric matrix is symmetrised with a warning; the result equals
+	// that of the symmetrised input.
+	asym := fresh()
+	asym[1] += 0.1
+	sym := fresh()
+	sym[1] += 0.05
+	sym[n] += 0.05
+	a, err := Fit(ctx, asym, n, classes, 2, opts(nil), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Fit(ctx, sym, n, classes, 2, opts(nil), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Warnings) != 1 || !strings.Contains(a.Warnings[0], "not symmetric") || len(b.Warnings) != 0 {
+		t.Errorf("warnings: asymmetric %v, symmetric %v", a.Warnings, b.Warnings)
+	}
+	for k := range a.Dist {
+		if a.Dist[k] != b.Dist[k] {
+			t.Fatalf("entry %d: %v after symmetrising, %v given symmetric", k, a.Dist[k], b.Dist[k])
+		}
+	}
+	if share := a.Figures["negative_eigenvalue_share"].(float64); !(share > 0 && share < 1) {
+		t.Errorf("negative eigenvalue share %v: the synthetic matrix is indefinite", share)
+	}
+	for key := range a.Figures {
+		if strings.ToLower(key) != key || strings.Contains(key, "-") {
+			t.Errorf("figure key %q is not snake_case", key)
+		}
+	}
+	// σ from perplexity scales with sigma-scale.
+	one, err := Fit(ctx, fresh(), n, classes, 2, opts(nil), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *StageOptions) { o.SigmaScale = 2 }), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(two.Sigma-2*one.Sigma) > 1e-12*one.Sigma {
+		t.Errorf("σ with scale 2 = %v, want 2 × %v", two.Sigma, one.Sigma)
+	}
+	// The kernel metric is √d² of the corrected kernel.
+	k, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *StageOptions) { o.Metric, o.Neighbors = MetricKernel, 3 }), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.K != 3 || len(k.Idx) != 3*n {
+		t.Errorf("kernel metric with 3 neighbours: K %d, %d indices", k.K, len(k.Idx))
+	}
+	for _, tc := range []struct {
+		name   string
+		set    func(o *StageOptions)
+		option string
+	}{
+		{"perplexity", func(o *StageOptions) { o.Perplexity = 39 }, "perplexity"},
+		{"steps", func(o *StageOptions) { o.Steps = -1 }, "steps"},
+		{"neighbors", func(o *StageOptions) { o.Neighbors = n }, "neighbors"},
+		{"square and upper", func(o *StageOptions) { o.Format, o.Upper = FormatSquare, true }, "upper"},
+	} {
+		_, err := Fit(ctx, fresh(), n, classes, 2, opts(tc.set), 0, nil)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option || !errors.Is(err, transforms.ErrInvalidOption) {
+			t.Errorf("%s: error %v, want an option error on %q", tc.name, err, tc.option)
+		}
+	}
+	nan := fresh()
+	nan[5] = math.NaN()
+	if _, err := Fit(ctx, nan, n, classes, 2, opts(nil), 0, nil); !errors.Is(err, transforms.ErrInvalidData) {
+		t.Errorf("NaN in the matrix: error %v, want invalid data", err)
+	}
+}
+
+func TestEnums(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		ok          bool
+	}{
+		{"correction", "flip", true}, {"correction", "square", false},
+		{"rule", "left", true}, {"rule", "simpson", false},
+		{"metric", "kernel", true}, {"metric", "cosine", false},
+		{"format", "square", true}, {"format", "wide", false},
+		{"kernel", "rbf", true}, {"kernel", "poly", false},
+	} {
+		o := NewStageOptions()
+		err := transforms.SetOptions(o, map[string]string{tc.name: tc.value})
+		if (err == nil) != tc.ok || err != nil && (!strings.Contains(err.Error(), tc.value) || !errors.Is(err, transforms.ErrInvalidOption)) {
+			t.Errorf("%s %q: error %v", tc.name, tc.value, err)
+		}
+		if opt, _ := transforms.Lookup(o, tc.name); tc.ok && opt.String() != tc.value {
+			t.Errorf("%s: set %q, reads back %q", tc.name, tc.value, opt.String())
+		}
+	}
+	p := transforms.Params(NewStageOptions())
+	if p["correction"] != "clip" || p["rule"] != "trapezoid" || p["metric"] != "fisher" || p["format"] != "long" || p["standardize"] != true || p["kernel"] != "" {
+		t.Errorf("default params %v", p)
+	}
+}
