@@ -1,7 +1,6 @@
 package ckpca
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -9,15 +8,19 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
-// Sentinel errors; errors returned by this package wrap one of them.
+// Sentinel errors; errors returned by this package wrap one of them, and
+// each is of one of the two shared kinds (transforms.ErrInvalidData,
+// transforms.ErrInvalidOption).
 var (
-	ErrOption     = errors.New("ckpca: bad option")
-	ErrControl    = errors.New("ckpca: bad control points")
-	ErrInfeasible = errors.New("ckpca: control targets cannot be met with a unit-norm function")
-	ErrKernel     = errors.New("ckpca: bad kernel matrix")
-	ErrNumerical  = errors.New("ckpca: numerical failure")
+	ErrOption     = transforms.NewSentinel(transforms.ErrInvalidOption, "ckpca: bad option")
+	ErrControl    = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: bad control points")
+	ErrInfeasible = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: control targets cannot be met with a unit-norm function")
+	ErrKernel     = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: bad kernel matrix")
+	ErrNumerical  = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: numerical failure")
 )
 
 // ScaleMode says what to do with targets that exceed the norm budget.
@@ -54,10 +57,10 @@ type Control struct {
 
 // Component reports one fitted component.
 type Component struct {
-	Lambda   float64 // Lagrange multiplier of the sphere constraint
-	T        float64 // norm left for the free part, √(1 − ‖x‖²) (1 with Soft)
-	Variance float64 // (1/n) Σᵢ (f(xᵢ) − mean f)², after scaling back
-	HardCase bool    // the sphere problem's hard case occurred
+	Lambda   float64 `json:"lambda"`    // Lagrange multiplier of the sphere constraint
+	T        float64 `json:"t"`         // norm left for the free part, √(1 − ‖x‖²) (1 with Soft)
+	Variance float64 `json:"variance"`  // (1/n) Σᵢ (f(xᵢ) − mean f)², after scaling back
+	HardCase bool    `json:"hard_case"` // the sphere problem's hard case occurred
 }
 
 // Result is a fitted cKPCA in feature space.
@@ -82,7 +85,7 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 		return nil, err
 	}
 	if o.Soft == 0 && m >= p {
-		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or --soft)", ErrControl, m, p)
+		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or soft)", ErrControl, m, p)
 	}
 	wv := varianceMatrix(f)
 	var l *mat.Dense // the control rows of F, L in the paper
@@ -111,7 +114,7 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 			c = math.Sqrt(o.Budget) / worst
 		case worst > 1:
 			return nil, fmt.Errorf("%w: the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
-				"scale the targets down by at least %.4g, or use --scale auto (rescale, solve, scale back) or --soft WEIGHT (penalty instead of exact constraints)",
+				"scale the targets down by at least %.4g, or use scale auto (rescale, solve, scale back) or soft WEIGHT (penalty instead of exact constraints)",
 				ErrInfeasible, worst, worst)
 		}
 	}
@@ -166,7 +169,7 @@ func checkOptions(o Options) error {
 	case !(o.Soft >= 0) || math.IsInf(o.Soft, 1):
 		return fmt.Errorf("%w: soft weight %g must be finite and ≥ 0", ErrOption, o.Soft)
 	case o.Soft > 0 && o.Scale == ScaleAuto:
-		return fmt.Errorf("%w: --soft and --scale auto do not combine (soft constraints are always feasible)", ErrOption)
+		return fmt.Errorf("%w: soft and scale auto do not combine (soft constraints are always feasible)", ErrOption)
 	}
 	return nil
 }

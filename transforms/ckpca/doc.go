@@ -56,5 +56,21 @@
 // factorised C and many (b, t); it moved here from package kernels, whose
 // conventions it keeps: wrong lengths panic, and bad values (NaN, Inf,
 // t < 0) or a failed solve give errors wrapping ErrSecular, which Fit wraps
-// in ErrNumerical.
+// in ErrNumerical.//
+// # Stage
+//
+// Stage is the ckpca stage of the transforms contract: it reads the feature
+// table "in" through transforms.Env.ReadFeatures (standardised by default,
+// constant columns dropped with a warning) — or, for a precomputed kernel,
+// the selected columns as they are, or the long "similarity" table — and
+// the control points from the columns StageOptions.Control or the
+// "control-table" input (ControlSelection, ReadControl: shared with the
+// lsp stage). StageOptions.Kernel chooses the kernel (its γ, degree and
+// coef0 are options; the γ used is recorded as the figure resolved_gamma)
+// and StageOptions.Path how the linear kernel is solved: its zero value,
+// auto, works in feature space (the primal path, D×D), so a caller that
+// leaves it alone never forms the n×n kernel matrix. The kernel matrix is
+// built with the run's threads. The stage writes the embedding "out" and,
+// for a kernel on features, the model "model-out": affine on the primal
+// path, a kernel model otherwise.
 package ckpca

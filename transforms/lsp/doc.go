@@ -15,4 +15,14 @@
 //     model for new rows.
 //
 // Distances are Euclidean on the rows as given (callers standardise).
+//
+// # Stage
+//
+// Stage is the lsp stage of the transforms contract: it reads the feature
+// table "in" through transforms.Env.ReadFeatures (standardised by default,
+// constant columns dropped with a warning), the control points from the
+// control columns or the "control-table" input exactly as the ckpca stage
+// does (ckpca.ControlSelection, ckpca.ReadControl), fits the chosen
+// Variant, and writes the embedding "out" and, for the linear map, the
+// model "model-out" that apply uses.
 package lsp

@@ -1,0 +1,464 @@
+package ckpca
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// Stage is the ckpca stage: constrained kernel PCA through control points
+// on a feature table (or a precomputed kernel), writing the embedding and,
+// for a kernel on features, a model that places new rows.
+type Stage struct{}
+
+// KernelKind is the kernel of the stage: linear, rbf, poly, cosine, or
+// precomputed (the selected columns, or the similarity table, are the n×n
+// kernel matrix). The zero value is linear.
+type KernelKind int
+
+// The kernels.
+const (
+	Linear KernelKind = iota
+	RBF
+	Poly
+	Cosine
+	Precomputed
+)
+
+var kernelNames = []string{"linear", "rbf", "poly", "cosine", "precomputed"}
+
+func (k KernelKind) Values() []string { return slices.Clone(kernelNames) }
+func (k KernelKind) String() string {
+	if int(k) < len(kernelNames) {
+		return kernelNames[k]
+	}
+	return fmt.Sprintf("KernelKind(%d)", int(k))
+}
+func (k KernelKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+func (k *KernelKind) UnmarshalText(b []byte) error {
+	return unmarshalEnum(b, kernelNames, (*int)(k))
+}
+
+// Path is how a linear kernel is solved: auto (the default, the zero
+// value) works in feature space (primal, D×D, the n×n kernel is never
+// formed) for the linear kernel and with the n×n kernel matrix (dual)
+// otherwise; primal and dual force one or the other (primal needs the
+// linear kernel).
+type Path int
+
+// The paths.
+const (
+	PathAuto Path = iota
+	PathPrimal
+	PathDual
+)
+
+var pathNames = []string{"auto", "primal", "dual"}
+
+func (p Path) Values() []string { return slices.Clone(pathNames) }
+func (p Path) String() string {
+	if int(p) < len(pathNames) {
+		return pathNames[p]
+	}
+	return fmt.Sprintf("Path(%d)", int(p))
+}
+func (p Path) MarshalText() ([]byte, error)  { return []byte(p.String()), nil }
+func (p *Path) UnmarshalText(b []byte) error { return unmarshalEnum(b, pathNames, (*int)(p)) }
+
+var scaleNames = []string{"none", "auto"}
+
+func (s ScaleMode) Values() []string { return slices.Clone(scaleNames) }
+func (s ScaleMode) String() string {
+	if int(s) >= 0 && int(s) < len(scaleNames) {
+		return scaleNames[s]
+	}
+	return fmt.Sprintf("ScaleMode(%d)", int(s))
+}
+func (s ScaleMode) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+func (s *ScaleMode) UnmarshalText(b []byte) error {
+	return unmarshalEnum(b, scaleNames, (*int)(s))
+}
+
+// Correction is the eigenvalue correction of a precomputed kernel before
+// the positive semi-definiteness check: none (an indefinite matrix is an
+// error), clip, flip or shift (see kernels.CorrectSpectrum).
+type Correction int
+
+// The corrections.
+const (
+	CorrectNone Correction = iota
+	CorrectClip
+	CorrectFlip
+	CorrectShift
+)
+
+var correctionNames = []string{"none", "clip", "flip", "shift"}
+
+func (c Correction) Values() []string { return slices.Clone(correctionNames) }
+func (c Correction) String() string {
+	if int(c) < len(correctionNames) {
+		return correctionNames[c]
+	}
+	return fmt.Sprintf("Correction(%d)", int(c))
+}
+func (c Correction) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+func (c *Correction) UnmarshalText(b []byte) error {
+	return unmarshalEnum(b, correctionNames, (*int)(c))
+}
+
+func (c Correction) spectrum() kernels.Correction {
+	return [...]kernels.Correction{kernels.None, kernels.Clip, kernels.Flip, kernels.Shift}[c]
+}
+
+func unmarshalEnum(b []byte, names []string, dst *int) error {
+	i := slices.Index(names, string(b))
+	if i < 0 {
+		return fmt.Errorf("%q: want one of %v", b, names)
+	}
+	*dst = i
+	return nil
+}
+
+// StageOptions are the options of the ckpca stage (Options are those of
+// the matrix core, Fit). The zero value of every enum is its default:
+// the linear kernel, solved in feature space.
+type StageOptions struct {
+	transforms.Columns
+	Standardize bool     `opt:"standardize" help:"z-score every feature column before the kernel (constant columns are dropped with a warning either way; not used by a precomputed kernel)"`
+	Control     []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
+	Dims        int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table; 2 without control points)"`
+
+	Kernel KernelKind `opt:"kernel" help:"kernel on the (standardised) features, or precomputed: the selected columns (or the similarity table) are the n×n kernel matrix"`
+	Gamma  float64    `opt:"gamma" help:"rbf: exp(−γ‖a − b‖²), 0: 1/median squared distance; poly: γ·aᵀb, 0: 1/D (the value used is recorded as the figure resolved_gamma)"`
+	Degree int        `opt:"degree" help:"poly degree"`
+	Coef0  float64    `opt:"coef0" help:"poly: (γ·aᵀb + coef0)^degree"`
+	Path   Path       `opt:"path" help:"auto: the linear kernel in feature space (D×D, never forming the n×n kernel), other kernels with the kernel matrix; primal or dual force one"`
+
+	Nu         float64    `opt:"nu" help:"ν: penalty on overlap with earlier dimensions (the paper's soft orthogonality)"`
+	Scale      ScaleMode  `opt:"scale" help:"none (infeasible targets are an error) or auto (rescale the targets, solve, scale back)"`
+	Budget     float64    `opt:"budget" help:"with scale auto: share of the squared norm the constraints may use, in (0, 1)"`
+	Soft       float64    `opt:"soft" help:"penalty weight for soft constraints instead of exact ones (0: exact)"`
+	Landmarks  int        `opt:"landmarks" help:"Nyström approximation with this many random landmark rows (0: exact)"`
+	Correction Correction `opt:"correction" help:"precomputed kernel: eigenvalue correction before the PSD check (none: an indefinite matrix is an error)"`
+	Seed       uint64     `opt:"seed" help:"random seed (landmark choice)"`
+}
+
+// NewOptions returns the defaults: the paper's settings (ν = 1, exact
+// constraints, no rescaling), the linear kernel in feature space,
+// standardised features.
+func (Stage) NewOptions() transforms.Options {
+	d := DefaultOptions()
+	return &StageOptions{Standardize: true, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
+}
+
+// Validate checks the options that need no data.
+func (o *StageOptions) Validate() error {
+	switch {
+	case o.Dims < 0:
+		return transforms.Optionf("dims", "%d: want 0 (from the control points) or a positive count", o.Dims)
+	case !(o.Nu >= 0) || math.IsInf(o.Nu, 1):
+		return transforms.Optionf("nu", "%g: want a finite value ≥ 0", o.Nu)
+	case o.Scale == ScaleAuto && !(o.Budget > 0 && o.Budget < 1):
+		return transforms.Optionf("budget", "%g: want a value in (0, 1)", o.Budget)
+	case !(o.Soft >= 0) || math.IsInf(o.Soft, 1):
+		return transforms.Optionf("soft", "%g: want a finite value ≥ 0", o.Soft)
+	case o.Soft > 0 && o.Scale == ScaleAuto:
+		return transforms.Optionf("soft", "soft and scale auto do not combine (soft constraints are always feasible)")
+	case o.Landmarks < 0:
+		return transforms.Optionf("landmarks", "%d: want 0 (exact) or a positive count", o.Landmarks)
+	case o.Kernel == Poly && o.Degree < 1:
+		return transforms.Optionf("degree", "%d: want ≥ 1", o.Degree)
+	case !(o.Gamma >= 0) || math.IsInf(o.Gamma, 1):
+		return transforms.Optionf("gamma", "%g: want 0 (the default rule) or a positive value", o.Gamma)
+	case o.Path == PathPrimal && o.Kernel != Linear:
+		return transforms.Optionf("path", "primal needs the linear kernel, not %s", o.Kernel)
+	case o.Path != PathAuto && o.Landmarks > 0:
+		return transforms.Optionf("path", "%s does not combine with landmarks (the Nyström path)", o.Path)
+	case o.Kernel == Precomputed && o.Landmarks > 0:
+		return transforms.Optionf("landmarks", "needs features, not a precomputed kernel")
+	}
+	return nil
+}
+
+// Info describes the stage.
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "ckpca",
+		Summary: "constrained kernel PCA through user-placed control points (Paurat, Oglic & Gärtner)",
+		Usage:   "ordinate ckpca --in T (--control cx,cy | --control-table C --id ID) [--kernel linear] --out E [--model-out M]",
+		Doc: `Each output dimension is a unit-norm function in the kernel's feature space that
+passes exactly through the control points and otherwise has the largest variance,
+with a soft penalty ν for repeating earlier dimensions. Control points come from
+columns of the input (--control cx,cy: the target coordinates on the control rows,
+null on all other rows) or from a table of ids and coordinates (--control-table,
+matched by --id). Without control points the first dimension is kernel PCA's first
+component.
+
+Targets that would need a function of norm above 1 are an error that says by how
+much; --scale auto rescales them (the constraints then use --budget of the squared
+norm), solves, and scales the result back; --soft W replaces the exact constraints
+by the penalty W·‖f(control rows) − targets‖².
+
+Kernels: linear (solved in feature space, D×D, never forming the n×n kernel), rbf
+(--gamma, default 1/median squared distance), poly (--gamma, --degree, --coef0),
+cosine, and precomputed: the selected columns are the n×n kernel matrix (as in the
+square similarity tables of fisher), or --similarity S gives it as a long table
+(i, j, s, every pair and the diagonal, ids from --id). --correction clip|flip|shift
+makes an indefinite similarity positive semi-definite first; otherwise it is an
+error. --landmarks M uses the Nyström approximation with M random landmark rows, for
+large n. Features are standardised unless --standardize=false; the γ used is
+recorded in the provenance as the figure resolved_gamma.`,
+		Examples: []string{
+			"ordinate ckpca --in testdata/ckpca/thyroid-control.csv --label label --control cx,cy --scale auto --out /tmp/thyroid-ckpca.parquet --model-out /tmp/thyroid-ckpca.model.parquet",
+			"ordinate ckpca --in testdata/zoo/zoo.csv --id animal_name --label type --control-table testdata/ckpca/zoo-placed.csv --kernel rbf --scale auto --out /tmp/zoo-ckpca.parquet",
+			"ordinate ckpca --in testdata/ckpca/thyroid-control.csv --label label --control cx,cy --kernel rbf --landmarks 100 --scale auto --out /tmp/thyroid-ckpca-nystrom.parquet",
+		},
+		Inputs: []transforms.Role{
+			{Name: "in", Help: "the feature table (rows to embed), with the control columns", Required: true},
+			ControlTableInput,
+			{Name: "similarity", Help: "precomputed kernel as a long table (i, j, s; ids as in id, every pair with the diagonal); in then holds the rows"},
+		},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "the embedding", Kind: table.Embedding, Required: true},
+			{Name: "model-out", Help: "the fitted model, for apply (not for a precomputed kernel)", Kind: table.Model},
+		},
+	}
+}
+
+// Run fits cKPCA on the input and writes the embedding (and the model).
+func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	o := opts.(*StageOptions)
+	kind := o.Kernel
+	similarity := env.Has("similarity")
+	if similarity {
+		if kind != Linear && kind != Precomputed {
+			return transforms.Optionf("similarity", "similarity is a precomputed kernel; it does not combine with kernel %s", kind)
+		}
+		if o.ID == "" {
+			return transforms.Optionf("id", "similarity needs id: its i and j name the rows of in by that column")
+		}
+		kind = Precomputed
+	}
+	if kind == Precomputed && env.Has("model-out") {
+		return transforms.Optionf("model-out", "needs a kernel on features; a precomputed kernel cannot be evaluated on new rows")
+	}
+	if kind == Precomputed && o.Path != PathAuto {
+		return transforms.Optionf("path", "%s needs a kernel on features, not a precomputed kernel", o.Path)
+	}
+	sel := ControlSelection(o.Columns, o.Control, env.Has(ControlTableRole))
+	var (
+		f  *arrowio.Frame
+		ft *transforms.FeatureTable
+	)
+	if kind == Precomputed {
+		sel.NoFeatures = similarity
+		fr, err := env.ReadFrame(ctx, "in", sel)
+		if err != nil {
+			return err
+		}
+		f = fr
+	} else {
+		t, err := env.ReadFeatures(ctx, "in", sel, o.Standardize)
+		if err != nil {
+			return err
+		}
+		ft, f = t, t.Frame
+	}
+	defer f.Release()
+	ctrl, dims, err := ReadControl(ctx, env, f, o.ID, o.Control, o.Dims)
+	if err != nil {
+		return err
+	}
+	if len(ctrl.Rows) == 0 {
+		env.Warn("no control points: the result is kernel PCA with the soft orthogonality penalty ν")
+	}
+	fo := Options{Dims: dims, Nu: o.Nu, Scale: o.Scale, Budget: o.Budget, Soft: o.Soft}
+	var res *stageFit
+	if kind == Precomputed {
+		data := f.X
+		if similarity {
+			pairs, err := env.ReadFrame(ctx, "similarity", arrowio.Selection{ID: "i", Features: []string{"s"}, Keep: []string{"j"}, OnInvalid: arrowio.InvalidError})
+			if err != nil {
+				return err
+			}
+			data, err = table.SimilarityMatrix(pairs, f)
+			pairs.Release()
+			if err != nil {
+				return err
+			}
+		} else if f.D != f.N {
+			return fmt.Errorf("%w: a precomputed kernel needs one column per row: %d rows, %d columns", ErrKernel, f.N, f.D)
+		}
+		res, err = fitPrecomputed(env, data, f.N, ctrl, fo, o.Correction)
+	} else {
+		res, err = fitFeatures(ctx, env, ft, ctrl, fo, o, kind)
+	}
+	if err != nil {
+		return err
+	}
+	env.Figures(res.figures)
+	if err := env.WriteEmbedding(ctx, "out", f, res.embedding, dims); err != nil {
+		return err
+	}
+	if env.Has("model-out") {
+		if err := env.WriteModel(ctx, "model-out", res.model); err != nil {
+			return err
+		}
+	}
+	env.Log.Info(fmt.Sprintf("ckpca: %d rows, %d control points -> %d dims", f.N, len(ctrl.Rows), dims), "kernel", kind.String(), "path", res.figures["path"])
+	return nil
+}
+
+// stageFit is a fitted cKPCA as the stage writes it.
+type stageFit struct {
+	embedding []float64  // n×d row-major
+	u         *mat.Dense // p×d coordinates in feature space
+	model     transforms.Model
+	figures   map[string]any
+}
+
+// fitPrecomputed fits on the n×n kernel matrix data (after the
+// correction).
+func fitPrecomputed(env *transforms.Env, data []float64, n int, ctrl Control, fo Options, corr Correction) (*stageFit, error) {
+	res := &stageFit{figures: map[string]any{"kernel": Precomputed.String(), "path": "precomputed"}}
+	if len(data) != n*n {
+		return nil, fmt.Errorf("%w: %d similarity values for %d rows", ErrKernel, len(data), n)
+	}
+	km := mat.NewDense(n, n, slices.Clone(data))
+	if err := CheckSymmetric(km); err != nil {
+		return nil, err
+	}
+	if corr != CorrectNone {
+		share, err := kernels.CorrectSpectrum(km.RawMatrix().Data, slices.Clone(km.RawMatrix().Data), n, corr.spectrum())
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrNumerical, err)
+		}
+		res.figures["correction"], res.figures["negative_share"] = corr.String(), share
+		if share > 0 {
+			env.Warn("the kernel matrix had negative eigenvalues (%.3g of the spectrum's absolute mass); corrected with %s", share, corr)
+		}
+	}
+	env.Progress.Start("eigendecomposition", 0)
+	feat, err := KernelFeatures(km)
+	env.Progress.Finish()
+	if err != nil {
+		return nil, err
+	}
+	return res, res.fit(env, feat, ctrl, fo)
+}
+
+// fitFeatures builds the feature map the options ask for on the
+// (standardised) features and fits; the model is affine on the primal path
+// and a kernel model otherwise.
+func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.FeatureTable, ctrl Control, fo Options, o *StageOptions, kind KernelKind) (*stageFit, error) {
+	n, p := ft.N, ft.K()
+	xs := mat.NewDense(n, p, ft.Z)
+	kern, err := kernels.Kernel{Kind: kind.String(), Gamma: o.Gamma, Degree: o.Degree, Coef0: o.Coef0}.Resolve(ft.Z, n, p)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrKernel, err)
+	}
+	res := &stageFit{figures: map[string]any{"kernel": kern.Kind}}
+	var feat *Features
+	switch {
+	case o.Landmarks > 0:
+		if o.Landmarks > n {
+			return nil, transforms.Optionf("landmarks", "%d landmarks for %d rows", o.Landmarks, n)
+		}
+		lm := rand.New(rand.NewPCG(o.Seed, 0x6c616e64)).Perm(n)[:o.Landmarks]
+		slices.Sort(lm)
+		env.Progress.Start("kernel matrix", int64(n))
+		feat, err = NystromFeatures(xs, lm, kern)
+		env.Progress.Finish()
+		res.figures["path"] = "nystrom"
+	case kind == Linear && o.Path != PathDual:
+		feat = &Features{F: xs, Rank: p}
+		res.figures["path"] = "primal"
+	default:
+		env.Progress.Start("kernel matrix", int64(n))
+		var g []float64
+		g, err = kern.Gram(ctx, nil, ft.Z, n, ft.Z, n, p, env.Threads)
+		env.Progress.Add(int64(n))
+		env.Progress.Finish()
+		if err == nil {
+			env.Progress.Start("eigendecomposition", 0)
+			feat, err = KernelFeatures(mat.NewDense(n, n, g))
+			env.Progress.Finish()
+		}
+		res.figures["path"] = "dual"
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := res.fit(env, feat, ctrl, fo); err != nil {
+		return nil, err
+	}
+	// The model's parameters, as the model header records them.
+	params := map[string]any{"kernel": kern.Kind, "nu": fo.Nu, "control_points": len(ctrl.Rows)}
+	switch kern.Kind {
+	case "rbf":
+		params["gamma"] = kern.Gamma
+		res.figures["resolved_gamma"] = kern.Gamma
+	case "poly":
+		params["gamma"], params["degree"], params["coef0"] = kern.Gamma, kern.Degree, kern.Coef0
+		res.figures["resolved_gamma"] = kern.Gamma
+	}
+	if fo.Soft > 0 {
+		params["soft"] = fo.Soft
+	}
+	if o.Landmarks > 0 {
+		params["landmarks"] = o.Landmarks
+	}
+	// The linear primal path is an affine map; every other path evaluates
+	// f_s(x) = Σⱼ α_sj k(rⱼ, x) over reference rows.
+	if feat.Coef == nil {
+		res.model = transforms.NewAffine("ckpca", ft.Scaling, ft.FeatureList, o.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
+		return res, nil
+	}
+	var alpha mat.Dense
+	alpha.Mul(feat.Coef, res.u)
+	ref := xs
+	if feat.Ref != nil {
+		ref = mat.NewDense(len(feat.Ref), p, nil)
+		for r, i := range feat.Ref {
+			ref.SetRow(r, xs.RawRowView(i))
+		}
+	}
+	res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: o.Standardize,
+		Kernel: kern, Ref: ref, Alpha: &alpha, Params: params}
+	return res, nil
+}
+
+// fit solves cKPCA on the feature map and records the embedding and the
+// figures.
+func (r *stageFit) fit(env *transforms.Env, feat *Features, ctrl Control, fo Options) error {
+	env.Progress.Start("optimising", int64(fo.Dims))
+	fit, err := Fit(feat.F, ctrl, fo)
+	env.Progress.Add(int64(fo.Dims))
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	n, d := fit.Embedding.Dims()
+	r.embedding = make([]float64, n*d)
+	for i := range n {
+		for s := range d {
+			r.embedding[i*d+s] = fit.Embedding.At(i, s)
+		}
+	}
+	r.u = fit.U
+	r.figures["dims"] = d
+	r.figures["control_points"] = len(ctrl.Rows)
+	r.figures["components"] = fit.Components
+	r.figures["target_scale"] = fit.TargetScale
+	r.figures["rank"] = feat.Rank
+	return nil
+}
