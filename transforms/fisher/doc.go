@@ -96,5 +96,31 @@
 // apply the rule and the 1/(σ²T). They moved here from package kernels and
 // keep its conventions: row-major n×n slices, wrong sizes or parameters
 // panic (Distances validates the user's input first), the only error is
-// ctx.Err(), and results are bit-identical for any thread count.
+// ctx.Err(), and results are bit-identical for any thread count.//
+// # Stage
+//
+// Stage is the fisher stage on the one stage contract (transforms.Stage):
+// StageOptions declares its options once (flags, help, defaults and the
+// provenance's params all come from it). It reads either a similarity table
+// (role "similarity": long i, j, s with labels from role "labels", or
+// square, one numeric column per row in row order, with labels in the same
+// table or in "labels"), or a feature table (role "in") with Kernel linear
+// or rbf. Features are read through Env.ReadFeatures like every stage's: the
+// default feature set leaves out identifiers, targets and earlier
+// embeddings, and constant columns are dropped with a warning. Standardize
+// is on by default, as for ckpca, the other stage that builds a kernel on
+// features: an rbf kernel's median bandwidth and a linear kernel's inner
+// products on raw features are dominated by the columns of largest scale.
+// (The demo uses only similarity tables, which Standardize does not touch.)
+//
+// Fit symmetrises and corrects the matrix (phase "eigendecomposition"),
+// finds σ from the perplexity ("bandwidths") and computes the distances
+// ("pair distances", with the unordered pairs, or with Neighbors the rows,
+// as its total). The output role "out" is a long distance table
+// (table.DistancePairs: i, j, distance; Upper keeps i < j) or, with Format
+// square, a table.DistanceSquare table, both written through package
+// table. Figures: sigma, negative_eigenvalue_share, max_asymmetry (when
+// the input was not symmetric), fallbacks, long_steps, left_rule_asymmetry
+// (rule left, dense), kept_terms and dense_terms (sparse), gamma (rbf) and
+// classes.
 package fisher
