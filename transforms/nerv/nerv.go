@@ -2,7 +2,6 @@ package nerv
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/ordinate/ordinate/internal/lbfgs"
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
 
@@ -50,8 +50,8 @@ const MaxBHPerplexity = 100
 
 // Sentinel errors.
 var (
-	ErrOption = errors.New("nerv: bad option")
-	ErrInput  = errors.New("nerv: bad input")
+	ErrOption = transforms.NewSentinel(transforms.ErrInvalidOption, "nerv: bad option")
+	ErrInput  = transforms.NewSentinel(transforms.ErrInvalidData, "nerv: bad input")
 )
 
 // Options configure Fit. Use DefaultOptions and change what you need: α = 0
@@ -71,6 +71,11 @@ type Options struct {
 	// Progress, if not nil, is called after each scale with its perplexity,
 	// final stress and iterations.
 	Progress func(perplexity, stress float64, iterations int)
+	// Reporter, if not nil, receives the phases of the fit: "pair
+	// distances" or "neighbours" (rows), then "optimising level i/L" for
+	// each scale, with MaxIter as its total and one unit per L-BFGS
+	// iteration.
+	Reporter transforms.Progress
 }
 
 // DefaultOptions are the issue's defaults: 2-D, perplexity 32, α = γ = 0.5,
@@ -81,10 +86,10 @@ func DefaultOptions() Options {
 
 // Level is one scale of the optimisation.
 type Level struct {
-	Perplexity float64
-	Stress     float64
-	Iterations int
-	Status     string
+	Perplexity float64 `json:"perplexity"`
+	Stress     float64 `json:"stress"`
+	Iterations int     `json:"iterations"`
+	Status     string  `json:"status"`
 }
 
 // Result is a fitted embedding.
@@ -135,22 +140,36 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err != nil {
 		return nil, err
 	}
+	rep := o.Reporter
+	if rep == nil {
+		rep = transforms.NoProgress{}
+	}
 	var lv levelStress
 	if o.Method == BarnesHut {
+		rep.Start("neighbours", int64(n))
 		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o)
 	} else {
+		rep.Start("pair distances", int64(n))
 		lv, err = newDenseLevels(ctx, x, n, d, soft, c, o)
 	}
+	if err == nil {
+		rep.Add(int64(n))
+	}
+	rep.Finish()
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{}
-	for _, k := range o.Levels(n) {
+	levels := o.Levels(n)
+	for h, k := range levels {
+		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(o.MaxIter))
 		eval, err := lv.level(k)
 		if err != nil {
+			rep.Finish()
 			return nil, err
 		}
-		r, err := lbfgs.Minimize(ctx, eval, y, o.MaxIter, 10, o.Tol)
+		r, err := lbfgs.MinimizeWith(ctx, eval, y, o.MaxIter, 10, o.Tol, func(int, float64) { rep.Add(1) })
+		rep.Finish()
 		if err != nil {
 			return nil, err
 		}
@@ -325,7 +344,7 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 	case !(o.Alpha >= 0 && o.Alpha <= 1) || !(o.Gamma >= 0 && o.Gamma <= 1):
 		return fmt.Errorf("%w: alpha %g and gamma %g must lie in [0, 1]", ErrOption, o.Alpha, o.Gamma)
 	case !(o.Perplexity >= 1 && o.Perplexity < float64(n-1)):
-		return fmt.Errorf("%w: perplexity %g must be at least 1 and below N − 1 = %d", ErrOption, o.Perplexity, n-1)
+		return transforms.Optionf("perplexity", "%w: perplexity %g must be at least 1 and below N − 1 = %d", ErrOption, o.Perplexity, n-1)
 	case o.Method == BarnesHut && o.Dims > kernels.MaxBHDims:
 		return fmt.Errorf("%w: Barnes–Hut supports at most %d output dimensions, not %d", ErrOption, kernels.MaxBHDims, o.Dims)
 	case o.Method == BarnesHut && !(o.BHTol >= 0):

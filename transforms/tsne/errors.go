@@ -3,20 +3,26 @@ package tsne
 import (
 	"errors"
 	"fmt"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Sentinel errors. Errors returned by the entry points wrap one of them (test
 // with errors.Is); errors about one position of the input are *InputError.
 // Perplexity errors also wrap kernels.ErrPerplexity.
+//
+// Data errors wrap transforms.ErrInvalidData, option errors (perplexity,
+// method, option) transforms.ErrInvalidOption; ErrNumerical is a runtime
+// failure.
 var (
-	ErrNoData     = errors.New("no data")
-	ErrLength     = errors.New("length mismatch")
-	ErrNonFinite  = errors.New("non-finite value")
-	ErrNegative   = errors.New("negative distance")
-	ErrNeighbor   = errors.New("bad neighbour index")
-	ErrPerplexity = errors.New("perplexity out of range")
-	ErrMethod     = errors.New("method not available")
-	ErrOption     = errors.New("invalid option")
+	ErrNoData     = transforms.NewSentinel(transforms.ErrInvalidData, "no data")
+	ErrLength     = transforms.NewSentinel(transforms.ErrInvalidData, "length mismatch")
+	ErrNonFinite  = transforms.NewSentinel(transforms.ErrInvalidData, "non-finite value")
+	ErrNegative   = transforms.NewSentinel(transforms.ErrInvalidData, "negative distance")
+	ErrNeighbor   = transforms.NewSentinel(transforms.ErrInvalidData, "bad neighbour index")
+	ErrPerplexity = transforms.NewSentinel(transforms.ErrInvalidOption, "perplexity out of range")
+	ErrMethod     = transforms.NewSentinel(transforms.ErrInvalidOption, "method not available")
+	ErrOption     = transforms.NewSentinel(transforms.ErrInvalidOption, "invalid option")
 	ErrNumerical  = errors.New("numerical failure")
 )
 

@@ -38,6 +38,8 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	// The learning rate is in the units of bhtsne and openTSNE, whose
 	// gradient omits the factor 4 (see the package doc).
 	eta := o.LearningRate / 4
+	o.Reporter.Start("optimising", int64(o.Iterations))
+	defer o.Reporter.Finish()
 	for it := range o.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -67,6 +69,7 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 			y[k] += update[k]
 		}
 		center(y, n, dims)
+		o.Reporter.Add(1)
 	}
 	z, err := gradient(1)
 	if err != nil {

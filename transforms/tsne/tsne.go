@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Method selects how the gradient is computed.
@@ -79,6 +80,10 @@ type Options struct {
 	// last one with the number of iterations done and the KL divergence
 	// (of the unexaggerated P; a Barnes–Hut estimate in BH mode).
 	Progress func(iter int, kl float64)
+	// Reporter, if not nil, receives the phases of the run: "neighbours"
+	// (rows, Barnes–Hut on features), "affinities" (rows) and
+	// "optimising" (iterations, with their total).
+	Reporter transforms.Progress
 }
 
 // Result is a finished embedding.
@@ -94,6 +99,9 @@ type Result struct {
 }
 
 func (o Options) withDefaults(n int) (Options, error) {
+	if o.Reporter == nil {
+		o.Reporter = transforms.NoProgress{}
+	}
 	if o.Dims == 0 {
 		o.Dims = 2
 	}
@@ -214,8 +222,10 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	}
 	a := &affinities{}
 	if o.Method == Exact {
+		o.Reporter.Start("affinities", int64(n))
 		d2 := make([]float64, n*n)
 		if err := kernels.SqDistances(ctx, d2, x, n, d, o.Threads); err != nil {
+			o.Reporter.Finish()
 			return nil, err
 		}
 		err = a.fromDense(ctx, d2, n, o)
@@ -223,11 +233,17 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		k := bhNeighbors(o.Perplexity, n)
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
-		if err := kernels.KNN(ctx, idx, d2, x, n, d, k, o.Threads); err != nil {
-			return nil, err
+		o.Reporter.Start("neighbours", int64(n))
+		kerr := kernels.KNN(ctx, idx, d2, x, n, d, k, o.Threads)
+		o.Reporter.Add(int64(n))
+		o.Reporter.Finish()
+		if kerr != nil {
+			return nil, kerr
 		}
+		o.Reporter.Start("affinities", int64(n))
 		err = a.fromSparse(ctx, idx, d2, n, k, o)
 	}
+	o.Reporter.Finish()
 	if err != nil {
 		return nil, err
 	}
@@ -274,6 +290,7 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 		return nil, err
 	}
 	a := &affinities{}
+	o.Reporter.Start("affinities", int64(n))
 	if o.Method == Exact {
 		err = a.fromDense(ctx, d2, n, o)
 	} else {
@@ -281,10 +298,12 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 		idx := make([]int32, n*k)
 		kd := make([]float64, n*k)
 		if err := kernels.KNNFromDistances(ctx, idx, kd, d2, n, k, o.Threads); err != nil {
+			o.Reporter.Finish()
 			return nil, err
 		}
 		err = a.fromSparse(ctx, idx, kd, n, k, o)
 	}
+	o.Reporter.Finish()
 	if err != nil {
 		return nil, err
 	}
@@ -323,7 +342,10 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 		d2[q] = v * v
 	}
 	a := &affinities{}
-	if err := a.fromSparse(ctx, idx, d2, n, k, o); err != nil {
+	o.Reporter.Start("affinities", int64(n))
+	err = a.fromSparse(ctx, idx, d2, n, k, o)
+	o.Reporter.Finish()
+	if err != nil {
 		return nil, err
 	}
 	o.Init = InitRandom
@@ -377,6 +399,7 @@ func (a *affinities) fromDense(ctx context.Context, d2 []float64, n int, o Optio
 	if err := kernels.Perplexity(ctx, beta, d2, d2, n, o.Perplexity, o.Threads); err != nil {
 		return perplexityErr(err)
 	}
+	o.Reporter.Add(int64(n))
 	JointP(d2, n)
 	a.dense, a.k = d2, n-1
 	return nil
@@ -387,6 +410,7 @@ func (a *affinities) fromSparse(ctx context.Context, idx []int32, d2 []float64, 
 	if err := kernels.PerplexitySparse(ctx, beta, d2, d2, n, k, o.Perplexity, o.Threads); err != nil {
 		return perplexityErr(err)
 	}
+	o.Reporter.Add(int64(n))
 	a.sparse, a.k = JointPSparse(idx, d2, n, k), k
 	return nil
 }

@@ -1,0 +1,235 @@
+package nerv
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// Stage is the nerv stage: NeRV, ClassNeRV or SoftClassNeRV of a feature
+// table (role "in"), written as an embedding ("out").
+type Stage struct{}
+
+// StageOptions are the options of the nerv stage.
+type StageOptions struct {
+	transforms.Columns
+	SoftLabels  []string    `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
+	Standardize bool        `opt:"standardize" help:"z-score every feature (mean 0, sample standard deviation 1) before the distances; off by default, unlike the linear stages: NeRV, like t-SNE, is usually run on features that are already comparable"`
+	Dims        int         `opt:"dims" help:"output dimensions (Barnes–Hut: at most 3)"`
+	Alpha       float64     `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
+	Gamma       float64     `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
+	Perplexity  float64     `opt:"perplexity" help:"effective number of neighbours K"`
+	Multiscale  bool        `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
+	Method      Method      `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
+	BHTol       float64     `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (0: exact sums)"`
+	OutputScale ScaleOption `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
+	MaxIter     int         `opt:"max-iter" help:"L-BFGS iterations per scale"`
+	Tol         float64     `opt:"tol" help:"relative stress decrease over 10 iterations that ends a scale"`
+}
+
+// NewOptions returns the defaults (DefaultOptions).
+func (Stage) NewOptions() transforms.Options {
+	d := DefaultOptions()
+	return &StageOptions{Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
+		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, MaxIter: d.MaxIter, Tol: d.Tol}
+}
+
+// Validate checks the options that need no data.
+func (o *StageOptions) Validate() error {
+	if o.Label != "" && o.SoftLabels != nil {
+		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
+	}
+	if o.Method == BarnesHut && o.Dims > kernels.MaxBHDims {
+		return transforms.Optionf("dims", "Barnes–Hut supports at most %d output dimensions, not %d", kernels.MaxBHDims, o.Dims)
+	}
+	if o.Method == BarnesHut && o.OutputScale == ScaleTransfer {
+		return transforms.Optionf("output-scale", "transfer needs method exact: Barnes–Hut sums need one global width")
+	}
+	return nil
+}
+
+// options are the core's options.
+func (o *StageOptions) options(threads int) Options {
+	c := DefaultOptions()
+	c.Dims, c.Alpha, c.Gamma, c.Perplexity = o.Dims, o.Alpha, o.Gamma, o.Perplexity
+	c.Multiscale, c.MaxIter, c.Tol, c.Threads = o.Multiscale, o.MaxIter, o.Tol, threads
+	c.Method, c.BHTol = o.Method, o.BHTol
+	switch {
+	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method == BarnesHut):
+		c.OutputScale = Global
+	default:
+		c.OutputScale = Transfer
+	}
+	return c
+}
+
+// Info describes the stage.
+func (Stage) Info() transforms.Info {
+	return transforms.Info{
+		Name:    "nerv",
+		Summary: "SoftClassNeRV embedding with soft class labels; ClassNeRV with hard labels, NeRV without (Mustatea et al.)",
+		Usage:   `ordinate nerv --in T [--soft-labels 'p_*' | --label y] [--alpha 0.5] [--gamma 0.5] --out E`,
+		Doc: `Neighbour retrieval visualisation: the stress trades recall (weight Λ) against
+precision (1 − Λ) per pair, with Λ = (1 − α)γ + α·λ and λ the class community of
+the two points' label distributions (1 − half the L1 distance). Soft labels are
+one column per class of non-negative weights, normalised per row (an all-null row
+is unlabelled and uses Λ = γ); --label gives hard one-hot labels (ClassNeRV with
+τ_in = (1 − α)γ + α, τ_out = (1 − α)γ); with neither it is NeRV with trade-off γ.
+Input widths from per-point perplexity; output widths transferred (sᵢ = σᵢ) or
+one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down to
+--perplexity. The exact method costs O(N²) time and memory per iteration (a few
+thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
+neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
+global output width, for tens of thousands of rows (its multiscale schedule
+starts at the first level at or below perplexity 100).
+
+--standardize is off by default, unlike pca, lda, bvp, ckpca and lsp: NeRV, like
+t-SNE, is usually run on features that are already comparable. A constant
+feature column is dropped with a warning.`,
+		Examples: []string{
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out nerv.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --alpha 0.7 --standardize --out classnerv.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --features 'x*' --gamma 0.3 --out nerv.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method bh --perplexity 20 --out classnerv.parquet",
+		},
+		Inputs: []transforms.Role{
+			{Name: "in", Help: "feature table", Required: true},
+		},
+		Outputs: []transforms.Role{
+			{Name: "out", Help: "the embedding: id, kept columns, emb_0 … emb_{d-1}", Kind: table.Embedding, Required: true},
+		},
+	}
+}
+
+// Run fits the embedding and writes it.
+func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
+	o := opts.(*StageOptions)
+	sel := o.Columns.Selection()
+	sel.SoftLabels = o.SoftLabels
+	ft, err := env.ReadFeatures(ctx, "in", sel, o.Standardize)
+	if err != nil {
+		return err
+	}
+	defer ft.Release()
+	var soft []float64
+	var classes []string
+	mode := "nerv"
+	switch {
+	case ft.Soft != nil:
+		soft, classes, mode = ft.Soft, ft.SoftNames, "softclassnerv"
+	case ft.Label != nil:
+		cls, err := transforms.NominalClasses(ft.Frame, nil)
+		if err != nil {
+			return err
+		}
+		classes, mode = cls.Names, "classnerv"
+		soft = make([]float64, ft.N*cls.K())
+		for i, k := range cls.Index {
+			soft[i*cls.K()+k] = 1
+		}
+	}
+	c := o.options(env.Threads)
+	if c.Method == Exact && ft.N > 10000 {
+		env.Warn("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; method bh scales to larger N",
+			3*8*float64(ft.N)*float64(ft.N)/1e9, ft.N)
+	}
+	c.Reporter = env.Progress
+	c.Progress = func(perp, stress float64, iters int) {
+		env.Log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)
+	}
+	res, err := Fit(ctx, ft.Z, ft.N, ft.K(), soft, len(classes), c)
+	if err != nil {
+		return err
+	}
+	iters := 0
+	for _, l := range res.Levels {
+		iters += l.Iterations
+	}
+	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
+		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes})
+	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
+	return env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims)
+}
+
+func (m Method) String() string {
+	switch m {
+	case Exact:
+		return "exact"
+	case BarnesHut:
+		return "bh"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// Values lists the text forms of Method.
+func (Method) Values() []string { return []string{"exact", "bh"} }
+
+// MarshalText returns the method's name: exact or bh.
+func (m Method) MarshalText() ([]byte, error) {
+	if m != Exact && m != BarnesHut {
+		return nil, fmt.Errorf("nerv: unknown method %d", int(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText parses exact or bh.
+func (m *Method) UnmarshalText(b []byte) error {
+	switch string(b) {
+	case "exact":
+		*m = Exact
+	case "bh":
+		*m = BarnesHut
+	default:
+		return fmt.Errorf("%q: want exact or bh", b)
+	}
+	return nil
+}
+
+func (s OutputScale) String() string {
+	switch s {
+	case Transfer:
+		return "transfer"
+	case Global:
+		return "global"
+	}
+	return fmt.Sprintf("OutputScale(%d)", int(s))
+}
+
+// ScaleOption is the stage's choice of output scale: ScaleAuto is Transfer
+// for the exact method and Global for Barnes–Hut.
+type ScaleOption int
+
+const (
+	ScaleAuto ScaleOption = iota
+	ScaleTransfer
+	ScaleGlobal
+)
+
+// Values lists the text forms of ScaleOption.
+func (ScaleOption) Values() []string { return []string{"auto", "transfer", "global"} }
+
+// MarshalText returns auto, transfer or global.
+func (s ScaleOption) MarshalText() ([]byte, error) {
+	if s < ScaleAuto || s > ScaleGlobal {
+		return nil, fmt.Errorf("nerv: unknown output scale %d", int(s))
+	}
+	return []byte(s.Values()[s]), nil
+}
+
+// UnmarshalText parses auto (or ""), transfer or global.
+func (s *ScaleOption) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = ScaleAuto
+		return nil
+	}
+	for i, v := range s.Values() {
+		if string(b) == v {
+			*s = ScaleOption(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want auto, transfer or global", b)
+}
