@@ -40,4 +40,19 @@
 // conventions: row-major slices (y is n×dims), wrong lengths or parameters
 // panic, the only error is ctx.Err(), and results are bit-identical for any
 // thread count.
+//
+// # Stage
+//
+// Stage runs NeRV on Arrow data through the transforms.Stage contract (the
+// CLI's "ordinate nerv"): the feature table of role "in", read through
+// Env.ReadFeatures (a constant column is dropped with a warning), with soft
+// labels (soft-labels: SoftClassNeRV), a hard label (label: ClassNeRV) or
+// neither (NeRV). It writes an embedding ("out", kind embedding) and
+// records mode, method, output_scale, stress, iterations, classes and
+// levels (perplexity, stress, iterations and status of each scale) as
+// figures. Its standardize option is off by default, unlike the linear
+// stages: NeRV, like t-SNE, is usually run on features that are already
+// comparable. Progress phases: "pair distances" or "neighbours" (rows),
+// then "optimising level i/L" per scale, with its iteration budget as the
+// total and one unit per L-BFGS iteration.
 package nerv

@@ -98,4 +98,19 @@
 // sums to 1, gradients are the true ∂KL/∂y with the factor 4, wrong lengths
 // panic, the only error is ctx.Err(), and results are bit-identical for any
 // thread count.
+//
+// # Stage
+//
+// Stage runs t-SNE on Arrow data through the transforms.Stage contract
+// (the CLI's "ordinate tsne"): the feature table of role "in", read through
+// Env.ReadFeatures (a constant column is dropped with a warning), or the
+// long distance table of role "distances" (i, j, distance; all pairs for
+// the dense path, each row's k nearest neighbours for Barnes–Hut) with an
+// optional "labels" table for the row order, ids and pass-through columns.
+// It writes an embedding ("out", kind embedding) and records kl,
+// iterations, method, learning_rate, perplexity, init and neighbors as
+// figures. Its standardize option is off by default, unlike the linear
+// stages: t-SNE is usually run on features that are already comparable, as
+// openTSNE and scikit-learn do. Progress phases: "neighbours" and
+// "affinities" (rows), then "optimising" (iterations, with the total).
 package tsne
