@@ -4,6 +4,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/ordinate/ordinate/arrowio"
 )
 
@@ -48,4 +52,11 @@ func TestAlign(t *testing.T) {
 			}
 		}
 	}
+}
+
+func stringArray(vals ...string) arrow.Array {
+	b := array.NewStringBuilder(memory.DefaultAllocator)
+	defer b.Release()
+	b.AppendValues(vals, nil)
+	return b.NewArray()
 }

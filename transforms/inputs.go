@@ -83,7 +83,7 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 			return nil, err
 		}
 	}
-	f, err := env.readFrom(ctx, role, r, sel)
+	f, err := env.ReadFrom(ctx, role, r, sel)
 	if err != nil {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ func (env *Env) ReadFrame(ctx context.Context, role string, sel arrowio.Selectio
 		return nil, err
 	}
 	defer r.Release()
-	return env.readFrom(ctx, role, r, sel)
+	return env.ReadFrom(ctx, role, r, sel)
 }
 
 // ReadFrameProvenance is ReadFrame that also returns the provenance the
@@ -247,14 +247,17 @@ func (env *Env) ReadFrameProvenance(ctx context.Context, role string, sel arrowi
 	}
 	defer r.Release()
 	prov := TableProvenance(r.Schema())
-	f, err := env.readFrom(ctx, role, r, sel)
+	f, err := env.ReadFrom(ctx, role, r, sel)
 	if err != nil {
 		return nil, nil, err
 	}
 	return f, prov, nil
 }
 
-func (env *Env) readFrom(ctx context.Context, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
+// ReadFrom reads a frame from r, an input of role that the stage opened
+// itself (to look at its schema or provenance first), with the same
+// progress, provenance and warnings as ReadFrame. It does not release r.
+func (env *Env) ReadFrom(ctx context.Context, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
 	env.Progress.Start("reading "+role, 0)
 	f, err := arrowio.ReadFrame(ctx, countingReader{r, env.Progress}, sel, arrowio.WithFrameAllocator(env.Mem))
 	env.Progress.Finish()

@@ -282,7 +282,13 @@ func Titles(path string, rows int64, p *arrowio.Provenance) (title, subtitle str
 			title += " · " + m
 		}
 		for _, k := range titleParams {
-			if v, ok := p.Params[k]; ok && v != "" && v != nil {
+			v, ok := p.Params[k]
+			// A parameter whose default is resolved from the data (γ = 0
+			// meaning "the median rule") shows the value the run used.
+			if r, rok := p.Figures["resolved_"+k]; rok && r != nil {
+				v, ok = r, true
+			}
+			if ok && v != "" && v != nil {
 				parts = append(parts, fmt.Sprintf("%s %v", k, v))
 			}
 		}

@@ -164,7 +164,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	var buf bytes.Buffer
 	switch kind {
 	case table.DistancePairs:
-		f, err := ReadFrame(ctx, env, "in", r, PairsSelection())
+		f, err := env.ReadFrom(ctx, "in", r, PairsSelection())
 		if err != nil {
 			return err
 		}
@@ -186,7 +186,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		if kind == table.Maps && spec.Facet == "" {
 			spec.Facet = "aspect"
 		}
-		f, err := ReadFrame(ctx, env, "in", r, spec.Selection())
+		f, err := env.ReadFrom(ctx, "in", r, spec.Selection())
 		if err != nil {
 			return err
 		}
@@ -236,25 +236,3 @@ func nilIfEmpty(s []string) []string {
 	return s
 }
 
-// ReadFrame reads the whole of r, the opened input table of role, with a
-// selection, as Env.ReadFrame does for a table it opens itself: it reports
-// progress, records the input in the provenance and warns about dropped
-// rows. Stages that look at a table's provenance before choosing how to
-// read it (plot, report) open it first and read it with this.
-func ReadFrame(ctx context.Context, env *transforms.Env, role string, r arrowio.Reader, sel arrowio.Selection) (*arrowio.Frame, error) {
-	env.Progress.Start("reading "+role, 0)
-	f, err := arrowio.ReadFrame(ctx, r, sel, arrowio.WithFrameAllocator(env.Mem))
-	if err == nil {
-		env.Progress.Add(int64(f.N) + f.Dropped)
-	}
-	env.Progress.Finish()
-	if err != nil {
-		return nil, err
-	}
-	src := r.Source()
-	env.Input(role, src, int64(f.N)+f.Dropped, f.Dropped, transforms.TableProvenance(r.Schema()))
-	if f.Dropped > 0 {
-		env.Warn("%s: dropped %d of %d rows with NaN, ±Inf or null in a drawn column (on-invalid drop)", src.Path, f.Dropped, int64(f.N)+f.Dropped)
-	}
-	return f, nil
-}

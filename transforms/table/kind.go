@@ -9,7 +9,7 @@ const (
 	DistancePairs  = "distance_pairs"  // i, j, distance
 	DistanceSquare = "distance_square" // id, then one column per row
 	Triplets       = "triplets"        // i, j, k, aspect
-	Split          = "split"           // aspect, object, fold
+	Split          = "split"           // aspect, id, observed
 	Metrics        = "metrics"         // metric, k, subset, value
 	Model          = "model"           // a fitted model for apply
 )
