@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/parquet/metadata"
 )
 
@@ -420,4 +421,63 @@ func abbreviate(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// Summary is the JSON form of a FileInfo that `ordinate inspect --json`
+// prints: path, format, rows, columns, metadata, provenance and, when asked
+// for, column sums.
+type Summary struct {
+	Path       string             `json:"path"`
+	Format     string             `json:"format"`
+	Rows       int64              `json:"rows"`
+	Columns    []SummaryColumn    `json:"columns"`
+	Metadata   map[string]string  `json:"metadata,omitempty"`
+	Provenance *Provenance        `json:"provenance,omitempty"`
+	Checksums  map[string]float64 `json:"checksums,omitempty"`
+}
+
+// SummaryColumn is one column of a Summary.
+type SummaryColumn struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Nullable bool   `json:"nullable"`
+}
+
+// Summary returns the JSON form of fi.
+func (fi *FileInfo) Summary() *Summary {
+	out := &Summary{Path: fi.Path, Format: fi.Format.String(), Rows: fi.Rows, Metadata: fi.Metadata, Provenance: fi.Provenance}
+	for _, f := range fi.Schema.Fields() {
+		out.Columns = append(out.Columns, SummaryColumn{f.Name, f.Type.String(), f.Nullable})
+	}
+	return out
+}
+
+// ColumnSums reads the table at path and returns the sum of the valid
+// values of every float64 column whose name starts with prefix, in row
+// order: a checksum that another engine can recompute to check that it read
+// the same numbers.
+func ColumnSums(ctx context.Context, path, prefix string, opts ...ReadOption) (map[string]float64, error) {
+	r, err := Open(ctx, path, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	sums := map[string]float64{}
+	for r.Next() {
+		rec := r.RecordBatch()
+		for c, f := range rec.Schema().Fields() {
+			col, ok := rec.Column(c).(*array.Float64)
+			if !ok || !strings.HasPrefix(f.Name, prefix) {
+				continue
+			}
+			s := sums[f.Name]
+			for i, v := range col.Float64Values() {
+				if col.IsValid(i) {
+					s += v
+				}
+			}
+			sums[f.Name] = s
+		}
+	}
+	return sums, r.Err()
 }

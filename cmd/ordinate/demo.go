@@ -66,7 +66,7 @@ func runDemo(c *cli.Context) error {
 		return fmt.Errorf("demo: %w", err)
 	}
 	run := func(args ...string) error {
-		fmt.Fprintf(w, "$ ordinate %s\n", strings.Join(args, " "))
+		fmt.Fprintf(w, "$ ordinate %s\n", shellJoin(args))
 		// --quiet right after the command: report takes positional files.
 		full := append([]string{"ordinate", args[0], "--quiet"}, args[1:]...)
 		if err := newApp(c.App.Reader, io.Discard, c.App.ErrWriter).RunContext(c.Context, full); err != nil {
@@ -291,4 +291,32 @@ func writeDemoTable(ctx context.Context, path string, schema *arrow.Schema, fill
 		return err
 	}
 	return w.Close()
+}
+
+// shellJoin quotes args so that the printed command can be pasted into a
+// POSIX shell as it is: a word with anything but safe characters goes in
+// single quotes (globs such as x* included).
+func shellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

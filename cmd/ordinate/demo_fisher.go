@@ -76,7 +76,10 @@ func writeSimilarity(ctx context.Context, path string) error {
 	const n = 150
 	s, classes := synth.IndefiniteSimilarity(rand.New(rand.NewPCG(1, 7)), n, 3, 0.3)
 	fields := []arrow.Field{{Name: "id", Type: arrow.PrimitiveTypes.Int64}, {Name: "label", Type: arrow.PrimitiveTypes.Int64}}
-	schema := arrow.NewSchema(append(fields, float64Fields("s_", n)...), nil)
+	for j := range n {
+		fields = append(fields, arrow.Field{Name: fmt.Sprintf("s_%d", j), Type: arrow.PrimitiveTypes.Float64})
+	}
+	schema := arrow.NewSchema(fields, nil)
 	return writeDemoTable(ctx, path, schema, func(b *array.RecordBuilder) {
 		for i := range n {
 			b.Field(0).(*array.Int64Builder).Append(int64(i))

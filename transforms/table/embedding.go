@@ -11,6 +11,9 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 )
 
+// EmbeddingPrefix begins the name of every embedding column.
+const EmbeddingPrefix = "emb_"
+
 // EmbeddingColumn is the name of output axis j.
 func EmbeddingColumn(j int) string { return fmt.Sprintf("emb_%d", j) }
 
