@@ -46,4 +46,5 @@ var (
 	flagThreads   = &cli.IntFlag{Name: "threads", Value: 0, Usage: "worker threads (0: all cores)"}
 	flagQuiet     = &cli.BoolFlag{Name: "quiet", Usage: "only warnings and errors on stderr, no progress"}
 	flagLogFormat = &cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"}
+	flagNoSeed    = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "accepted by every stage; this one uses no randomness, so the seed changes nothing"}
 )

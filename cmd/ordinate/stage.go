@@ -34,6 +34,11 @@ func stageCommand(s transforms.Stage) *cli.Command {
 	for _, o := range transforms.Declare(s.NewOptions()) {
 		flags = append(flags, optionFlag(o))
 	}
+	if _, ok := transforms.Lookup(s.NewOptions(), "seed"); !ok {
+		// A deterministic stage accepts --seed too, so that one pipeline
+		// script can pass the same common flags to every stage.
+		flags = append(flags, flagNoSeed)
+	}
 	flags = append(flags, flagThreads, flagQuiet, flagLogFormat)
 	return &cli.Command{
 		Name:      info.Name,
