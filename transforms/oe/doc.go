@@ -63,7 +63,11 @@
 //
 // TSTEStage and SOEStage are the tste and soe stages: they read a triplet
 // table (role "in", optionally "objects") with triplets.ReadFit, fit one map
-// or, with --per-aspect, one independent map per aspect, report the cost
-// evaluations of each optimisation as progress, and write a table.Maps table
-// ("out": aspect, id, emb_*; aspect "all" for the single map).
+// or, with --per-aspect, one independent map per aspect, and write a
+// table.Maps table ("out": aspect, id, emb_*; aspect "all" for the single
+// map). Progress is one phase per map, "optimising" or, with --per-aspect,
+// "optimising aspect a/A", with --max-iter as its total and an Add per
+// L-BFGS iteration (fewer when the optimisation converges early). The
+// figures are objects, triplets, and the cost, iterations and status of the
+// map, or lists of them by aspect with --per-aspect.
 package oe

@@ -25,8 +25,8 @@ type Options struct {
 	Store     int     // L-BFGS memory (pairs); default 15
 	Threads   int     // ≤ 0 → GOMAXPROCS
 
-	// Progress, if not nil, is called after every evaluation of the cost
-	// and its gradient (an L-BFGS iteration takes one or a few).
+	// Progress, if not nil, is called after every L-BFGS iteration (at
+	// most MaxIter times per map; Result.Iterations times in all).
 	Progress func()
 
 	stream uint64 // PCG stream of the initial configuration (aspect + 1 in PerAspect)
@@ -113,15 +113,11 @@ func fit(ctx context.Context, n int, t *triplets.Table, o Options, loss lossFunc
 		y[p] = o.InitScale * rng.NormFloat64()
 	}
 	ev := newEvaluator(t, n, o, loss)
-	eval := ev.eval
+	var step func(int, float64)
 	if o.Progress != nil {
-		eval = func(x, g []float64) float64 {
-			f := ev.eval(x, g)
-			o.Progress()
-			return f
-		}
+		step = func(int, float64) { o.Progress() }
 	}
-	res, err := lbfgs.Minimize(ctx, eval, y, o.MaxIter, o.Store, o.Tol)
+	res, err := lbfgs.MinimizeWith(ctx, ev.eval, y, o.MaxIter, o.Store, o.Tol, step)
 	if err != nil {
 		return nil, err
 	}
@@ -155,17 +151,19 @@ func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, method Me
 	return perAspect(ctx, n, parts, method, o, nil)
 }
 
-// perAspect fits the map of every part, calling start(a) (when not nil)
-// before part a.
-func perAspect(ctx context.Context, n int, parts []triplets.Table, method Method, o Options, start func(a int)) ([]*Result, error) {
+// perAspect fits the map of every part. When phase is not nil it is called
+// before part a, and the function it returns after part a (also on error).
+func perAspect(ctx context.Context, n int, parts []triplets.Table, method Method, o Options, phase func(a int) (done func())) ([]*Result, error) {
 	out := make([]*Result, len(parts))
 	for a := range parts {
-		if start != nil {
-			start(a)
+		done := func() {}
+		if phase != nil {
+			done = phase(a)
 		}
 		oa := o
 		oa.stream = uint64(a) + 1
 		r, err := method(ctx, n, &parts[a], oa)
+		done()
 		if err != nil {
 			return nil, err
 		}

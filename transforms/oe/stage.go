@@ -140,34 +140,36 @@ func runOE(ctx context.Context, env *transforms.Env, so *StageOptions, method Me
 		return err
 	}
 	o.Dims, o.MaxIter, o.Seed, o.Threads = so.Dims, so.MaxIter, so.Seed, env.Threads
-	o.Progress = func() { env.Progress.Add(1) }
+	o.Progress = func() { env.Progress.Add(1) } // once per L-BFGS iteration
 	n := in.Objects.Len()
 	var maps [][]float64
 	aspects := []string{"all"}
 	figures := map[string]any{"objects": n, "triplets": t.Len()}
 	if so.PerAspect {
 		parts := splitByAspect(t, in.Aspects.Len())
-		costs := make([]float64, len(parts))
 		for a := range parts {
 			if parts[a].Len() == 0 {
 				return fmt.Errorf("oe: %w: aspect %q", ErrNoTriplets, in.Aspects.Names[a])
 			}
 		}
-		res, err := perAspect(ctx, n, parts, method, o, func(a int) {
-			env.Progress.Start(fmt.Sprintf("optimising aspect %d/%d", a+1, len(parts)), 0)
+		res, err := perAspect(ctx, n, parts, method, o, func(a int) func() {
+			env.Progress.Start(fmt.Sprintf("optimising aspect %d/%d", a+1, len(parts)), int64(so.MaxIter))
+			return env.Progress.Finish
 		})
-		env.Progress.Finish()
 		if err != nil {
 			return err
 		}
 		aspects = in.Aspects.Names
+		costs := make([]float64, len(res))
+		iters := make([]int, len(res))
+		status := make([]string, len(res))
 		for a, r := range res {
 			maps = append(maps, r.Y)
-			costs[a] = r.Cost
+			costs[a], iters[a], status[a] = r.Cost, r.Iterations, r.Status
 		}
-		figures["cost"] = costs
+		figures["cost"], figures["iterations"], figures["status"] = costs, iters, status
 	} else {
-		env.Progress.Start("optimising", 0)
+		env.Progress.Start("optimising", int64(so.MaxIter))
 		res, err := method(ctx, n, t, o)
 		env.Progress.Finish()
 		if err != nil {
