@@ -1,16 +1,52 @@
-// Package transforms holds what ordinate's stages share: class handling for
-// hard labels, standardisation with training statistics, the affine model
-// that linear stages (BVP, PCA, LDA) fit and that `ordinate apply` streams new
-// rows through, model files, output tables, and progress reporting.
+// Package transforms is ordinate's stage contract, and what its stages
+// share: how a stage declares its options, the table roles it reads and
+// writes, how it runs on Arrow data with a context, reports progress and
+// fails; the one path by which stages read features; class handling; the
+// affine and kernel models and `apply`, which places new rows with them.
 //
-// The methods themselves live in sub-packages (bvp, linear, quality, …) as
-// pure functions of gonum matrices; this package glues them to arrowio.
+// The methods live in sub-packages (bvp, linear, ckpca, lsp, tsne, nerv,
+// fisher, score, oe, triplets, quality; figure and report for pictures):
+// each holds its pure matrix core, its own numerics and its Stage. This
+// package imports none of them; the formats of the tables stages exchange
+// are in package table.
+//
+// # Stages
+//
+// A Stage has an Info (name, documentation, examples, input and output
+// roles), NewOptions (its options struct at its defaults) and Run. Hosts run
+// a stage with the package function Run, which validates the options,
+// checks that the required tables are given, and prepares the provenance.
+// The CLI (cmd/ordinate) generates a command per stage; a Go program passes
+// records in memory with MemTables; FileTables reads and writes files.
+//
+// Options are declared once, as struct fields tagged `opt:"name"
+// help:"…"`; the default is the value NewOptions sets. Declare lists them
+// (names, help, defaults, enum values), SetOptions sets them from text, and
+// Params records them in the provenance under snake_case keys. Enums are
+// types with Values, MarshalText and UnmarshalText.
+//
+// # Errors
+//
+// Every error a stage returns for bad data wraps ErrInvalidData, and for a
+// bad option ErrInvalidOption (OptionError names the option). A bad value
+// is a DataError (arrowio.Error): file, column, row and id. Anything else is
+// a runtime failure. Hosts decide from these kinds alone.
+//
+// # Progress
+//
+// Stages report phases through Progress (Start, Add, Finish) with totals
+// where known; Reporter shows them to people: a bar on a terminal,
+// otherwise a log line at least every ReportInterval while a phase runs.
 //
 // # Conventions
 //
-// Standardisation is the z-score with the training mean and the sample
-// standard deviation (denominator N−1), as ORCA does. A column whose values
-// are all equal has no scale; it is dropped from the model with a warning.
+// Features: Env.ReadFeatures is the one way a stage reads them. Without
+// explicit features the default set leaves out identifiers, targets and
+// earlier embeddings (DefaultExclusions), with a warning. A constant column
+// is dropped with a warning, standardised or not. Standardisation is the
+// z-score with the training mean and the sample standard deviation
+// (denominator N−1), as ORCA does; each stage declares whether it is on by
+// default.
 //
 // Ordinal classes are ordered by ascending value for numeric labels, and by
 // an explicit order (--order) for text labels: text is never sorted
