@@ -13,7 +13,7 @@ import (
 )
 
 // DistanceMatrix builds the n×n row-major matrix of a long distance table
-// (columns i, j, distance as DESIGN.md describes; ids compared as text) over
+// (columns i, j, distance, the DistancePairs kind; ids compared as text) over
 // the ids of the given frame, in the frame's row order. A table with only
 // the pairs i < j (--upper) is mirrored. Diagonal entries may be absent (they
 // are 0). A missing pair, an unknown id, a negative distance, or two
