@@ -3,6 +3,7 @@ package arrowio
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -46,17 +47,49 @@ var (
 	ErrSelection     = NewSentinel(ErrInvalidOption, "bad column selection")
 )
 
-// Error is a data error with its position, in the manner of csv.ParseError.
-// Fields that do not apply are left empty (Column, ID) or -1 (Row).
+// Error is the one positional data error, in the manner of csv.ParseError:
+// every ordinate package reports a bad value at a position with it. Fields
+// that do not apply are left empty (File, Matrix, Column, ID) or -1 (Row).
+//
+// For a value read from a file, File names the file, Column the column by
+// name and Row the input row: `part-1: column "x", row 4 (id e): invalid
+// value: NaN`.
+//
+// For a value in an in-memory matrix passed to a library function, File is
+// empty and Matrix names the matrix as the function calls its argument ("x",
+// "s", "dist", "idx", "classes"); Row is the 0-based row (point) and Column
+// the 0-based column index in decimal, or "" for a vector indexed by row
+// alone (a class per point): `row 1, column 2 of x: non-finite value: NaN`,
+// `row 4 of classes: class index out of range: 2 not in [0, 2)`. MatrixError
+// builds one.
 type Error struct {
 	File   string // the file (or part file) that holds the row; "-" for stdin
-	Column string // the column at fault
+	Matrix string // instead of File: the in-memory matrix at fault
+	Column string // the column at fault: a name, or for a Matrix its index
 	Row    int64  // 0-based input row number; -1 when not tied to a row
 	ID     string // the id value of that row, when an id column is selected
 	Err    error  // one of the sentinels above, possibly wrapped with detail
 }
 
+// MatrixError returns an *Error for the value at row, col of the in-memory
+// matrix named matrix; col < 0 when the matrix is a vector indexed by row
+// alone (the class of each point), row < 0 when the fault is not tied to a
+// row.
+func MatrixError(matrix string, row, col int, err error) *Error {
+	e := &Error{Matrix: matrix, Row: int64(row), Err: err}
+	if row < 0 {
+		e.Row = -1
+	}
+	if col >= 0 {
+		e.Column = strconv.Itoa(col)
+	}
+	return e
+}
+
 func (e *Error) Error() string {
+	if e.File == "" && e.Matrix != "" {
+		return e.matrixError()
+	}
 	var b strings.Builder
 	if e.File != "" {
 		b.WriteString(e.File)
@@ -82,6 +115,31 @@ func (e *Error) Error() string {
 		}
 	}
 	sep()
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// matrixError is the message of an error in an in-memory matrix: "row i,
+// column j of x: …", "row i of classes: …", "column j of x: …" or "x: …".
+func (e *Error) matrixError() string {
+	var b strings.Builder
+	if e.Row >= 0 {
+		fmt.Fprintf(&b, "row %d", e.Row)
+		if e.ID != "" {
+			fmt.Fprintf(&b, " (id %s)", e.ID)
+		}
+	}
+	if e.Column != "" {
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "column %s", e.Column)
+	}
+	if b.Len() > 0 {
+		b.WriteString(" of ")
+	}
+	b.WriteString(e.Matrix)
+	b.WriteString(": ")
 	b.WriteString(e.Err.Error())
 	return b.String()
 }

@@ -5,11 +5,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
@@ -504,7 +506,7 @@ func TestErrors(t *testing.T) {
 		k        int
 		opts     Options
 		want     error
-		row, col int // for *InputError; row −1 when not positional
+		row, col int // for *arrowio.Error; row −1 when not positional, col −1 for classes
 	}{
 		{"empty x", &mat.Dense{}, nil, 2, Options{}, ErrNoData, -1, 0},
 		{"one class", x, []int{0, 0, 0, 0}, 1, Options{}, ErrTooFewClasses, -1, 0},
@@ -526,11 +528,17 @@ func TestErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 			continue
 		}
-		var ie *InputError
+		var ie *arrowio.Error
 		if isPos := errors.As(err, &ie); isPos != (tc.row >= 0) {
 			t.Errorf("%s: positional %v, want %v (%v)", tc.name, isPos, tc.row >= 0, err)
-		} else if isPos && (ie.Row != tc.row || ie.Col != tc.col) {
-			t.Errorf("%s: position (%d, %d), want (%d, %d)", tc.name, ie.Row, ie.Col, tc.row, tc.col)
+		} else if isPos {
+			matrix, col := "classes", ""
+			if tc.col >= 0 {
+				matrix, col = "x", strconv.Itoa(tc.col)
+			}
+			if ie.Matrix != matrix || ie.Row != int64(tc.row) || ie.Column != col {
+				t.Errorf("%s: position %q (%d, %q), want %q (%d, %q)", tc.name, ie.Matrix, ie.Row, ie.Column, matrix, tc.row, col)
+			}
 		}
 	}
 	if s, err := ParseSolver("rgd"); err != nil || s != RGD || s.String() != "rgd" {

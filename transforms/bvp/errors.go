@@ -8,7 +8,9 @@ import (
 
 // Sentinel errors, shared with package linear (the same values, so
 // errors.Is works across both). Errors returned by Fit wrap one of them;
-// errors about one position of the input are *InputError.
+// errors about one position of the input are *arrowio.Error
+// (transforms.DataError) naming the matrix ("x" or "classes"), row and
+// column, as linear's.
 var (
 	ErrNoData        = linear.ErrNoData
 	ErrTooFewClasses = linear.ErrTooFewClasses
@@ -21,16 +23,7 @@ var (
 	ErrNumerical     = linear.ErrNumerical
 )
 
-// InputError reports a bad value at one position of the input, like
-// encoding/csv's ParseError.
-type InputError = linear.InputError
-
 // wrapf wraps sentinel with a formatted detail and the package prefix.
 func wrapf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("bvp: %w: "+format, append([]any{sentinel}, args...)...)
-}
-
-// detailf wraps sentinel with a formatted detail, for InputError.Err.
-func detailf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
 }

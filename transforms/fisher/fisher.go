@@ -105,10 +105,10 @@ func validate(s []float64, n int, classes []int, k int, o Options) error {
 		for j := range n {
 			v := s[i*n+j]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return &InputError{Row: i, Col: j, Err: ErrNonFinite}
+				return inputError("s", i, j, ErrNonFinite)
 			}
 			if j < i && v != s[j*n+i] {
-				return &InputError{Row: i, Col: j, Err: fmt.Errorf("%w: %v vs %v", ErrAsymmetric, v, s[j*n+i])}
+				return inputError("s", i, j, fmt.Errorf("%w: %v vs %v", ErrAsymmetric, v, s[j*n+i]))
 			}
 		}
 	}
@@ -119,7 +119,7 @@ func validate(s []float64, n int, classes []int, k int, o Options) error {
 	present := 0
 	for i, c := range classes {
 		if c < 0 || c >= k {
-			return &InputError{Row: i, Col: -1, Err: fmt.Errorf("%w: %d not in [0, %d)", ErrClassRange, c, k)}
+			return inputError("classes", i, -1, fmt.Errorf("%w: %d not in [0, %d)", ErrClassRange, c, k))
 		}
 		if !seen[c] {
 			seen[c] = true

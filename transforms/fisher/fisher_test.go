@@ -366,14 +366,14 @@ func TestValidation(t *testing.T) {
 		n    int
 		f    func([]float64, []int, *Options)
 		want error
-		pos  *InputError
+		pos  *arrowio.Error // Matrix, Row and Column; nil when not positional
 	}{
 		{"sigma 0", 5, func(_ []float64, _ []int, o *Options) { o.Sigma = 0 }, ErrOption, nil},
 		{"steps -1", 5, func(_ []float64, _ []int, o *Options) { o.Steps = -1 }, ErrOption, nil},
 		{"neighbors in dense", 5, func(_ []float64, _ []int, o *Options) { o.Neighbors = 2 }, ErrOption, nil},
-		{"NaN", 5, func(s []float64, _ []int, _ *Options) { s[7] = math.NaN() }, ErrNonFinite, &InputError{Row: 1, Col: 2}},
-		{"asymmetric", 5, func(s []float64, _ []int, _ *Options) { s[1*5+3] += 1 }, ErrAsymmetric, &InputError{Row: 3, Col: 1}},
-		{"class range", 5, func(_ []float64, c []int, _ *Options) { c[4] = 2 }, ErrClassRange, &InputError{Row: 4, Col: -1}},
+		{"NaN", 5, func(s []float64, _ []int, _ *Options) { s[7] = math.NaN() }, ErrNonFinite, arrowio.MatrixError("s", 1, 2, nil)},
+		{"asymmetric", 5, func(s []float64, _ []int, _ *Options) { s[1*5+3] += 1 }, ErrAsymmetric, arrowio.MatrixError("s", 3, 1, nil)},
+		{"class range", 5, func(_ []float64, c []int, _ *Options) { c[4] = 2 }, ErrClassRange, arrowio.MatrixError("classes", 4, -1, nil)},
 		{"one class", 5, func(_ []float64, c []int, _ *Options) { clear(c) }, ErrTooFewClasses, nil},
 		{"length", 4, func([]float64, []int, *Options) {}, ErrLength, nil},
 	}
@@ -384,9 +384,11 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 			continue
 		}
-		var ie *InputError
-		if tc.pos != nil && (!errors.As(err, &ie) || ie.Row != tc.pos.Row || ie.Col != tc.pos.Col) {
-			t.Errorf("%s: err = %v, want position (%d,%d)", tc.name, err, tc.pos.Row, tc.pos.Col)
+		var ie *arrowio.Error
+		if isPos := errors.As(err, &ie); isPos != (tc.pos != nil) {
+			t.Errorf("%s: err = %v, positional %v, want %v", tc.name, err, isPos, tc.pos != nil)
+		} else if isPos && (ie.Matrix != tc.pos.Matrix || ie.Row != tc.pos.Row || ie.Column != tc.pos.Column) {
+			t.Errorf("%s: err = %v, want position %q (%d, %q)", tc.name, err, tc.pos.Matrix, tc.pos.Row, tc.pos.Column)
 		}
 	}
 	if _, _, _, err := SparseDistances(context.Background(), s, 5, cls, 2, Options{Sigma: 1, Neighbors: 5}); !errors.Is(err, ErrOption) {

@@ -40,7 +40,7 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 	}
 	for q, v := range s {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, &InputError{Row: q / n, Col: q % n, Err: ErrNonFinite}
+			return nil, inputError("s", q/n, q%n, ErrNonFinite)
 		}
 	}
 	if o.Neighbors >= n {

@@ -8,9 +8,10 @@ import (
 
 // Sentinel errors. Errors returned by PCA and LDA (and by bvp.Fit, which
 // shares them) wrap one of them (test with errors.Is); errors about one
-// position of the input are *InputError. Each is of one of the two kinds
-// hosts act on: ErrDims and ErrOption match transforms.ErrInvalidOption,
-// the others transforms.ErrInvalidData.
+// position of the input are *arrowio.Error (transforms.DataError) naming
+// the matrix ("x" or "classes"), row and column. Each is of one of the two
+// kinds hosts act on: ErrDims and ErrOption match
+// transforms.ErrInvalidOption, the others transforms.ErrInvalidData.
 var (
 	ErrNoData        = arrowio.NewSentinel(arrowio.ErrInvalidData, "no data")
 	ErrTooFewRows    = arrowio.NewSentinel(arrowio.ErrInvalidData, "too few rows")
@@ -24,30 +25,15 @@ var (
 	ErrNumerical     = arrowio.NewSentinel(arrowio.ErrInvalidData, "numerical failure")
 )
 
-// InputError reports a bad value at one position of the input, like
-// encoding/csv's ParseError.
-type InputError struct {
-	Row int   // 0-based row of x, or index into classes
-	Col int   // 0-based column of x, or −1 when the value is a class index
-	Err error // wraps one of the sentinel errors
-}
-
-// Error has no package prefix: the same type reports for linear and bvp.
-func (e *InputError) Error() string {
-	if e.Col < 0 {
-		return fmt.Sprintf("row %d: %v", e.Row, e.Err)
-	}
-	return fmt.Sprintf("row %d, column %d: %v", e.Row, e.Col, e.Err)
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
-
 // wrapf wraps sentinel with a formatted detail and the package prefix.
 func wrapf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("linear: %w: "+format, append([]any{sentinel}, args...)...)
 }
 
-// detailf wraps sentinel with a formatted detail, for InputError.Err.
-func detailf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+// inputError returns the error for the bad value at row, col of the input
+// named matrix ("x"; "classes" with col < 0): an *arrowio.Error that wraps
+// sentinel with a formatted detail. It has no package prefix: it reports for
+// linear and bvp alike.
+func inputError(matrix string, row, col int, sentinel error, format string, args ...any) *arrowio.Error {
+	return arrowio.MatrixError(matrix, row, col, fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...))
 }

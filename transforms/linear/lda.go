@@ -209,7 +209,7 @@ func ClassCounts(classes []int, n, k int) ([]int, error) {
 	counts := make([]int, k)
 	for i, c := range classes {
 		if c < 0 || c >= k {
-			return nil, &InputError{Row: i, Col: -1, Err: detailf(ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)}
+			return nil, inputError("classes", i, -1, ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)
 		}
 		counts[c]++
 	}

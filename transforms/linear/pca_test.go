@@ -4,10 +4,13 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
 // TestPCAMatchesStatPC compares with gonum's stat.PC on random anisotropic
@@ -166,9 +169,11 @@ func TestPCAErrors(t *testing.T) {
 		}
 	}
 	_, err := PCA(nan, 1)
-	var ie *InputError
-	if !errors.As(err, &ie) || ie.Row != 1 || ie.Col != 1 {
-		t.Errorf("NaN: error %v, want *InputError at row 1, column 1", err)
+	var ie *arrowio.Error
+	if !errors.As(err, &ie) || ie.Matrix != "x" || ie.Row != 1 || ie.Column != "1" {
+		t.Errorf("NaN: error %v, want an *arrowio.Error at row 1, column 1 of x", err)
+	} else if msg := err.Error(); !strings.Contains(msg, "row 1, column 1 of x") {
+		t.Errorf("NaN: message %q does not name the position", msg)
 	}
 	// Zero total variance gives ratio 0, not NaN.
 	res, err := PCA(mat.NewDense(3, 2, []float64{1, 1, 1, 1, 1, 1}), 1)

@@ -230,13 +230,14 @@ func ColumnMeans(x *mat.Dense) []float64 {
 	return mean
 }
 
-// CheckFinite returns an *InputError for the first NaN or ±Inf in x.
+// CheckFinite returns an *arrowio.Error naming row and column of x for the
+// first NaN or ±Inf in x.
 func CheckFinite(x *mat.Dense) error {
 	n, D := x.Dims()
 	for i := range n {
 		for j := range D {
 			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return &InputError{Row: i, Col: j, Err: detailf(ErrNonFinite, "%v", v)}
+				return inputError("x", i, j, ErrNonFinite, "%v", v)
 			}
 		}
 	}

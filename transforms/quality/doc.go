@@ -92,6 +92,8 @@
 // # Errors
 //
 // Bad data or options (sizes, fewer than 4 points, NaN or ±Inf, k out of
-// range, negative class values, fewer than 2 classes) give an *Error that
-// wraps one of the sentinel errors; cancellation returns ctx.Err().
+// range, negative class values, fewer than 2 classes) give an error that
+// wraps one of the sentinel errors; a bad value at one position (NaN or ±Inf,
+// a negative class) is an *arrowio.Error (transforms.DataError) that names
+// the matrix, row and column. Cancellation returns ctx.Err().
 package quality

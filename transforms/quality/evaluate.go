@@ -83,8 +83,9 @@ func (r *Report) add(metric string, k int, subset string, v float64) {
 // Evaluate compares an embedding y (N×d, row-major) with the input x (N×D)
 // point by point. classes, if not nil, holds a class value ≥ 0 per point and
 // adds the class-aware metrics; with opts.Ordinal the values are taken as
-// ordered. Bad data (sizes, NaN or ±Inf, class values, k out of range)
-// gives an *Error; cancellation gives ctx.Err().
+// ordered. Bad data or options (sizes, NaN or ±Inf, class values, k out of
+// range) give an error wrapping a sentinel of errors.go, a bad value at a
+// position an *arrowio.Error naming it; cancellation gives ctx.Err().
 func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options) (*Report, error) {
 	n, err := checkCoordinates(x, D, y, d)
 	if err != nil {
@@ -100,7 +101,7 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 			return nil, err
 		}
 	} else if opts.Ordinal {
-		return nil, dataError("classes", -1, -1, ErrNoClasses, "the ordinal metrics need classes")
+		return nil, wrapf(ErrNoClasses, "the ordinal metrics need classes")
 	}
 	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, ks, lab, opts.Threads, opts.Progress)
 	if err != nil {
@@ -128,23 +129,23 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 // not be symmetric. classes are required; opts.Ordinal is refused.
 func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int, opts Options) (*Report, error) {
 	if n < 4 {
-		return nil, dataError("distances", -1, -1, ErrTooFewPoints, "N = %d", n)
+		return nil, wrapf(ErrTooFewPoints, "N = %d", n)
 	}
 	if len(dist) != n*n {
-		return nil, dataError("distances", -1, -1, ErrSize, "%d values for N = %d (want N² = %d)", len(dist), n, n*n)
+		return nil, wrapf(ErrSize, "len(dist) = %d for N = %d (want N² = %d)", len(dist), n, n*n)
 	}
-	if err := checkFinite("distances", dist, n); err != nil {
+	if err := checkFinite("dist", dist, n); err != nil {
 		return nil, err
 	}
 	if opts.Ordinal {
-		return nil, dataError("options", -1, -1, ErrOption, "the ordinal metrics need embedding coordinates")
+		return nil, wrapf(ErrOption, "the ordinal metrics need embedding coordinates")
 	}
 	ks, err := checkKs(opts.Ks, n)
 	if err != nil {
 		return nil, err
 	}
 	if classes == nil {
-		return nil, dataError("classes", -1, -1, ErrNoClasses, "")
+		return nil, wrapf(ErrNoClasses, "the classification metrics need classes")
 	}
 	lab, err := newLabels(classes, n)
 	if err != nil {
@@ -161,17 +162,17 @@ func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int
 
 func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {
 	if D < 1 || len(x)%D != 0 {
-		return 0, dataError("x", -1, -1, ErrSize, "%d values are not rows of D = %d", len(x), D)
+		return 0, wrapf(ErrSize, "len(x) = %d values are not rows of D = %d", len(x), D)
 	}
 	if d < 1 || len(y)%d != 0 {
-		return 0, dataError("y", -1, -1, ErrSize, "%d values are not rows of d = %d", len(y), d)
+		return 0, wrapf(ErrSize, "len(y) = %d values are not rows of d = %d", len(y), d)
 	}
 	n := len(x) / D
 	if len(y)/d != n {
-		return 0, dataError("y", -1, -1, ErrSize, "%d rows, input has %d", len(y)/d, n)
+		return 0, wrapf(ErrSize, "y has %d rows, x has %d", len(y)/d, n)
 	}
 	if n < 4 {
-		return 0, dataError("x", -1, -1, ErrTooFewPoints, "N = %d", n)
+		return 0, wrapf(ErrTooFewPoints, "N = %d", n)
 	}
 	if err := checkFinite("x", x, D); err != nil {
 		return 0, err
@@ -182,10 +183,10 @@ func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {
 	return n, nil
 }
 
-func checkFinite(input string, v []float64, cols int) error {
+func checkFinite(matrix string, v []float64, cols int) error {
 	for p, f := range v {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return dataError(input, p/cols, p%cols, ErrNotFinite, "%v", f)
+			return inputError(matrix, p/cols, p%cols, ErrNotFinite, "%v", f)
 		}
 	}
 	return nil
@@ -195,7 +196,7 @@ func checkFinite(input string, v []float64, cols int) error {
 func checkKs(ks []int, n int) ([]int, error) {
 	for _, k := range ks {
 		if k < 1 || k > n-2 {
-			return nil, dataError("options", -1, -1, ErrK, "k = %d with N = %d", k, n)
+			return nil, wrapf(ErrK, "k = %d with N = %d", k, n)
 		}
 	}
 	s := slices.Clone(ks)
@@ -212,18 +213,18 @@ type labels struct {
 
 func newLabels(classes []int, n int) (*labels, error) {
 	if len(classes) != n {
-		return nil, dataError("classes", -1, -1, ErrSize, "%d classes for %d points", len(classes), n)
+		return nil, wrapf(ErrSize, "%d classes for %d points", len(classes), n)
 	}
 	for i, c := range classes {
 		if c < 0 {
-			return nil, dataError("classes", i, -1, ErrClass, "%d", c)
+			return nil, inputError("classes", i, -1, ErrClass, "%d", c)
 		}
 	}
 	values := slices.Clone(classes)
 	slices.Sort(values)
 	values = slices.Compact(values)
 	if len(values) < 2 {
-		return nil, dataError("classes", -1, -1, ErrTooFewClasses, "only class %d", values[0])
+		return nil, wrapf(ErrTooFewClasses, "only class %d", values[0])
 	}
 	lab := &labels{id: make([]int32, n), values: values}
 	for i, c := range classes {

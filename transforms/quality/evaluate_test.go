@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 )
 
@@ -198,59 +201,73 @@ func TestInvalidInput(t *testing.T) {
 		name     string
 		f        func() error
 		want     error
+		matrix   string // of the *arrowio.Error, "" when not positional
 		row, col int
 	}{
-		{"ragged x", func() error { _, err := Evaluate(bg, x[:9], 2, y, 1, nil, Options{}); return err }, ErrSize, -1, -1},
-		{"row counts differ", func() error { _, err := Evaluate(bg, x, 2, y[:4], 1, nil, Options{}); return err }, ErrSize, -1, -1},
-		{"zero dimension", func() error { _, err := Evaluate(bg, x, 0, y, 1, nil, Options{}); return err }, ErrSize, -1, -1},
-		{"three points", func() error { _, err := Evaluate(bg, x[:6], 2, y[:3], 1, nil, Options{}); return err }, ErrTooFewPoints, -1, -1},
+		{"ragged x", func() error { _, err := Evaluate(bg, x[:9], 2, y, 1, nil, Options{}); return err }, ErrSize, "", -1, -1},
+		{"row counts differ", func() error { _, err := Evaluate(bg, x, 2, y[:4], 1, nil, Options{}); return err }, ErrSize, "", -1, -1},
+		{"zero dimension", func() error { _, err := Evaluate(bg, x, 0, y, 1, nil, Options{}); return err }, ErrSize, "", -1, -1},
+		{"three points", func() error { _, err := Evaluate(bg, x[:6], 2, y[:3], 1, nil, Options{}); return err }, ErrTooFewPoints, "", -1, -1},
 		{"NaN in x", func() error {
 			x2 := append([]float64(nil), x...)
 			x2[5] = nan
 			_, err := Evaluate(bg, x2, 2, y, 1, nil, Options{})
 			return err
-		}, ErrNotFinite, 2, 1},
+		}, ErrNotFinite, "x", 2, 1},
 		{"Inf in y", func() error {
 			_, err := Evaluate(bg, x, 2, []float64{0, 1, 2, math.Inf(-1), 4}, 1, nil, Options{})
 			return err
-		}, ErrNotFinite, 3, 0},
-		{"k zero", func() error { _, err := Evaluate(bg, x, 2, y, 1, nil, Options{Ks: []int{0}}); return err }, ErrK, -1, -1},
-		{"k = N−1", func() error { _, err := Evaluate(bg, x, 2, y, 1, nil, Options{Ks: []int{4}}); return err }, ErrK, -1, -1},
-		{"classes short", func() error { _, err := Evaluate(bg, x, 2, y, 1, cl[:4], Options{}); return err }, ErrSize, -1, -1},
+		}, ErrNotFinite, "y", 3, 0},
+		{"k zero", func() error { _, err := Evaluate(bg, x, 2, y, 1, nil, Options{Ks: []int{0}}); return err }, ErrK, "", -1, -1},
+		{"k = N−1", func() error { _, err := Evaluate(bg, x, 2, y, 1, nil, Options{Ks: []int{4}}); return err }, ErrK, "", -1, -1},
+		{"classes short", func() error { _, err := Evaluate(bg, x, 2, y, 1, cl[:4], Options{}); return err }, ErrSize, "", -1, -1},
 		{"negative class", func() error {
 			_, err := Evaluate(bg, x, 2, y, 1, []int{0, 1, -1, 1, 1}, Options{})
 			return err
-		}, ErrClass, 2, -1},
-		{"one class", func() error { _, err := Evaluate(bg, x, 2, y, 1, []int{3, 3, 3, 3, 3}, Options{}); return err }, ErrTooFewClasses, -1, -1},
+		}, ErrClass, "classes", 2, -1},
+		{"one class", func() error { _, err := Evaluate(bg, x, 2, y, 1, []int{3, 3, 3, 3, 3}, Options{}); return err }, ErrTooFewClasses, "", -1, -1},
 		{"ordinal without classes", func() error {
 			_, err := Evaluate(bg, x, 2, y, 1, nil, Options{Ordinal: true})
 			return err
-		}, ErrNoClasses, -1, -1},
-		{"distances size", func() error { _, err := EvaluateDistances(bg, make([]float64, 24), 5, cl, Options{}); return err }, ErrSize, -1, -1},
+		}, ErrNoClasses, "", -1, -1},
+		{"distances size", func() error { _, err := EvaluateDistances(bg, make([]float64, 24), 5, cl, Options{}); return err }, ErrSize, "", -1, -1},
 		{"distances NaN", func() error {
 			dm := make([]float64, 25)
 			dm[7] = nan
 			_, err := EvaluateDistances(bg, dm, 5, cl, Options{})
 			return err
-		}, ErrNotFinite, 1, 2},
-		{"distances without classes", func() error { _, err := EvaluateDistances(bg, make([]float64, 25), 5, nil, Options{}); return err }, ErrNoClasses, -1, -1},
+		}, ErrNotFinite, "dist", 1, 2},
+		{"distances without classes", func() error { _, err := EvaluateDistances(bg, make([]float64, 25), 5, nil, Options{}); return err }, ErrNoClasses, "", -1, -1},
 		{"distances ordinal", func() error {
 			_, err := EvaluateDistances(bg, make([]float64, 25), 5, cl, Options{Ordinal: true})
 			return err
-		}, ErrOption, -1, -1},
+		}, ErrOption, "", -1, -1},
 		{"distances k", func() error {
 			_, err := EvaluateDistances(bg, make([]float64, 25), 5, cl, Options{Ks: []int{4}})
 			return err
-		}, ErrK, -1, -1},
+		}, ErrK, "", -1, -1},
 	} {
 		err := tc.f()
-		var e *Error
-		if !errors.Is(err, tc.want) || !errors.As(err, &e) {
-			t.Errorf("%s: err = %v, want %v in an *Error", tc.name, err, tc.want)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 			continue
 		}
-		if e.Row != tc.row || e.Col != tc.col {
-			t.Errorf("%s: position (%d, %d), want (%d, %d): %v", tc.name, e.Row, e.Col, tc.row, tc.col, err)
+		var e *arrowio.Error
+		if isPos := errors.As(err, &e); isPos != (tc.matrix != "") {
+			t.Errorf("%s: positional %v, want %v: %v", tc.name, isPos, tc.matrix != "", err)
+			continue
+		} else if !isPos {
+			continue
+		}
+		col := ""
+		if tc.col >= 0 {
+			col = strconv.Itoa(tc.col)
+		}
+		if e.Matrix != tc.matrix || e.Row != int64(tc.row) || e.Column != col {
+			t.Errorf("%s: position %q (%d, %q), want %q (%d, %q): %v", tc.name, e.Matrix, e.Row, e.Column, tc.matrix, tc.row, col, err)
+		}
+		if msg := err.Error(); !strings.Contains(msg, fmt.Sprintf("row %d", tc.row)) || (col != "" && !strings.Contains(msg, "column "+col)) {
+			t.Errorf("%s: message %q does not name the position", tc.name, msg)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func ExampleEvaluate_badData() {
 	_, err := quality.Evaluate(context.Background(), x, 1, x, 1, []int{0, 1, 0, -2}, quality.Options{})
 	fmt.Println(err)
 	// Output:
-	// quality: classes: row 3: negative class: -2
+	// row 3 of classes: negative class: -2
 }
 
 func ExampleEvaluateDistances() {

@@ -84,7 +84,7 @@
 // # Errors
 //
 // Errors wrap the sentinels of errors.go; bad values at a position are
-// *InputError. Perplexity errors wrap both ErrPerplexity and, where they
+// *transforms.DataError naming the matrix, row and column. Perplexity errors wrap both ErrPerplexity and, where they
 // come from calibration, kernels.ErrPerplexity. A cancelled context stops
 // the run between iterations with ctx.Err().
 //

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 )
 
 // Sentinel errors. Errors returned by the entry points wrap one of them (test
-// with errors.Is); errors about one position of the input are *InputError.
+// with errors.Is); errors about one position of the input are
+// *transforms.DataError (arrowio.Error) naming the matrix ("x", "dist" or
+// "idx"), row and column.
 // Perplexity errors also wrap kernels.ErrPerplexity.
 //
 // Data errors wrap transforms.ErrInvalidData, option errors (perplexity,
@@ -26,26 +29,14 @@ var (
 	ErrNumerical  = errors.New("numerical failure")
 )
 
-// InputError reports a bad value at one position of the input, like
-// encoding/csv's ParseError.
-type InputError struct {
-	Row int   // 0-based point (row of x, dist or idx)
-	Col int   // 0-based column: feature, distance column or neighbour slot
-	Err error // wraps one of the sentinel errors
-}
-
-func (e *InputError) Error() string {
-	return fmt.Sprintf("tsne: row %d, column %d: %v", e.Row, e.Col, e.Err)
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
-
 // wrapf wraps sentinel with a formatted detail and the package prefix.
 func wrapf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("tsne: %w: "+format, append([]any{sentinel}, args...)...)
 }
 
-// detailf wraps sentinel with a formatted detail, for InputError.Err.
-func detailf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+// inputError returns the error for the bad value at row, col of the input
+// named matrix: a *transforms.DataError that wraps sentinel with a
+// formatted detail.
+func inputError(matrix string, row, col int, sentinel error, format string, args ...any) *transforms.DataError {
+	return arrowio.MatrixError(matrix, row, col, fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...))
 }

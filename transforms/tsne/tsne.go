@@ -210,7 +210,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	}
 	for k, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, &InputError{Row: k / d, Col: k % d, Err: detailf(ErrNonFinite, "%v", v)}
+			return nil, inputError("x", k/d, k%d, ErrNonFinite, "%v", v)
 		}
 	}
 	o, err := prepare(n, false, o)
@@ -324,7 +324,7 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 	}
 	for q, j := range idx {
 		if j < 0 || int(j) >= n || int(j) == q/k {
-			return nil, &InputError{Row: q / k, Col: q % k, Err: detailf(ErrNeighbor, "neighbour %d of point %d (n = %d)", j, q/k, n)}
+			return nil, inputError("idx", q/k, q%k, ErrNeighbor, "neighbour %d of point %d (n = %d)", j, q/k, n)
 		}
 		if err := checkDistance(dist[q], q/k, q%k); err != nil {
 			return nil, err
@@ -359,9 +359,9 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 func checkDistance(v float64, row, col int) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return &InputError{Row: row, Col: col, Err: detailf(ErrNonFinite, "%v", v)}
+		return inputError("dist", row, col, ErrNonFinite, "%v", v)
 	case v < 0:
-		return &InputError{Row: row, Col: col, Err: detailf(ErrNegative, "%v", v)}
+		return inputError("dist", row, col, ErrNegative, "%v", v)
 	}
 	return nil
 }

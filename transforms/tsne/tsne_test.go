@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // clusters returns k Gaussian clusters of m points each in d dimensions,
@@ -413,24 +416,25 @@ func TestErrors(t *testing.T) {
 		name     string
 		err      error
 		want     error
-		row, col int // for *InputError; row < 0 if none
+		matrix   string // of the *transforms.DataError, "" if none
+		row, col int
 	}{
-		{"exact perplexity = N−1", run(FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: n - 1})), ErrPerplexity, -1, 0},
-		{"exact perplexity > N", run(FromDistances(ctx, dist, n, Options{Method: Exact, Perplexity: 100})), ErrPerplexity, -1, 0},
-		{"bh 3·perplexity > N−1", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Perplexity: 10})), ErrPerplexity, -1, 0},
-		{"auto default perplexity 30", run(FromFeatures(ctx, x, n, d, Options{})), ErrPerplexity, -1, 0},
-		{"perplexity below 1", run(FromFeatures(ctx, x, n, d, Options{Perplexity: 0.5})), ErrPerplexity, -1, 0},
-		{"neighbours perplexity = k", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Perplexity: 5})), ErrPerplexity, -1, 0},
-		{"neighbours exact", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Method: Exact, Perplexity: 2})), ErrMethod, -1, 0},
-		{"bh 4-D", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Dims: 4, Perplexity: 3})), ErrMethod, -1, 0},
-		{"pca dims > d", run(FromFeatures(ctx, x, n, d, Options{Dims: 4, Perplexity: 3})), ErrOption, -1, 0},
-		{"negative theta", run(FromFeatures(ctx, x, n, d, Options{Theta: -1, Perplexity: 3})), ErrOption, -1, 0},
-		{"bad method", run(FromFeatures(ctx, x, n, d, Options{Method: 7, Perplexity: 3})), ErrOption, -1, 0},
-		{"length", run(FromFeatures(ctx, x[:10], n, d, Options{Perplexity: 3})), ErrLength, -1, 0},
-		{"one point", run(FromDistances(ctx, []float64{0}, 1, Options{})), ErrNoData, -1, 0},
-		{"NaN feature", run(FromFeatures(ctx, bad, n, d, Options{Perplexity: 3})), ErrNonFinite, 2, 1},
-		{"negative distance", run(FromDistances(ctx, negDist, n, Options{Perplexity: 3})), ErrNegative, 1, 4},
-		{"self neighbour", run(FromNeighbors(ctx, selfIdx, nd, n, 5, Options{Perplexity: 2})), ErrNeighbor, 3, 2},
+		{"exact perplexity = N−1", run(FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: n - 1})), ErrPerplexity, "", -1, 0},
+		{"exact perplexity > N", run(FromDistances(ctx, dist, n, Options{Method: Exact, Perplexity: 100})), ErrPerplexity, "", -1, 0},
+		{"bh 3·perplexity > N−1", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Perplexity: 10})), ErrPerplexity, "", -1, 0},
+		{"auto default perplexity 30", run(FromFeatures(ctx, x, n, d, Options{})), ErrPerplexity, "", -1, 0},
+		{"perplexity below 1", run(FromFeatures(ctx, x, n, d, Options{Perplexity: 0.5})), ErrPerplexity, "", -1, 0},
+		{"neighbours perplexity = k", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Perplexity: 5})), ErrPerplexity, "", -1, 0},
+		{"neighbours exact", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Method: Exact, Perplexity: 2})), ErrMethod, "", -1, 0},
+		{"bh 4-D", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Dims: 4, Perplexity: 3})), ErrMethod, "", -1, 0},
+		{"pca dims > d", run(FromFeatures(ctx, x, n, d, Options{Dims: 4, Perplexity: 3})), ErrOption, "", -1, 0},
+		{"negative theta", run(FromFeatures(ctx, x, n, d, Options{Theta: -1, Perplexity: 3})), ErrOption, "", -1, 0},
+		{"bad method", run(FromFeatures(ctx, x, n, d, Options{Method: 7, Perplexity: 3})), ErrOption, "", -1, 0},
+		{"length", run(FromFeatures(ctx, x[:10], n, d, Options{Perplexity: 3})), ErrLength, "", -1, 0},
+		{"one point", run(FromDistances(ctx, []float64{0}, 1, Options{})), ErrNoData, "", -1, 0},
+		{"NaN feature", run(FromFeatures(ctx, bad, n, d, Options{Perplexity: 3})), ErrNonFinite, "x", 2, 1},
+		{"negative distance", run(FromDistances(ctx, negDist, n, Options{Perplexity: 3})), ErrNegative, "dist", 1, 4},
+		{"self neighbour", run(FromNeighbors(ctx, selfIdx, nd, n, 5, Options{Perplexity: 2})), ErrNeighbor, "idx", 3, 2},
 	} {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: error %v, want %v", c.name, c.err, c.want)
@@ -439,9 +443,16 @@ func TestErrors(t *testing.T) {
 		if c.want == ErrPerplexity && c.name != "neighbours perplexity = k" && c.name != "perplexity below 1" {
 			t.Logf("%s: %v", c.name, c.err)
 		}
-		var ie *InputError
-		if c.row >= 0 && (!errors.As(c.err, &ie) || ie.Row != c.row || ie.Col != c.col) {
-			t.Errorf("%s: error %v, want an *InputError at (%d, %d)", c.name, c.err, c.row, c.col)
+		var ie *transforms.DataError
+		if isPos := errors.As(c.err, &ie); isPos != (c.matrix != "") {
+			t.Errorf("%s: positional %v, want %v: %v", c.name, isPos, c.matrix != "", c.err)
+		} else if isPos {
+			if ie.Matrix != c.matrix || ie.Row != int64(c.row) || ie.Column != strconv.Itoa(c.col) {
+				t.Errorf("%s: error %v, want a *transforms.DataError at row %d, column %d of %s", c.name, c.err, c.row, c.col, c.matrix)
+			}
+			if want := fmt.Sprintf("row %d, column %d of %s", c.row, c.col, c.matrix); !strings.Contains(c.err.Error(), want) {
+				t.Errorf("%s: message %q does not say %q", c.name, c.err, want)
+			}
 		}
 	}
 }
