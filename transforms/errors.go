@@ -18,7 +18,8 @@ var (
 )
 
 // DataError is the one positional data error: file, column, row and id of
-// the fault, in the manner of csv.ParseError. It is arrowio's Error.
+// the fault, in the manner of csv.ParseError; for a matrix handed to a
+// method's core, the matrix's name, row and column. It is arrowio's Error.
 type DataError = arrowio.Error
 
 // NewSentinel returns a sentinel with message msg that matches kind

@@ -235,4 +235,3 @@ func nilIfEmpty(s []string) []string {
 	}
 	return s
 }
-
