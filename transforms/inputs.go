@@ -19,6 +19,14 @@ type Columns struct {
 	OnInvalid arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a used column: error (stop, naming file, column, row and id) or drop (drop the row and report how many)"`
 }
 
+// Standardization is the --standardize option of every stage that reads
+// features: embed it in the options, so that it has one name, one help text
+// and one meaning everywhere. Its default is the stage's own (NewOptions
+// sets it), and the stage's documentation says why.
+type Standardization struct {
+	Standardize bool `opt:"standardize" help:"z-score every feature with its training mean and sample standard deviation (N−1) before fitting; the default depends on the stage (see above); constant columns are dropped with a warning either way"`
+}
+
 // Selection is the arrowio selection of the columns.
 func (c Columns) Selection() arrowio.Selection {
 	return arrowio.Selection{ID: c.ID, Features: c.Features, Label: c.Label, Keep: c.Keep, OnInvalid: c.OnInvalid}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/urfave/cli/v2"
 )
 
 // featureTable writes a CSV that a new user might bring: an id column, a
@@ -106,5 +107,33 @@ func TestFeatureStagesSharedInputs(t *testing.T) {
 		if _, ok := p.Params["standardize"]; !ok {
 			t.Errorf("%s: standardize not recorded in params %v", name, p.Params)
 		}
+	}
+}
+
+// --standardize has one help text (one meaning) in every stage that reads
+// features; only its default differs. evaluate's is the choice of space.
+func TestStandardizeSameEverywhere(t *testing.T) {
+	app := newApp(nil, nil, nil)
+	var first, firstName string
+	n := 0
+	for _, c := range app.Commands {
+		if c.Name == "evaluate" {
+			continue
+		}
+		for _, f := range c.Flags {
+			bf, ok := f.(*cli.BoolFlag)
+			if !ok || bf.Name != "standardize" {
+				continue
+			}
+			n++
+			if first == "" {
+				first, firstName = bf.Usage, c.Name
+			} else if bf.Usage != first {
+				t.Errorf("%s --standardize says %q, %s says %q", c.Name, bf.Usage, firstName, first)
+			}
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d stages have --standardize, want bvp, pca, lda, ckpca, lsp, tsne, nerv, fisher", n)
 	}
 }

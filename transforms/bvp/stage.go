@@ -20,19 +20,19 @@ type Stage struct{}
 // StageOptions are the options of Stage.
 type StageOptions struct {
 	transforms.Columns
-	Order       []string `opt:"order" help:"class order as a comma list, e.g. low,mid,high (required for text labels; numeric labels default to ascending)"`
-	Dims        int      `opt:"dims" help:"output dimensions"`
-	Standardize bool     `opt:"standardize" help:"z-score the features with the training mean and sample std before fitting; --standardize=false to use raw values (constant columns are dropped either way)"`
-	Solver      Solver   `opt:"solver" help:"svd (exact) or rgd (the paper's Algorithm 1)"`
-	MaxIter     int      `opt:"max-iter" help:"rgd: iterations per deflation step"`
-	Tol         float64  `opt:"tol" help:"rgd: stop when the angle between iterates is below this (radians)"`
-	Step0       float64  `opt:"step0" help:"rgd: first step size γ₀"`
-	Seed        uint64   `opt:"seed" help:"random seed (rgd's random starts); the same input, seed and thread count give bit-identical output"`
+	Order []string `opt:"order" help:"class order as a comma list, e.g. low,mid,high (required for text labels; numeric labels default to ascending)"`
+	Dims  int      `opt:"dims" help:"output dimensions"`
+	transforms.Standardization
+	Solver  Solver  `opt:"solver" help:"svd (exact) or rgd (the paper's Algorithm 1)"`
+	MaxIter int     `opt:"max-iter" help:"rgd: iterations per deflation step"`
+	Tol     float64 `opt:"tol" help:"rgd: stop when the angle between iterates is below this (radians)"`
+	Step0   float64 `opt:"step0" help:"rgd: first step size γ₀"`
+	Seed    uint64  `opt:"seed" help:"random seed (rgd's random starts); the same input, seed and thread count give bit-identical output"`
 }
 
 // NewOptions implements transforms.Stage: the defaults.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Dims: DefaultDims, Standardize: true, Solver: SVD,
+	return &StageOptions{Dims: DefaultDims, Standardization: transforms.Standardization{Standardize: true}, Solver: SVD,
 		MaxIter: DefaultMaxIter, Tol: DefaultTol, Step0: DefaultStep0, Seed: 1}
 }
 

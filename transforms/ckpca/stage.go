@@ -133,9 +133,9 @@ func unmarshalEnum(b []byte, names []string, dst *int) error {
 // the linear kernel, solved in feature space.
 type StageOptions struct {
 	transforms.Columns
-	Standardize bool     `opt:"standardize" help:"z-score every feature column before the kernel (constant columns are dropped with a warning either way; not used by a precomputed kernel)"`
-	Control     []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
-	Dims        int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table; 2 without control points)"`
+	transforms.Standardization
+	Control []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
+	Dims    int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table; 2 without control points)"`
 
 	Kernel KernelKind `opt:"kernel" help:"kernel on the (standardised) features, or precomputed: the selected columns (or the similarity table) are the n×n kernel matrix"`
 	Gamma  float64    `opt:"gamma" help:"rbf: exp(−γ‖a − b‖²), 0: 1/median squared distance; poly: γ·aᵀb, 0: 1/D (the value used is recorded as the figure resolved_gamma)"`
@@ -157,7 +157,7 @@ type StageOptions struct {
 // standardised features.
 func (Stage) NewOptions() transforms.Options {
 	d := DefaultOptions()
-	return &StageOptions{Standardize: true, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
+	return &StageOptions{Standardization: transforms.Standardization{Standardize: true}, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
 }
 
 // Validate checks the options that need no data.

@@ -20,10 +20,10 @@ type Stage struct{}
 // transforms.Options).
 type StageOptions struct {
 	transforms.Columns
-	Order       []string `opt:"order" help:"class order (default: ascending value for numbers, byte order for text)"`
-	Kernel      Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows, linear (S = XXᵀ) or rbf (exp(−γ‖x−y‖²))"`
-	Gamma       float64  `opt:"gamma" help:"rbf γ (0: 1 / median squared distance between rows)"`
-	Standardize bool     `opt:"standardize" help:"with in and kernel: z-score every feature before the kernel (default on, as for ckpca: a kernel on raw features is dominated by the columns of largest scale)"`
+	Order  []string `opt:"order" help:"class order (default: ascending value for numbers, byte order for text)"`
+	Kernel Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows, linear (S = XXᵀ) or rbf (exp(−γ‖x−y‖²))"`
+	Gamma  float64  `opt:"gamma" help:"rbf γ (0: 1 / median squared distance between rows)"`
+	transforms.Standardization
 
 	Correction       Correction `opt:"correction" help:"eigenvalue correction of the similarity matrix"`
 	Sigma            float64    `opt:"sigma" help:"Parzen bandwidth σ (0: the mean perplexity bandwidth times sigma-scale)"`
@@ -44,7 +44,7 @@ func (Stage) NewOptions() transforms.Options { return NewStageOptions() }
 // NewStageOptions returns the stage's options set to their defaults.
 func NewStageOptions() *StageOptions {
 	return &StageOptions{
-		Standardize: true, Correction: Correction(kernels.Clip), Perplexity: 30, SigmaScale: 1,
+		Standardization: transforms.Standardization{Standardize: true}, Correction: Correction(kernels.Clip), Perplexity: 30, SigmaScale: 1,
 		Steps: DefaultSteps, Rule: Trapezoid, Metric: MetricFisher, Format: FormatLong,
 	}
 }

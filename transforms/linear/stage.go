@@ -20,8 +20,8 @@ type PCAStage struct{}
 // PCAStageOptions are the options of PCAStage.
 type PCAStageOptions struct {
 	transforms.Columns
-	Dims        int  `opt:"dims" help:"output dimensions"`
-	Standardize bool `opt:"standardize" help:"z-score the features with the training mean and sample std before fitting; --standardize=false to use raw values (constant columns are dropped either way)"`
+	Dims int `opt:"dims" help:"output dimensions"`
+	transforms.Standardization
 }
 
 // LDAStage is the lda stage: as PCAStage, with Fisher's linear discriminant
@@ -31,17 +31,21 @@ type LDAStage struct{}
 // LDAStageOptions are the options of LDAStage.
 type LDAStageOptions struct {
 	transforms.Columns
-	Order       []string `opt:"order" help:"class order as a comma list (default: ascending values, or byte order of text); fixes the sign of axis 1 (the last class on its positive side)"`
-	Dims        int      `opt:"dims" help:"output dimensions"`
-	Standardize bool     `opt:"standardize" help:"z-score the features with the training mean and sample std before fitting; --standardize=false to use raw values (constant columns are dropped either way)"`
-	Shrinkage   float64  `opt:"shrinkage" help:"ridge ε added to the within-class scatter (0: 1e-6·trace/D)"`
+	Order []string `opt:"order" help:"class order as a comma list (default: ascending values, or byte order of text); fixes the sign of axis 1 (the last class on its positive side)"`
+	Dims  int      `opt:"dims" help:"output dimensions"`
+	transforms.Standardization
+	Shrinkage float64 `opt:"shrinkage" help:"ridge ε added to the within-class scatter (0: 1e-6·trace/D)"`
 }
 
 // NewOptions implements transforms.Stage: the defaults.
-func (PCAStage) NewOptions() transforms.Options { return &PCAStageOptions{Dims: 2, Standardize: true} }
+func (PCAStage) NewOptions() transforms.Options {
+	return &PCAStageOptions{Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
+}
 
 // NewOptions implements transforms.Stage: the defaults.
-func (LDAStage) NewOptions() transforms.Options { return &LDAStageOptions{Dims: 2, Standardize: true} }
+func (LDAStage) NewOptions() transforms.Options {
+	return &LDAStageOptions{Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
+}
 
 // Validate implements transforms.Options.
 func (o *PCAStageOptions) Validate() error { return checkDims(o.Dims) }

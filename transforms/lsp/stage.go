@@ -48,17 +48,17 @@ func (v *Variant) UnmarshalText(b []byte) error {
 // Options are the options of the lsp stage.
 type Options struct {
 	transforms.Columns
-	Standardize bool     `opt:"standardize" help:"z-score every feature column (constant columns are dropped with a warning either way)"`
-	Control     []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
-	Dims        int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table)"`
-	Variant     Variant  `opt:"variant" help:"linear (min-norm map, InVis) or laplacian (Paulovich 2008)"`
-	Neighbors   int      `opt:"neighbors" help:"laplacian: neighbours per row"`
+	transforms.Standardization
+	Control   []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
+	Dims      int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table)"`
+	Variant   Variant  `opt:"variant" help:"linear (min-norm map, InVis) or laplacian (Paulovich 2008)"`
+	Neighbors int      `opt:"neighbors" help:"laplacian: neighbours per row"`
 }
 
 // NewOptions returns the defaults: the linear map on standardised
 // features; 10 neighbours for the Laplacian variant.
 func (Stage) NewOptions() transforms.Options {
-	return &Options{Standardize: true, Neighbors: 10}
+	return &Options{Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
 }
 
 // Validate checks the options that need no data.

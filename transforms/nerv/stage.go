@@ -16,8 +16,8 @@ type Stage struct{}
 // StageOptions are the options of the nerv stage.
 type StageOptions struct {
 	transforms.Columns
-	SoftLabels  []string    `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
-	Standardize bool        `opt:"standardize" help:"z-score every feature (mean 0, sample standard deviation 1) before the distances; off by default, unlike the linear stages: NeRV, like t-SNE, is usually run on features that are already comparable"`
+	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
+	transforms.Standardization
 	Dims        int         `opt:"dims" help:"output dimensions (Barnes–Hut: at most 3)"`
 	Alpha       float64     `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
 	Gamma       float64     `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`

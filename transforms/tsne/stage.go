@@ -17,7 +17,7 @@ type Stage struct{}
 // StageOptions are the options of the tsne stage.
 type StageOptions struct {
 	transforms.Columns
-	Standardize       bool    `opt:"standardize" help:"z-score every feature (mean 0, sample standard deviation 1) before the distances; off by default, unlike the linear stages: t-SNE is usually run on features that are already comparable (as openTSNE and scikit-learn do)"`
+	transforms.Standardization
 	Dims              int     `opt:"dims" help:"output dimensions (Barnes-Hut: at most 3)"`
 	Perplexity        float64 `opt:"perplexity" help:"perplexity of the input affinities (below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
 	Method            Method  `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut) or auto (exact up to 1000 rows)"`
