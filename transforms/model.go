@@ -34,20 +34,6 @@ type ModelHeader struct {
 	Params       map[string]any `json:"params,omitempty"`
 }
 
-// SaveModel writes m (an *Affine or a *KernelModel) to a Parquet model file
-// at path, atomically, with the run's provenance in the footer.
-//
-// Deprecated: stages write their model with Env.WriteModel. SaveModel stays
-// only until every fitting stage runs through the stage contract.
-func SaveModel(ctx context.Context, path string, m Model, prov *arrowio.Provenance) error {
-	rec, err := modelRecord(memory.DefaultAllocator, m)
-	if err != nil {
-		return err
-	}
-	defer rec.Release()
-	return writeModelFile(ctx, path, rec.Schema(), rec, m.Header(), prov, rec.NumRows())
-}
-
 // WriteModel writes m (an *Affine or a *KernelModel) as the output table of
 // role (kind table.Model), with its header and the run's provenance.
 func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
@@ -110,33 +96,6 @@ func affineRecord(mem memory.Allocator, m *Affine) arrow.RecordBatch {
 		b.Field(4+j).(*array.Float64Builder).AppendValues(col, nil)
 	}
 	return b.NewRecordBatch()
-}
-
-// writeModelFile writes one record batch with the model header and the
-// provenance in the footer.
-func writeModelFile(ctx context.Context, path string, schema *arrow.Schema, rec arrow.RecordBatch, h ModelHeader, prov *arrowio.Provenance, rows int64) error {
-	hdr, err := json.Marshal(h)
-	if err != nil {
-		return fmt.Errorf("transforms: encoding model header: %w", err)
-	}
-	w, err := arrowio.Create(ctx, path, schema, arrowio.WithFormat(arrowio.FormatParquet))
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	w.SetMetadata(ModelMetadataKey, string(hdr))
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	if prov != nil {
-		prov.RowsWritten = rows
-		js, err := prov.JSON()
-		if err != nil {
-			return err
-		}
-		w.SetMetadata(arrowio.MetadataKey, js)
-	}
-	return w.Close()
 }
 
 // ReadModel reads the model table of role (written by WriteModel, or by
