@@ -137,3 +137,11 @@ func TestStandardizeSameEverywhere(t *testing.T) {
 		t.Errorf("%d stages have --standardize, want bvp, pca, lda, ckpca, lsp, tsne, nerv, fisher", n)
 	}
 }
+
+// An option after report's tables is not taken for a file name.
+func TestOptionAfterTables(t *testing.T) {
+	code, _, stderr := runCmd(t, nil, "report", "--out", filepath.Join(t.TempDir(), "r.html"), "a.parquet", "--title", "X")
+	if code != 2 || !strings.Contains(stderr, "--title comes after the tables") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}

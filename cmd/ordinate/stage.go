@@ -107,6 +107,11 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 	args := c.Args().Slice()
 	for _, r := range info.Inputs {
 		if r.Variadic {
+			for _, a := range args {
+				if name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "="); strings.HasPrefix(a, "-") && a != "-" && hasFlag(c.Command, name) {
+					return usagef("%s comes after the tables; put options before them: ordinate %s [options] TABLE…", a, info.Name)
+				}
+			}
 			for i, a := range args {
 				tables.Paths[fmt.Sprintf("%s#%d", r.Name, i)] = a
 				ins = append(ins, a)
@@ -222,4 +227,16 @@ func newLogger(c *cli.Context) (*slog.Logger, error) {
 	default:
 		return nil, usagef("--log-format %q: want text or json", f)
 	}
+}
+
+// hasFlag reports whether cmd has a flag of that name.
+func hasFlag(cmd *cli.Command, name string) bool {
+	for _, f := range cmd.Flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
