@@ -128,10 +128,10 @@ func (env *Env) defaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowi
 		keep = append(keep, name)
 	}
 	if len(left) > 0 {
-		env.Warn("%s: left out of the default features: %s; name them in --features to use them", r.Source().Path, strings.Join(left, ", "))
+		env.Warn("%s: left out of the default features: %s; name them in the features option to use them", r.Source().Path, strings.Join(left, ", "))
 	}
 	if len(keep) == 0 {
-		return sel, fmt.Errorf("%w: %s: no numeric feature column (give --features)", ErrNoFeatures, r.Source().Path)
+		return sel, &OptionError{Option: "features", Err: fmt.Errorf("%w: %s: no numeric feature column; name the features", ErrNoFeatures, r.Source().Path)}
 	}
 	sel.Features = keep // exact names: arrowio takes an existing column name before a pattern
 	return sel, nil

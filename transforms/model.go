@@ -126,7 +126,7 @@ func readModel(r arrowio.Reader) (Model, int64, error) {
 	md := r.Schema().Metadata()
 	i := md.FindKey(ModelMetadataKey)
 	if i < 0 {
-		return nil, 0, fmt.Errorf("%s: %w: no %q key in the table metadata; is this a model written with --model-out?", path, ErrModel, ModelMetadataKey)
+		return nil, 0, fmt.Errorf("%s: %w: no %q key in the table metadata; is this a model written by a stage's model-out?", path, ErrModel, ModelMetadataKey)
 	}
 	var h ModelHeader
 	if err := json.Unmarshal([]byte(md.Values()[i]), &h); err != nil {

@@ -250,7 +250,7 @@ func checkComponents(idx []int32, n, k int, rows []int) error {
 					size++
 				}
 			}
-			return fmt.Errorf("%w: row %d is in a group of %d rows that the %d-neighbour graph does not connect to any control row; add a control row there or raise --neighbors", ErrControl, i, size, k)
+			return fmt.Errorf("%w: row %d is in a group of %d rows that the %d-neighbour graph does not connect to any control row; add a control row there or raise the neighbors option", ErrControl, i, size, k)
 		}
 	}
 	return nil
