@@ -49,8 +49,8 @@ func (f *Format) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// PlotOptions are the plot stage's options.
-type PlotOptions struct {
+// StageOptions are the plot stage's options.
+type StageOptions struct {
 	X          string            `opt:"x" help:"column on the horizontal axis"`
 	Y          string            `opt:"y" help:"column on the vertical axis"`
 	Color      string            `opt:"color" help:"column to colour the points by"`
@@ -68,7 +68,7 @@ type PlotOptions struct {
 }
 
 // Validate checks the options that need no data.
-func (o *PlotOptions) Validate() error {
+func (o *StageOptions) Validate() error {
 	if o.Color != "" && len(o.SoftLabels) > 0 {
 		return transforms.Optionf("color", "give color or soft-labels, not both")
 	}
@@ -82,7 +82,7 @@ func (o *PlotOptions) Validate() error {
 }
 
 func (Stage) NewOptions() transforms.Options {
-	return &PlotOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Width: 16, Format: FormatAuto}
+	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Width: 16, Format: FormatAuto}
 }
 
 func (Stage) Info() transforms.Info {
@@ -121,7 +121,7 @@ renders the same anywhere.`,
 }
 
 // format resolves the figure format from the option and the output's path.
-func (o *PlotOptions) format(env *transforms.Env) (string, error) {
+func (o *StageOptions) format(env *transforms.Env) (string, error) {
 	path := ""
 	if pt, ok := env.Tables.(interface{ Path(string) string }); ok {
 		path = pt.Path("out")
@@ -144,7 +144,7 @@ func (o *PlotOptions) format(env *transforms.Env) (string, error) {
 }
 
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*PlotOptions)
+	opts := o.(*StageOptions)
 	format, err := opts.format(env)
 	if err != nil {
 		return err

@@ -35,7 +35,7 @@ func ExampleStage() {
 	defer rec.Release()
 
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
-	opts := figure.Stage{}.NewOptions().(*figure.PlotOptions)
+	opts := figure.Stage{}.NewOptions().(*figure.StageOptions)
 	opts.Color = "label"
 	opts.Order = []string{"low", "mid", "high"}
 	env := &transforms.Env{Tables: tables}

@@ -45,8 +45,8 @@ func (v *Variant) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Options are the options of the lsp stage.
-type Options struct {
+// StageOptions are the options of the lsp stage.
+type StageOptions struct {
 	transforms.Columns
 	transforms.Standardization
 	Control   []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
@@ -58,11 +58,11 @@ type Options struct {
 // NewOptions returns the defaults: the linear map on standardised
 // features; 10 neighbours for the Laplacian variant.
 func (Stage) NewOptions() transforms.Options {
-	return &Options{Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
+	return &StageOptions{Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
 }
 
 // Validate checks the options that need no data.
-func (o *Options) Validate() error {
+func (o *StageOptions) Validate() error {
 	switch {
 	case o.Dims < 0:
 		return transforms.Optionf("dims", "%d: want 0 (from the control points) or a positive count", o.Dims)
@@ -106,7 +106,7 @@ Control points are read as for ckpca. Features are standardised unless
 // Run fits the variant on the input and writes the embedding (and the
 // model).
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*Options)
+	o := opts.(*StageOptions)
 	if o.Variant == VariantLaplacian && env.Has("model-out") {
 		return transforms.Optionf("model-out", "needs variant linear: the Laplacian layout depends on the neighbour graph and has no map for new rows")
 	}

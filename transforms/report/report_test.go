@@ -120,7 +120,7 @@ func TestStageKinds(t *testing.T) {
 	trip := rec(t, []string{"emb_0", "emb_1"}, 5, &arrowio.Provenance{Stage: "triplets", Kind: table.Triplets, Params: map[string]any{}})
 	defer trip.Release()
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in#0": emb, "in#1": metrics, "in#2": plain, "in#3": trip}, "out")
-	opts := Stage{}.NewOptions().(*Options)
+	opts := Stage{}.NewOptions().(*StageOptions)
 	opts.Title = "a <b>title</b>"
 	if err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables, Mem: mem}); err != nil {
 		t.Fatal(err)

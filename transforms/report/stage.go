@@ -14,14 +14,14 @@ import (
 type Stage struct{}
 
 // Options are the report stage's options.
-type Options struct {
+type StageOptions struct {
 	Title string `opt:"title" help:"page title"`
 }
 
 // Validate has nothing to check.
-func (*Options) Validate() error { return nil }
+func (*StageOptions) Validate() error { return nil }
 
-func (Stage) NewOptions() transforms.Options { return &Options{Title: "ordinate report"} }
+func (Stage) NewOptions() transforms.Options { return &StageOptions{Title: "ordinate report"} }
 
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
@@ -52,7 +52,7 @@ inline (SVG) and loads nothing from elsewhere.`,
 }
 
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*Options)
+	opts := o.(*StageOptions)
 	roles := env.Many("in")
 	if len(roles) == 0 {
 		return fmt.Errorf("report: %w", ErrNoFiles)

@@ -43,7 +43,7 @@ func ExampleStage() {
 	}
 
 	page := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"in#0": fit.Out("out").Records}, Want: []string{"out"}}
-	ro := report.Stage{}.NewOptions().(*report.Options)
+	ro := report.Stage{}.NewOptions().(*report.StageOptions)
 	ro.Title = "grades"
 	if err := transforms.Run(context.Background(), report.Stage{}, ro, &transforms.Env{Tables: page}); err != nil {
 		log.Fatal(err)

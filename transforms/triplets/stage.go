@@ -15,8 +15,8 @@ import (
 // attributes, one aspect per attribute column: the triplets stage.
 type Stage struct{}
 
-// Options are the options of Stage.
-type Options struct {
+// StageOptions are the options of Stage.
+type StageOptions struct {
 	ID           string   `opt:"id" help:"object id column (unique; default: a row column of 0-based row numbers)"`
 	Aspects      []string `opt:"aspects" help:"attribute columns, comma list of names and globs (default: every column but the id)"`
 	Exclude      []string `opt:"exclude" help:"columns to leave out of the aspects (names and globs)"`
@@ -27,7 +27,7 @@ type Options struct {
 }
 
 // Validate checks the options.
-func (o *Options) Validate() error {
+func (o *StageOptions) Validate() error {
 	switch {
 	case o.PerAspect < 0:
 		return transforms.Optionf("per-aspect", "%d: want 0 (all) or a positive count", o.PerAspect)
@@ -40,7 +40,7 @@ func (o *Options) Validate() error {
 // NewOptions returns the defaults: every column an aspect, ordered pairs,
 // all triplets, no split, seed 1.
 func (Stage) NewOptions() transforms.Options {
-	return &Options{Aspects: []string{"*"}, Exclude: []string{}, Pairs: Ordered, Seed: 1}
+	return &StageOptions{Aspects: []string{"*"}, Exclude: []string{}, Pairs: Ordered, Seed: 1}
 }
 
 // Info describes the stage.
@@ -75,7 +75,7 @@ the observed objects (aspect, id, observed) so that the same split can be scored
 // Run generates the triplets and writes them, streaming, to "out", and
 // the split to "split-out" when it is wanted.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*Options)
+	o := opts.(*StageOptions)
 	if env.Has("split-out") && o.SplitObjects == 0 {
 		return transforms.Optionf("split-out", "needs split-objects (the fraction of objects to observe)")
 	}
@@ -166,7 +166,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 
 // readAttributes reads the id column and the aspect columns (as text) of
 // the input, and checks that the ids are unique.
-func readAttributes(ctx context.Context, env *transforms.Env, o *Options) (*arrowio.Frame, []string, error) {
+func readAttributes(ctx context.Context, env *transforms.Env, o *StageOptions) (*arrowio.Frame, []string, error) {
 	r, err := env.Open(ctx, "in")
 	if err != nil {
 		return nil, nil, err
