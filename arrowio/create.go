@@ -1,9 +1,7 @@
 package arrowio
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -60,14 +58,24 @@ func WithStdout(w io.Writer) WriteOption {
 // FormatOf) unless WithFormat says otherwise; "-" writes an Arrow IPC stream
 // to standard output.
 //
-// Rows go to a temporary file ".NAME.tmp-*" in the folder of path, which
-// must exist. Close flushes it, syncs it to disk and renames it over path;
-// Abort, a failed Write or a failed Close remove it, so that path is either
-// left as it was or holds the complete output. The renamed file gets mode
-// 0644. Standard output cannot be undone: "-" writes through a buffer that
-// Close flushes, and Abort drops what is still buffered and does not end the
-// stream, so a reader sees a truncated stream rather than a short complete
-// one.
+// Rows go to a temporary file ".NAME.tmp-PID-HOST-RANDOM" in the folder of
+// path, which must exist; temporary files of dead runs found there are
+// removed first (see RemoveStale; the writer lists them in StaleRemoved).
+// Close flushes it, syncs it to disk and renames it over path; Abort, a
+// failed Write or a failed Close remove it, so that path is either left as
+// it was or holds the complete output. The renamed file gets mode 0644.
+// After DeferCommit, Close only completes the temporary file, and Commit
+// (or CommitAll, for a group of outputs) renames it (see Committer).
+//
+// Standard output cannot be undone: "-" writes through a buffer, and Abort
+// (or a failed Write or Close) drops what is still buffered and does not end
+// the stream, so a reader sees a truncated stream rather than a short
+// complete one. After DeferCommit the end of the stream (the end-of-stream
+// marker) is written only by Commit.
+//
+// Errors of the file system name the output and wrap the system's own
+// error: a full disk is "arrowio: writing out.parquet: no space left on
+// device", and errors.Is(err, syscall.ENOSPC) holds.
 //
 // Formats:
 //   - Parquet: zstd, row groups of WithRowGroupRows rows (default: about
@@ -153,30 +161,33 @@ func newEncoder(f Format, schema *arrow.Schema, sink io.Writer, meta *kvMeta, cf
 type writerState int
 
 const (
-	stateOpen writerState = iota
-	stateClosed
-	stateFailed // Close failed; the output was removed
-	stateAborted
+	stateOpen     writerState = iota
+	stateFinished             // closed with DeferCommit: complete, waiting for Commit
+	stateClosed               // published
+	stateFailed               // Close or Commit failed; the output was removed
+	stateAborted              // Abort, or Rollback
 )
 
 // writer is the Writer of every format: the format's encoder on top of an
 // atomic output.
 type writer struct {
-	ctx    context.Context
-	path   string
-	schema *arrow.Schema
-	format Format
-	out    *output
-	enc    encoder
-	meta   *kvMeta
-	rows   int64
-	err    error // the first Write error; the output is then never published
-	state  writerState
-	cerr   error // what Close returned
+	ctx      context.Context
+	path     string
+	schema   *arrow.Schema
+	format   Format
+	out      *output
+	enc      encoder
+	meta     *kvMeta
+	rows     int64
+	err      error // the first Write error; the output is then never published
+	state    writerState
+	cerr     error // what Close (or Commit) returned
+	deferred bool
 }
 
-func (w *writer) Path() string { return w.path }
-func (w *writer) Rows() int64  { return w.rows }
+func (w *writer) Path() string           { return w.path }
+func (w *writer) Rows() int64            { return w.rows }
+func (w *writer) StaleRemoved() []string { return w.out.stale }
 
 func (w *writer) SetMetadata(key, value string) { w.meta.set(key, value) }
 
@@ -196,7 +207,7 @@ func (w *writer) Write(rec arrow.RecordBatch) error {
 		return w.err
 	}
 	if err := protect(func() error { return w.enc.write(rec) }); err != nil {
-		w.err = fmt.Errorf("arrowio: writing %s: %w", w.path, err)
+		w.err = w.out.writeError(err)
 		return w.err
 	}
 	w.rows += rec.NumRows()
@@ -205,7 +216,7 @@ func (w *writer) Write(rec arrow.RecordBatch) error {
 
 func (w *writer) Close() error {
 	switch w.state {
-	case stateClosed, stateFailed:
+	case stateFinished, stateClosed, stateFailed:
 		return w.cerr
 	case stateAborted:
 		return fmt.Errorf("arrowio: %s: Close after Abort", w.path)
@@ -215,12 +226,62 @@ func (w *writer) Close() error {
 		err = w.ctx.Err()
 	}
 	if err == nil {
+		if w.deferred {
+			w.out.holdTail()
+		}
 		if err = protect(w.enc.finish); err != nil {
-			err = fmt.Errorf("arrowio: writing %s: %w", w.path, err)
+			err = w.out.writeError(err)
 		}
 	}
 	if err == nil {
-		err = w.out.commit()
+		err = w.out.finish()
+	}
+	if err == nil && !w.deferred {
+		err = w.out.publish(false)
+	}
+	if err != nil {
+		w.drop()
+		w.state, w.cerr = stateFailed, err
+		return err
+	}
+	w.state = stateClosed
+	if w.deferred {
+		w.state = stateFinished
+	}
+	return nil
+}
+
+// Abort discards an output that is not closed. After a Close it does
+// nothing: an output closed with DeferCommit is withdrawn by Rollback.
+func (w *writer) Abort() error {
+	if w.state != stateOpen {
+		return nil
+	}
+	w.state = stateAborted
+	return w.drop()
+}
+
+func (w *writer) DeferCommit() {
+	if w.state == stateOpen {
+		w.deferred = true
+	}
+}
+
+func (w *writer) Commit() error { return w.commit(false) }
+
+func (w *writer) commit(backup bool) error {
+	switch w.state {
+	case stateClosed:
+		return nil
+	case stateFinished:
+	case stateFailed:
+		return w.cerr
+	default:
+		return fmt.Errorf("arrowio: %s: Commit before Close or after Abort", w.path)
+	}
+	err := w.ctx.Err()
+	if err == nil {
+		err = w.out.publish(backup)
 	}
 	if err != nil {
 		w.drop()
@@ -231,18 +292,31 @@ func (w *writer) Close() error {
 	return nil
 }
 
-func (w *writer) Abort() error {
-	if w.state != stateOpen {
-		return nil
+func (w *writer) Rollback() error {
+	switch w.state {
+	case stateFinished:
+		w.state = stateAborted
+		return w.drop()
+	case stateClosed:
+		if !w.deferred {
+			return fmt.Errorf("arrowio: %s: Rollback of an output closed without DeferCommit", w.path)
+		}
+		w.state = stateAborted
+		return w.out.rollback()
 	}
-	w.state = stateAborted
-	return w.drop()
+	return nil
 }
+
+func (w *writer) irrevocable() bool { return w.out.tmp == nil }
+func (w *writer) forget()           { w.out.forget() }
 
 // drop releases the encoder and removes the temporary file.
 func (w *writer) drop() error {
 	w.out.sink.discard = true
-	_ = protect(func() error { w.enc.release(); return nil })
+	if w.enc != nil {
+		_ = protect(func() error { w.enc.release(); return nil })
+		w.enc = nil
+	}
 	return w.out.discard()
 }
 
@@ -254,107 +328,6 @@ func protect(f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// output is where the bytes go: a temporary file renamed at commit, or
-// standard output.
-type output struct {
-	final string
-	tmp   *os.File // nil for standard output
-	buf   *bufio.Writer
-	sink  *sink
-	done  bool
-}
-
-// sink is what the encoders write to. Once discard is set it swallows
-// everything, so that encoders can be finished only to free their memory.
-type sink struct {
-	w       io.Writer
-	discard bool
-}
-
-func (s *sink) Write(p []byte) (int, error) {
-	if s.discard {
-		return len(p), nil
-	}
-	return s.w.Write(p)
-}
-
-const outputBufferSize = 1 << 20
-
-func openOutput(path string, stdout io.Writer) (*output, error) {
-	if path == "-" {
-		buf := bufio.NewWriterSize(stdout, outputBufferSize)
-		return &output{final: path, buf: buf, sink: &sink{w: buf}}, nil
-	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if base == "" {
-		return nil, fmt.Errorf("arrowio: cannot create %q: not a file name", path)
-	}
-	fi, err := os.Stat(dir)
-	switch {
-	case err != nil:
-		return nil, fmt.Errorf("arrowio: cannot create %s: output folder %s: %w", path, dir, err)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("arrowio: cannot create %s: %s is not a folder", path, dir)
-	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return nil, fmt.Errorf("arrowio: cannot create %s: it is a folder", path)
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return nil, fmt.Errorf("arrowio: cannot create %s: %w", path, err)
-	}
-	buf := bufio.NewWriterSize(tmp, outputBufferSize)
-	return &output{final: path, tmp: tmp, buf: buf, sink: &sink{w: buf}}, nil
-}
-
-// commit publishes the output: flush, fsync, close, rename, and fsync the
-// folder so that the rename survives a crash.
-func (o *output) commit() error {
-	if err := o.buf.Flush(); err != nil {
-		return fmt.Errorf("arrowio: writing %s: %w", o.final, err)
-	}
-	if o.tmp == nil {
-		o.done = true
-		return nil
-	}
-	if err := o.tmp.Sync(); err != nil {
-		return fmt.Errorf("arrowio: writing %s: %w", o.final, err)
-	}
-	if err := o.tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("arrowio: writing %s: %w", o.final, err)
-	}
-	if err := o.tmp.Close(); err != nil {
-		return fmt.Errorf("arrowio: writing %s: %w", o.final, err)
-	}
-	if err := os.Rename(o.tmp.Name(), o.final); err != nil {
-		return fmt.Errorf("arrowio: writing %s: %w", o.final, err)
-	}
-	o.done = true
-	if d, err := os.Open(filepath.Dir(o.final)); err == nil {
-		_ = d.Sync() // best effort: not every system can sync a folder
-		_ = d.Close()
-	}
-	return nil
-}
-
-// discard removes the temporary file (if any); buffered bytes meant for
-// standard output are dropped.
-func (o *output) discard() error {
-	o.sink.discard = true
-	if o.done || o.tmp == nil {
-		return nil
-	}
-	o.done = true
-	_ = o.tmp.Close() // may already be closed by a failed commit
-	if err := os.Remove(o.tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("arrowio: removing temporary file of %s: %w", o.final, err)
-	}
-	return nil
 }
 
 // kvMeta holds the SetMetadata pairs in the order the keys were first set;
@@ -395,24 +368,4 @@ func (m *kvMeta) merged(base arrow.Metadata) (keys, vals []string) {
 		}
 	}
 	return keys, vals
-}
-
-// WriteFileAtomic writes data to path the way table outputs are written: to
-// a temporary file in the same folder, synced, then renamed, so that a
-// failed or interrupted write leaves neither a partial file nor the
-// temporary one. It is for the byte outputs of the tool (figures, reports).
-func WriteFileAtomic(path string, data []byte) error {
-	o, err := openOutput(path, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := o.sink.Write(data); err != nil {
-		_ = o.discard()
-		return fmt.Errorf("arrowio: writing %s: %w", path, err)
-	}
-	if err := o.commit(); err != nil {
-		_ = o.discard()
-		return err
-	}
-	return nil
 }

@@ -15,7 +15,9 @@ const MetadataKey = "ordinate"
 // temporary file in the target folder, and Close renames it into place.
 // Abort (or a failed Close) removes the temporary file, so that a failed or
 // interrupted run leaves nothing behind. Abort after a successful Close is a
-// no-op, so `defer w.Abort()` is the idiom.
+// no-op, so `defer w.Abort()` is the idiom. The writers of Create also
+// implement Committer, to publish several outputs together, and
+// StaleRemoved() []string (see RemoveStale).
 type Writer interface {
 	Write(rec arrow.RecordBatch) error
 	// SetMetadata sets a key/value pair of file metadata. For Parquet it is
