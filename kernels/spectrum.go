@@ -1,10 +1,13 @@
 package kernels
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -54,24 +57,59 @@ var ErrEigen = errors.New("kernels: symmetric eigendecomposition failed")
 // reported for every c, including None.
 //
 // Wrong lengths or n < 1 panic; an unknown c panics. The only error is
-// ErrEigen.
+// ErrEigen. It is CorrectSpectrumContext without a context, on all cores.
 func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, err error) {
+	return CorrectSpectrumContext(context.Background(), dst, s, n, c, 0)
+}
+
+// spectrumTile is the side of the output tiles of the reconstruction
+// U f(Λ) Uᵀ: gonum's Dgemm block size, so that each tile is summed in the
+// same order as a whole-matrix Dgemm would sum it (bit for bit).
+const spectrumTile = 64
+
+// CorrectSpectrumContext is CorrectSpectrum with a context and a thread
+// count (≤ 0: GOMAXPROCS). Its one uninterruptible step, the symmetric
+// eigendecomposition (LAPACK Dsyev in gonum, O(n³)), runs under Detach: on
+// cancellation the call returns ctx.Err() at once and the abandoned
+// factorisation finishes in the background on its own copy of s (dst is
+// not touched after that). The other O(n²) and O(n³) steps (copies, the
+// reconstruction U f(Λ) Uᵀ in 64×64 tiles) run in chunks that check ctx.
+// The result is bit-identical to CorrectSpectrum for any thread count. On
+// cancellation dst may hold partial results.
+func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Correction, threads int) (negShare float64, err error) {
 	if n < 1 || len(s) != n*n || len(dst) != n*n {
 		panic("kernels: CorrectSpectrum: bad size")
 	}
 	if c < Clip || c > None {
 		panic("kernels: CorrectSpectrum: unknown correction")
 	}
-	sym := mat.NewSymDense(n, nil)
-	for i := range n {
-		for j := 0; j <= i; j++ {
-			sym.SetSym(i, j, s[i*n+j])
+	// The upper storage of a SymDense holds s's lower triangle transposed,
+	// as SetSym(i, j, s[i*n+j]) for j ≤ i would.
+	data := make([]float64, n*n)
+	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := 0; j <= i; j++ {
+				data[j*n+i] = s[i*n+j]
+			}
 		}
+	}); err != nil {
+		return 0, err
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, c != None) {
-		return 0, ErrEigen
+	sym := mat.NewSymDense(n, data)
+	eig, err := Detach(ctx, func() (*mat.EigenSym, error) {
+		if eigenHook != nil {
+			eigenHook()
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(sym, c != None) {
+			return nil, ErrEigen
+		}
+		return &eig, nil
+	})
+	if err != nil {
+		return 0, err
 	}
+	sym, data = nil, nil
 	lam := eig.Values(nil)
 	var neg, tot float64
 	lmin := math.Inf(1)
@@ -86,7 +124,13 @@ func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, e
 		negShare = neg / tot
 	}
 	if c == None {
-		copy(dst, s)
+		if &dst[0] != &s[0] {
+			if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
+				copy(dst[lo*n:hi*n], s[lo*n:hi*n])
+			}); err != nil {
+				return 0, err
+			}
+		}
 		return negShare, nil
 	}
 	for k, l := range lam {
@@ -103,22 +147,72 @@ func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, e
 	}
 	var u mat.Dense
 	eig.VectorsTo(&u)
-	// dst = (UΛ)Uᵀ, then the upper triangle mirrored from the lower one so
-	// that dst is symmetric bit for bit.
-	var ul mat.Dense
-	ul.CloneFrom(&u)
-	for k, l := range lam {
-		col := ul.ColView(k).(*mat.VecDense)
-		col.ScaleVec(l, col)
-	}
-	out := mat.NewDense(n, n, dst)
-	out.Mul(&ul, u.T())
-	for i := range n {
-		for j := i + 1; j < n; j++ {
-			dst[i*n+j] = dst[j*n+i]
+	eig = nil
+	uu := u.RawMatrix().Data
+	// ul = U f(Λ), row by row (each element is u_ik·λ_k, as a column
+	// scaling gives).
+	ul := make([]float64, n*n)
+	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			row, src := ul[i*n:(i+1)*n], uu[i*n:(i+1)*n]
+			for k, l := range lam {
+				row[k] = l * src[k]
+			}
 		}
+	}); err != nil {
+		return 0, err
+	}
+	// dst = (UΛ)Uᵀ on the tiles of the lower triangle, each tile summed
+	// over k in blocks of spectrumTile as gonum's parallel Dgemm does (a
+	// serial Dgemm per block: fewer than 4 blocks never go parallel); then
+	// the upper triangle mirrored from the lower one, so that dst is
+	// symmetric bit for bit.
+	nt := (n + spectrumTile - 1) / spectrumTile
+	tiles := nt * (nt + 1) / 2
+	impl := blas64.Implementation()
+	if err := ParallelFor(ctx, tiles, threads, 1, func(lo, hi int) {
+		for q := lo; q < hi; q++ {
+			ti := int((math.Sqrt(8*float64(q)+1) - 1) / 2)
+			for ti*(ti+1)/2 > q {
+				ti--
+			}
+			for (ti+1)*(ti+2)/2 <= q {
+				ti++
+			}
+			tj := q - ti*(ti+1)/2
+			i0, j0 := ti*spectrumTile, tj*spectrumTile
+			li, lj := min(spectrumTile, n-i0), min(spectrumTile, n-j0)
+			for r := range li {
+				clear(dst[(i0+r)*n+j0 : (i0+r)*n+j0+lj])
+			}
+			for k0 := 0; k0 < n; k0 += spectrumTile {
+				lk := min(spectrumTile, n-k0)
+				impl.Dgemm(blas.NoTrans, blas.Trans, li, lj, lk, 1, ul[i0*n+k0:], n, uu[j0*n+k0:], n, 1, dst[i0*n+j0:], n)
+			}
+		}
+	}); err != nil {
+		return 0, err
+	}
+	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for j := i + 1; j < n; j++ {
+				dst[i*n+j] = dst[j*n+i]
+			}
+		}
+	}); err != nil {
+		return 0, err
 	}
 	return negShare, nil
+}
+
+// eigenHook, when set (tests), runs on the detached goroutine before the
+// factorisation.
+var eigenHook func()
+
+// rowGrain is the number of rows of an n×n matrix per chunk of an O(n²)
+// loop: about 2¹⁸ elements, so that a chunk takes well under a millisecond.
+func rowGrain(n int) int {
+	return max(1, (1<<18)/max(n, 1))
 }
 
 // Symmetrize replaces the n×n matrix s by (S + Sᵀ)/2 in place and returns
@@ -136,6 +230,34 @@ func Symmetrize(s []float64, n int) (maxAsym float64) {
 		}
 	}
 	return maxAsym
+}
+
+// SymmetrizeContext is Symmetrize in row chunks on up to threads
+// goroutines (≤ 0: GOMAXPROCS), checking ctx between chunks; the result
+// does not depend on threads. On cancellation it returns ctx.Err() and s
+// is partly symmetrised.
+func SymmetrizeContext(ctx context.Context, s []float64, n, threads int) (maxAsym float64, err error) {
+	if n < 0 || len(s) != n*n {
+		panic("kernels: Symmetrize: bad size")
+	}
+	grain := rowGrain(n)
+	slots := make([]float64, NumChunks(n, grain))
+	err = ParallelFor(ctx, n, threads, grain, func(lo, hi int) {
+		var m float64
+		for i := lo; i < hi; i++ {
+			for j := i + 1; j < n; j++ {
+				a, b := s[i*n+j], s[j*n+i]
+				m = max(m, math.Abs(a-b))
+				v := 0.5*a + 0.5*b
+				s[i*n+j], s[j*n+i] = v, v
+			}
+		}
+		slots[lo/grain] = m
+	})
+	for _, m := range slots {
+		maxAsym = max(maxAsym, m)
+	}
+	return maxAsym, err
 }
 
 // KernelSqDistances writes the kernel-induced squared distances

@@ -1,6 +1,8 @@
 package kernels
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -154,5 +156,121 @@ func TestSymmetrizeAndSqDistances(t *testing.T) {
 	KernelSqDistances(d2, neg, 2)
 	if d2[1] != 0 || d2[2] != 0 {
 		t.Errorf("negative d² not clamped: %v", d2)
+	}
+}
+
+// correctSpectrumRef is the whole-matrix reconstruction U f(Λ) Uᵀ with one
+// gonum Mul, which CorrectSpectrum must reproduce bit for bit.
+func correctSpectrumRef(t *testing.T, s []float64, n int, c Correction) []float64 {
+	t.Helper()
+	sym := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := 0; j <= i; j++ {
+			sym.SetSym(i, j, s[i*n+j])
+		}
+	}
+	var eig mat.EigenSym
+	if !eig.Factorize(sym, true) {
+		t.Fatal("eigen failed")
+	}
+	lam := eig.Values(nil)
+	lmin := lam[0]
+	for k, l := range lam {
+		switch c {
+		case Clip:
+			lam[k] = max(l, 0)
+		case Flip:
+			lam[k] = math.Abs(l)
+		case Shift:
+			if lmin < 0 {
+				lam[k] = l - lmin
+			}
+		}
+	}
+	var u, ul mat.Dense
+	eig.VectorsTo(&u)
+	ul.CloneFrom(&u)
+	for k, l := range lam {
+		col := ul.ColView(k).(*mat.VecDense)
+		col.ScaleVec(l, col)
+	}
+	dst := make([]float64, n*n)
+	mat.NewDense(n, n, dst).Mul(&ul, u.T())
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			dst[i*n+j] = dst[j*n+i]
+		}
+	}
+	return dst
+}
+
+// TestCorrectSpectrumTiles checks that the tiled, cancellable
+// reconstruction gives the bits of one whole-matrix product, for sizes
+// around the tile and Dgemm block boundaries and for several thread counts.
+func TestCorrectSpectrumTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 7, 64, 65, 129, 200} {
+		s := make([]float64, n*n)
+		for i := range n {
+			for j := 0; j <= i; j++ {
+				v := rng.NormFloat64()
+				s[i*n+j], s[j*n+i] = v, v
+			}
+		}
+		for _, c := range []Correction{Clip, Flip, Shift} {
+			want := correctSpectrumRef(t, s, n, c)
+			for _, threads := range []int{1, 3} {
+				dst := make([]float64, n*n)
+				if _, err := CorrectSpectrumContext(context.Background(), dst, s, n, c, threads); err != nil {
+					t.Fatal(err)
+				}
+				for q := range dst {
+					if math.Float64bits(dst[q]) != math.Float64bits(want[q]) {
+						t.Fatalf("n %d %v threads %d: dst[%d] = %v, want %v", n, c, threads, q, dst[q], want[q])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestCorrectSpectrumCancel checks that a cancelled context ends the call
+// at once while the eigendecomposition, which cannot be interrupted, is
+// still running (held here by the test hook), and that an already
+// cancelled context never starts it.
+func TestCorrectSpectrumCancel(t *testing.T) {
+	const n = 30
+	s := make([]float64, n*n)
+	for i := range n {
+		s[i*n+i] = float64(i + 1)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	entered, release := make(chan struct{}), make(chan struct{})
+	eigenHook = func() { close(entered); <-release }
+	defer func() { eigenHook = nil }()
+	go func() { <-entered; cancel() }()
+	_, err := CorrectSpectrumContext(ctx, make([]float64, n*n), s, n, Clip, 2)
+	close(release) // the abandoned factorisation may now finish in the background
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	eigenHook = func() { t.Error("factorisation started under a cancelled context") }
+	if _, err := CorrectSpectrumContext(ctx, make([]float64, n*n), s, n, Shift, 2); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+}
+
+func TestDetach(t *testing.T) {
+	if v, err := Detach(context.Background(), func() (int, error) { return 7, nil }); v != 7 || err != nil {
+		t.Fatalf("Detach = %v, %v", v, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	release := make(chan struct{})
+	defer close(release)
+	started := make(chan struct{})
+	go func() { <-started; cancel() }()
+	v, err := Detach(ctx, func() (int, error) { close(started); <-release; return 1, nil })
+	if v != 0 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Detach = %v, %v", v, err)
 	}
 }

@@ -113,13 +113,49 @@
 // products on raw features are dominated by the columns of largest scale.
 // (The demo uses only similarity tables, which Standardize does not touch.)
 //
-// Fit symmetrises and corrects the matrix (phase "eigendecomposition"),
+// # Spectrum correction in the sparse mode, and cancellation
+//
+// The dense mode corrects the matrix with its full eigendecomposition
+// (kernels.CorrectSpectrumContext): O(n³), which in gonum takes minutes
+// at a few thousand objects and cannot be interrupted inside LAPACK, so it
+// runs detached: on cancellation Fit returns ctx.Err() at once and the
+// abandoned factorisation finishes in the background (the CLI exits right
+// after). The sparse mode (Neighbors > 0), meant for large N, needs no
+// dense eigendecomposition, because what its correction has to achieve is
+// a positive semi-definite matrix (the truncation bound uses the triangle
+// inequality of the kernel metric), and that rarely needs the whole
+// spectrum:
+//
+//   - a kernel of feature rows (Kernel linear or rbf) is positive
+//     semi-definite by construction: no correction at all (figure
+//     correction_applied);
+//   - a similarity matrix of at most SparseEigenLimit objects is corrected
+//     as in the dense mode, so small problems give the same matrix in both
+//     modes;
+//   - above that, Lanczos estimates of its extreme eigenvalues
+//     (kernels.ExtremeEigenvalues, O(n²) per step, cancellable; figures
+//     min_eigenvalue and max_eigenvalue) decide: positive semi-definite up
+//     to rounding (λ_min ≥ −1e-8·max|λ|) needs no correction whatever
+//     Correction says; an indefinite matrix is shifted by |λ_min| on the
+//     diagonal for Correction shift (exactly U(Λ − λ_min)Uᵀ; figure
+//     shift), used as it is with a warning for none, and refused for clip
+//     and flip, which need every negative eigenpair, with an option error
+//     on correction that points to shift, none, or correcting the matrix
+//     beforehand.
+//
+// Every other long loop (symmetrising, kernel distances, bandwidths, the
+// path sums) runs in chunks that check the context.
+//
+// Fit symmetrises and corrects the matrix (phase "eigendecomposition", or
+// "extreme eigenvalues" in the sparse mode above SparseEigenLimit),
 // finds σ from the perplexity ("bandwidths") and computes the distances
 // ("pair distances", with the unordered pairs, or with Neighbors the rows,
 // as its total). The output role "out" is a long distance table
 // (table.DistancePairs: i, j, distance; Upper keeps i < j) or, with Format
 // square, a table.DistanceSquare table, both written through package
-// table. Figures: sigma, negative_eigenvalue_share, max_asymmetry (when
+// table. Figures: sigma, negative_eigenvalue_share (dense correction),
+// correction_applied, min_eigenvalue, max_eigenvalue and shift (sparse
+// correction), max_asymmetry (when
 // the input was not symmetric), fallbacks, long_steps, left_rule_asymmetry
 // (rule left, dense), kept_terms and dense_terms (sparse), gamma (rbf) and
 // classes.

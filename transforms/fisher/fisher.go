@@ -79,7 +79,7 @@ func (o Options) steps() int {
 }
 
 // validate checks the inputs shared by both entry points.
-func validate(s []float64, n int, classes []int, k int, o Options) error {
+func validate(ctx context.Context, s []float64, n int, classes []int, k int, o Options) error {
 	if n < 2 {
 		return wrapf(ErrTooFew, "n = %d, need at least 2", n)
 	}
@@ -102,6 +102,9 @@ func validate(s []float64, n int, classes []int, k int, o Options) error {
 		return wrapf(ErrOption, "unknown rule %d", int(o.Rule))
 	}
 	for i := range n {
+		if i%64 == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		for j := range n {
 			v := s[i*n+j]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -151,7 +154,7 @@ func newStats(o Options) *Stats {
 // SparseDistances). Invalid input returns an error wrapping one of the
 // sentinel errors; a cancelled ctx returns ctx.Err().
 func Distances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) ([]float64, *Stats, error) {
-	if err := validate(s, n, classes, k, o); err != nil {
+	if err := validate(ctx, s, n, classes, k, o); err != nil {
 		return nil, nil, err
 	}
 	if o.Neighbors != 0 {
@@ -215,7 +218,7 @@ func longSteps(s []float64, n, T int, sigma float64) int64 {
 // runs from i to the neighbour. It requires 1 ≤ K ≤ n−1 and a positive
 // semi-definite s (the truncation bound uses the triangle inequality).
 func SparseDistances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) (idx []int32, dist []float64, st *Stats, err error) {
-	if err := validate(s, n, classes, k, o); err != nil {
+	if err := validate(ctx, s, n, classes, k, o); err != nil {
 		return nil, nil, nil, err
 	}
 	K := o.Neighbors

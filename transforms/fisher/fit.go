@@ -42,24 +42,43 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, inputError("s", q/n, q%n, ErrNonFinite)
 		}
+		if q%(1<<20) == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 	}
 	if o.Neighbors >= n {
 		return nil, transforms.Optionf("neighbors", "%d must be below N = %d", o.Neighbors, n)
 	}
 	res := &FitResult{N: n, Figures: map[string]any{}}
-	if asym := kernels.Symmetrize(s, n); asym > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("the similarity matrix is not symmetric (largest |s(i,j) − s(j,i)| = %.3g); used (S + Sᵀ)/2", asym))
-		res.Figures["max_asymmetry"] = asym
-	}
-	prog.Start("eigendecomposition", 0)
-	neg, err := kernels.CorrectSpectrum(s, s, n, kernels.Correction(o.Correction))
-	prog.Finish()
+	asym, err := kernels.SymmetrizeContext(ctx, s, n, threads)
 	if err != nil {
 		return nil, err
 	}
-	res.Figures["negative_eigenvalue_share"] = neg
+	if asym > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the similarity matrix is not symmetric (largest |s(i,j) − s(j,i)| = %.3g); used (S + Sᵀ)/2", asym))
+		res.Figures["max_asymmetry"] = asym
+	}
+	if o.Neighbors > 0 && (o.Kernel != NoKernel || n > SparseEigenLimit) {
+		if err := sparseCorrection(ctx, res, s, n, o, threads, prog); err != nil {
+			return nil, err
+		}
+	} else {
+		prog.Start("eigendecomposition", 0)
+		neg, err := kernels.CorrectSpectrumContext(ctx, s, s, n, kernels.Correction(o.Correction), threads)
+		prog.Finish()
+		if err != nil {
+			return nil, err
+		}
+		res.Figures["negative_eigenvalue_share"] = neg
+	}
 	d2 := make([]float64, n*n)
-	kernels.KernelSqDistances(d2, s, n)
+	if err := kernels.ParallelFor(ctx, n, threads, 64, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			kernels.KernelSqDistRow(d2[i*n:(i+1)*n], s, n, i)
+		}
+	}); err != nil {
+		return nil, err
+	}
 	if o.Metric == MetricKernel {
 		return kernelDistances(ctx, res, d2, n, o, threads, prog)
 	}
@@ -83,6 +102,7 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 		}
 		sigma = sum / float64(n) * o.SigmaScale
 	}
+	d2 = nil // the path sums build their own tables: let the GC have this one
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
 	var last atomic.Int64 // Progress reports cumulative counts from worker goroutines
@@ -109,6 +129,72 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 	res.Dist = dist
 	res.noteStats(st)
 	return res, nil
+}
+
+// SparseEigenLimit is the largest number of objects for which the sparse
+// mode (Neighbors > 0) corrects a similarity matrix with the full n×n
+// eigendecomposition, as the dense mode does. Above it, the symmetric
+// eigendecomposition (O(n³), minutes at a few thousand objects in gonum)
+// would dominate the sparse computation, so sparseCorrection decides from
+// the extreme eigenvalues instead.
+const SparseEigenLimit = 2000
+
+// psdTol is the relative size of a smallest eigenvalue, against the
+// largest magnitude, that counts as rounding of a positive semi-definite
+// matrix.
+const psdTol = 1e-8
+
+// sparseCorrection is the spectrum correction of the sparse mode without a
+// dense eigendecomposition. A kernel matrix of feature rows (linear or rbf)
+// is positive semi-definite by construction and needs none. A similarity
+// matrix is checked by Lanczos estimates of its extreme eigenvalues
+// (kernels.ExtremeEigenvalues: O(n²) per step, cancellable): if it is
+// positive semi-definite up to rounding, every correction leaves it as it
+// is; if it is indefinite, shift adds |λ_min| (plus the estimate's residual
+// bound) to the diagonal, which is exactly U(Λ − λ_min)Uᵀ, none uses it as
+// it is with a warning, and clip and flip, which need every negative
+// eigenpair, are refused with an option error that says what to do.
+func sparseCorrection(ctx context.Context, res *FitResult, s []float64, n int, o *StageOptions, threads int, prog transforms.Progress) error {
+	corr := kernels.Correction(o.Correction)
+	if prog == nil {
+		prog = transforms.NoProgress{}
+	}
+	if o.Kernel != NoKernel {
+		res.Figures["correction_applied"] = "none (a " + o.Kernel.String() + " kernel matrix is positive semi-definite)"
+		return nil
+	}
+	prog.Start("extreme eigenvalues", 0)
+	ex, err := kernels.ExtremeEigenvalues(ctx, s, n, 0, threads)
+	prog.Finish()
+	if err != nil {
+		return err
+	}
+	res.Figures["min_eigenvalue"], res.Figures["max_eigenvalue"] = ex.Min, ex.Max
+	scale := max(math.Abs(ex.Min), math.Abs(ex.Max))
+	if ex.Min >= -psdTol*scale {
+		res.Figures["correction_applied"] = "none (positive semi-definite)"
+		return nil
+	}
+	switch corr {
+	case kernels.None:
+		res.Figures["correction_applied"] = "none"
+		res.Warnings = append(res.Warnings, fmt.Sprintf(
+			"the similarity matrix is indefinite (smallest eigenvalue about %.4g, largest %.4g) and correction none uses it as it is: "+
+				"kernel distances are clamped at 0, and the sparse truncation bound, which assumes a positive semi-definite matrix, does not hold", ex.Min, ex.Max))
+		return nil
+	case kernels.Shift:
+		shift := -ex.Min + ex.MinResidual
+		for i := range n {
+			s[i*n+i] += shift
+		}
+		res.Figures["correction_applied"] = "shift"
+		res.Figures["shift"] = shift
+		return nil
+	}
+	return transforms.Optionf("correction", "%s needs the full eigendecomposition of the %d×%d similarity matrix (O(n³)), which the sparse mode (neighbors) "+
+		"does not do above %d objects, and this matrix is indefinite (smallest eigenvalue about %.4g, largest %.4g): use correction shift "+
+		"(adds |λ_min| to the diagonal, found from the smallest eigenvalue alone), or none, or correct the matrix beforehand",
+		corr, n, n, SparseEigenLimit, ex.Min, ex.Max)
 }
 
 // noteStats records the computation's statistics as figures and warns

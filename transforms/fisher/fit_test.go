@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -122,5 +123,85 @@ func TestEnums(t *testing.T) {
 	p := transforms.Params(NewStageOptions())
 	if p["correction"] != "clip" || p["rule"] != "trapezoid" || p["metric"] != "fisher" || p["format"] != "long" || p["standardize"] != true || p["kernel"] != "" {
 		t.Errorf("default params %v", p)
+	}
+}
+
+// TestSparseCorrection checks the sparse mode's correction without a dense
+// eigendecomposition: none needed for a kernel of features or a positive
+// semi-definite similarity, a diagonal shift by |λ_min| for shift, a warning
+// for none, and an option error naming correction for clip and flip.
+func TestSparseCorrection(t *testing.T) {
+	ctx := context.Background()
+	const n = 60
+	base, _ := synth.IndefiniteSimilarity(rand.New(rand.NewPCG(5, 6)), n, 3, 0.3)
+	if _, err := kernels.SymmetrizeContext(ctx, base, n, 0); err != nil {
+		t.Fatal(err)
+	}
+	psd := append([]float64(nil), base...)
+	if _, err := kernels.CorrectSpectrum(psd, psd, n, kernels.Clip); err != nil {
+		t.Fatal(err)
+	}
+	minEig := func(s []float64) float64 {
+		ex, err := kernels.ExtremeEigenvalues(ctx, s, n, 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ex.Min
+	}
+	lmin := minEig(base)
+	if lmin >= 0 {
+		t.Fatal("test matrix is not indefinite")
+	}
+	for _, tc := range []struct {
+		name    string
+		s       []float64
+		corr    kernels.Correction
+		kernel  Kernel
+		applied string
+		errOpt  string
+	}{
+		{"kernel of features", base, kernels.Clip, RBFKernel, "none (a rbf kernel matrix is positive semi-definite)", ""},
+		{"psd clip", psd, kernels.Clip, NoKernel, "none (positive semi-definite)", ""},
+		{"psd flip", psd, kernels.Flip, NoKernel, "none (positive semi-definite)", ""},
+		{"indefinite shift", base, kernels.Shift, NoKernel, "shift", ""},
+		{"indefinite none", base, kernels.None, NoKernel, "none", ""},
+		{"indefinite clip", base, kernels.Clip, NoKernel, "", "correction"},
+		{"indefinite flip", base, kernels.Flip, NoKernel, "", "correction"},
+	} {
+		s := append([]float64(nil), tc.s...)
+		o := NewStageOptions()
+		o.Correction, o.Kernel, o.Neighbors = Correction(tc.corr), tc.kernel, 5
+		res := &FitResult{Figures: map[string]any{}}
+		err := sparseCorrection(ctx, res, s, n, o, 0, nil)
+		if tc.errOpt != "" {
+			var oe *transforms.OptionError
+			if !errors.As(err, &oe) || oe.Option != tc.errOpt || !strings.Contains(err.Error(), "shift") {
+				t.Errorf("%s: err = %v, want an option error on %s that points to shift", tc.name, err, tc.errOpt)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if res.Figures["correction_applied"] != tc.applied {
+			t.Errorf("%s: applied %v, want %q", tc.name, res.Figures["correction_applied"], tc.applied)
+		}
+		switch tc.corr {
+		case kernels.Shift:
+			if m := minEig(s); m < -1e-9 || m > 1e-6 {
+				t.Errorf("%s: smallest eigenvalue after the shift %v, want ≈ 0 (before %v)", tc.name, m, lmin)
+			}
+		case kernels.None:
+			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "indefinite") {
+				t.Errorf("%s: warnings %v", tc.name, res.Warnings)
+			}
+		}
+		if tc.corr != kernels.Shift {
+			for q := range s {
+				if s[q] != tc.s[q] {
+					t.Fatalf("%s: the matrix changed at %d", tc.name, q)
+				}
+			}
+		}
 	}
 }
