@@ -73,4 +73,18 @@
 // built with the run's threads. The stage writes the embedding "out" and,
 // for a kernel on features, the model "model-out": affine on the primal
 // path, a kernel model otherwise.
+//
+// For a kernel on features the embedding the stage writes is the model's
+// own placement of the training rows — its Transform on the raw kept
+// features, in parallel chunks of independent rows, exactly as the apply
+// stage places rows — whether or not the model is saved. Apply on the same
+// rows is therefore bit-identical to the stage's output on every path
+// (primal, dual, Nyström). Fit's Result.Embedding, F·U, is the same
+// function evaluated through the feature map instead of the kernel
+// expansion: the two agree to rounding (1e-12 of the largest value in the
+// tests), and more loosely on a nearly singular kernel matrix, where the
+// expansion weights α = Coef·U grow with 1/√λ of the smallest eigenvalue
+// kept (at least 1e-10 of the largest); the control rows meet their
+// targets to that accuracy. For a precomputed kernel there is no model and
+// the stage writes F·U.
 package ckpca

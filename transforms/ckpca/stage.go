@@ -320,7 +320,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 
 // stageFit is a fitted cKPCA as the stage writes it.
 type stageFit struct {
-	embedding []float64  // n×d row-major
+	embedding []float64  // n×d row-major: the model's placement of the rows (place); Fit's F·U for a precomputed kernel
 	u         *mat.Dense // p×d coordinates in feature space
 	model     transforms.Model
 	figures   map[string]any
@@ -421,20 +421,50 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 	// f_s(x) = Σⱼ α_sj k(rⱼ, x) over reference rows.
 	if feat.Coef == nil {
 		res.model = transforms.NewAffine("ckpca", ft.Scaling, ft.FeatureList, o.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
-		return res, nil
-	}
-	var alpha mat.Dense
-	alpha.Mul(feat.Coef, res.u)
-	ref := xs
-	if feat.Ref != nil {
-		ref = mat.NewDense(len(feat.Ref), p, nil)
-		for r, i := range feat.Ref {
-			ref.SetRow(r, xs.RawRowView(i))
+	} else {
+		var alpha mat.Dense
+		alpha.Mul(feat.Coef, res.u)
+		ref := xs
+		if feat.Ref != nil {
+			ref = mat.NewDense(len(feat.Ref), p, nil)
+			for r, i := range feat.Ref {
+				ref.SetRow(r, xs.RawRowView(i))
+			}
 		}
+		res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: o.Standardize,
+			Kernel: kern, Ref: ref, Alpha: &alpha, Params: params}
 	}
-	res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: o.Standardize,
-		Kernel: kern, Ref: ref, Alpha: &alpha, Params: params}
+	// The written embedding is the model's own placement of the training
+	// rows, not Fit's F·U: the two agree to rounding, and this way apply
+	// on the same rows gives the same bits.
+	if res.embedding, err = place(ctx, env, res.model, ft); err != nil {
+		return nil, err
+	}
 	return res, nil
+}
+
+// placeGrain is the number of rows placed per parallel chunk.
+const placeGrain = 64
+
+// place returns the n×d row-major embedding of the training rows of ft as
+// the model m places them: m.Transform on the raw kept features, exactly
+// as apply places rows, so that apply on the same rows is bit-identical to
+// the stage's own output by construction. Rows are independent, so the
+// chunks over the run's threads do not change the result.
+func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *transforms.FeatureTable) ([]float64, error) {
+	n, D, d := ft.N, ft.K(), m.Header().Dims
+	x := ft.Scaling.Select(nil, ft.X, ft.N, ft.D)
+	emb := make([]float64, n*d)
+	env.Progress.Start("placing", int64(n))
+	defer env.Progress.Finish()
+	err := kernels.ParallelFor(ctx, n, env.Threads, placeGrain, func(lo, hi int) {
+		m.Transform(emb[lo*d:hi*d], x[lo*D:hi*D], hi-lo)
+		env.Progress.Add(int64(hi - lo))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return emb, nil
 }
 
 // fit solves cKPCA on the feature map and records the embedding and the

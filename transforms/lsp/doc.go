@@ -24,5 +24,8 @@
 // control columns or the "control-table" input exactly as the ckpca stage
 // does (ckpca.ControlSelection, ckpca.ReadControl), fits the chosen
 // Variant, and writes the embedding "out" and, for the linear map, the
-// model "model-out" that apply uses.
+// model "model-out" that apply uses. The linear map's embedding is the
+// affine model's own placement of the raw kept features (not X·P, equal
+// to rounding), exactly as apply places rows, so apply on the same rows is
+// bit-identical to the stage's output.
 package lsp

@@ -137,11 +137,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if o.Variant == VariantLinear {
 		var pm *mat.Dense
 		if pm, err = Linear(xs, ctrl.Rows, ctrl.Targets, dims); err == nil {
-			var m mat.Dense
-			m.Mul(xs, pm)
-			emb = m.RawMatrix().Data
 			params := map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows)}
 			model = transforms.NewAffine("lsp", ft.Scaling, ft.FeatureList, o.Standardize, make([]float64, p), pm, params)
+			// The written embedding is the model's own placement of the
+			// raw kept features (not xs·P, equal to rounding), exactly as
+			// apply places rows: apply on the same rows gives the same bits.
+			emb = model.Transform(nil, ft.Scaling.Select(nil, ft.X, ft.N, ft.D), n)
 		}
 	} else {
 		emb, err = Laplacian(ctx, xs, ctrl.Rows, ctrl.Targets, dims, LaplacianOptions{Neighbors: o.Neighbors, Tol: 1e-10, Threads: env.Threads})
