@@ -34,6 +34,20 @@ type FileInfo struct {
 	Metadata map[string]string
 	// Provenance is decoded from Metadata[MetadataKey]; nil when absent.
 	Provenance *Provenance
+	// Parts are the files of a dataset (a directory or a glob), in reading
+	// order; nil for a single file. Then Rows and Bytes are their sums,
+	// Schema their common schema (as Open reads it), Metadata and
+	// Provenance those of the first part, and RowGroups nil.
+	Parts []PartInfo
+}
+
+// PartInfo describes one file of a dataset.
+type PartInfo struct {
+	Path  string
+	Rows  int64
+	Bytes int64
+	// RowGroups is the number of Parquet row groups; 0 for other formats.
+	RowGroups int
 }
 
 // RowGroupInfo describes one Parquet row group.
@@ -49,7 +63,8 @@ type RowGroupInfo struct {
 // schema; it is left out of FileInfo.Metadata.
 const parquetSchemaKey = "ARROW:schema"
 
-// Inspect describes the table file at path without reading more than it
+// Inspect describes the table file at path, or the dataset of a directory
+// or glob as Open reads it (see FileInfo.Parts), without reading more than it
 // needs: for Parquet only the footer (schema, row groups, key/value
 // metadata); for an Arrow IPC file or stream the schema and the record
 // batches, to count rows; for CSV every line, to count rows and guess
@@ -58,8 +73,9 @@ const parquetSchemaKey = "ARROW:schema"
 //
 // The format is recognised from the first bytes (Parquet and Arrow IPC
 // magic numbers), then from the extension (CSV). An empty file gives an
-// *Error wrapping ErrEmpty, a damaged one an *Error wrapping ErrCorrupt,
-// never a panic or a crash. Parquet data pages are not read, so damage
+// *Error wrapping ErrEmpty, a damaged one (an IPC stream cut short or
+// without its end-of-stream marker among them) an *Error wrapping
+// ErrCorrupt, never a panic or a crash. Parquet data pages are not read, so damage
 // confined to them goes unnoticed here.
 //
 // When the metadata under MetadataKey is not valid provenance JSON, Inspect
@@ -72,17 +88,20 @@ func Inspect(ctx context.Context, path string, opts ...ReadOption) (fi *FileInfo
 	if path == "-" {
 		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: inspect needs a file, not standard input", ErrFormat)}
 	}
+	if st, err := os.Stat(path); strings.ContainsAny(path, "*?[") || err == nil && st.IsDir() {
+		return inspectDataset(ctx, path, opts)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("arrowio: %w", err)
+		return nil, fileError(path, err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("arrowio: %w", err)
+		return nil, fileError(path, err)
 	}
-	if st.IsDir() {
-		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: a folder; inspect one of its files", ErrFormat)}
+	if !st.Mode().IsRegular() {
+		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: not a regular file or directory", ErrFormat)}
 	}
 	if st.Size() == 0 {
 		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: the file is empty", ErrEmpty)}
@@ -119,6 +138,30 @@ func Inspect(ctx context.Context, path string, opts ...ReadOption) (fi *FileInfo
 	return fi, nil
 }
 
+// inspectDataset describes the files of a directory or glob, found and
+// checked as Open finds and checks them: one format, one schema.
+func inspectDataset(ctx context.Context, path string, opts []ReadOption) (*FileInfo, error) {
+	files, size, format, err := resolveInput(path)
+	if err != nil {
+		return nil, err
+	}
+	ds := &FileInfo{Path: path, Format: format, Bytes: size, Parts: make([]PartInfo, 0, len(files))}
+	for i, name := range files {
+		fi, err := Inspect(ctx, name, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 {
+			ds.Schema, ds.Metadata, ds.Provenance = fi.Schema, fi.Metadata, fi.Provenance
+		} else if err := checkSchema(files[0], name, &ds.Schema, fi.Schema); err != nil {
+			return nil, err
+		}
+		ds.Rows += fi.Rows
+		ds.Parts = append(ds.Parts, PartInfo{Path: name, Rows: fi.Rows, Bytes: fi.Bytes, RowGroups: len(fi.RowGroups)})
+	}
+	return ds, nil
+}
+
 // sniffFormat tells the format from the magic numbers at the start of the
 // file, then from the extension.
 func sniffFormat(r io.ReaderAt, path string) Format {
@@ -130,8 +173,8 @@ func sniffFormat(r io.ReaderAt, path string) Format {
 		return FormatParquet
 	case bytes.HasPrefix(head, magicARROW1):
 		return FormatIPCFile
-	case bytes.HasPrefix(head, magicStream):
-		return FormatIPCStream
+	case bytes.HasPrefix(head, magicStream), n > 0 && n < 4 && bytes.HasPrefix(magicStream, head):
+		return FormatIPCStream // the latter cut inside its first marker
 	}
 	return FormatOf(path)
 }
@@ -227,7 +270,9 @@ func inspectIPC(ctx context.Context, fi *FileInfo, f *os.File, cfg *readConfig) 
 			return err
 		}
 		rec, err := p.next(ctx)
-		if err != nil {
+		if e := (*Error)(nil); errors.As(err, &e) {
+			return err // a cut stream, which says where
+		} else if err != nil {
 			return fmt.Errorf("record batch after row %d: %w", fi.Rows, err)
 		}
 		if rec == nil {
@@ -236,20 +281,10 @@ func inspectIPC(ctx context.Context, fi *FileInfo, f *os.File, cfg *readConfig) 
 		fi.Rows += rec.NumRows()
 		rec.Release()
 	}
-	if fi.Format == FormatIPCFile {
-		return nil
-	}
-	// A stream cut at a message boundary reads as a complete one; every
-	// writer closes its stream with the marker, so demand it.
-	tail := make([]byte, len(endOfStream))
-	if _, err := f.ReadAt(tail, fi.Bytes-int64(len(tail))); err != nil || !bytes.Equal(tail, endOfStream) {
-		return errors.New("the stream ends without its end-of-stream marker (truncated?)")
-	}
+	// The stream reader refuses a stream without its end-of-stream marker,
+	// as Open does.
 	return nil
 }
-
-// endOfStream is the end-of-stream marker of the Arrow IPC stream format.
-var endOfStream = []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}
 
 func schemaMetadata(s *arrow.Schema) map[string]string {
 	md := s.Metadata()
@@ -343,12 +378,30 @@ func inspectCSV(ctx context.Context, fi *FileInfo, f *os.File) error {
 // It is what "ordinate inspect FILE" shows.
 func (fi *FileInfo) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "file:\t%s\n", fi.Path)
+	if fi.Parts != nil {
+		fmt.Fprintf(tw, "dataset:\t%s\n", fi.Path)
+		fmt.Fprintf(tw, "files:\t%d\n", len(fi.Parts))
+	} else {
+		fmt.Fprintf(tw, "file:\t%s\n", fi.Path)
+	}
 	fmt.Fprintf(tw, "format:\t%s\n", fi.Format)
 	fmt.Fprintf(tw, "rows:\t%d\n", fi.Rows)
 	fmt.Fprintf(tw, "bytes:\t%d (%s)\n", fi.Bytes, byteSize(fi.Bytes))
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if fi.Parts != nil {
+		fmt.Fprintf(tw, "\nparts: %d\n", len(fi.Parts))
+		for _, p := range fi.Parts {
+			fmt.Fprintf(tw, "  %s\t%d rows\t%s", p.Path, p.Rows, byteSize(p.Bytes))
+			if fi.Format == FormatParquet {
+				fmt.Fprintf(tw, "\t%d row groups", p.RowGroups)
+			}
+			fmt.Fprintln(tw)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	if fi.Schema != nil {
 		fmt.Fprintf(tw, "\ncolumns: %d\n", fi.Schema.NumFields())
@@ -363,7 +416,7 @@ func (fi *FileInfo) WriteText(w io.Writer) error {
 			return err
 		}
 	}
-	if fi.Format == FormatParquet {
+	if fi.Format == FormatParquet && fi.Parts == nil {
 		fmt.Fprintf(tw, "\nrow groups: %d\n", len(fi.RowGroups))
 		for i, rg := range fi.RowGroups {
 			fmt.Fprintf(tw, "  %d\t%d rows\t%s\t(%s uncompressed)\t%s\n", i, rg.Rows, byteSize(rg.CompressedBytes), byteSize(rg.UncompressedBytes), rg.Compression)
@@ -393,7 +446,11 @@ func (fi *FileInfo) WriteText(w io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "\nprovenance:\n  %s\n", b); err != nil {
+		of := ""
+		if len(fi.Parts) > 1 {
+			of = " (of the first part, " + fi.Parts[0].Path + ")"
+		}
+		if _, err := fmt.Fprintf(w, "\nprovenance%s:\n  %s\n", of, b); err != nil {
 			return err
 		}
 	}
@@ -424,12 +481,13 @@ func abbreviate(s string, n int) string {
 }
 
 // Summary is the JSON form of a FileInfo that `ordinate inspect --json`
-// prints: path, format, rows, columns, metadata, provenance and, when asked
-// for, column sums.
+// prints: path, format, rows, the parts of a dataset, columns, metadata,
+// provenance and, when asked for, column sums.
 type Summary struct {
 	Path       string             `json:"path"`
 	Format     string             `json:"format"`
 	Rows       int64              `json:"rows"`
+	Parts      []SummaryPart      `json:"parts,omitempty"`
 	Columns    []SummaryColumn    `json:"columns"`
 	Metadata   map[string]string  `json:"metadata,omitempty"`
 	Provenance *Provenance        `json:"provenance,omitempty"`
@@ -443,9 +501,19 @@ type SummaryColumn struct {
 	Nullable bool   `json:"nullable"`
 }
 
+// SummaryPart is one file of a dataset in a Summary.
+type SummaryPart struct {
+	Path  string `json:"path"`
+	Rows  int64  `json:"rows"`
+	Bytes int64  `json:"bytes"`
+}
+
 // Summary returns the JSON form of fi.
 func (fi *FileInfo) Summary() *Summary {
 	out := &Summary{Path: fi.Path, Format: fi.Format.String(), Rows: fi.Rows, Metadata: fi.Metadata, Provenance: fi.Provenance}
+	for _, p := range fi.Parts {
+		out.Parts = append(out.Parts, SummaryPart{p.Path, p.Rows, p.Bytes})
+	}
 	for _, f := range fi.Schema.Fields() {
 		out.Columns = append(out.Columns, SummaryColumn{f.Name, f.Type.String(), f.Nullable})
 	}

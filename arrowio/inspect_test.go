@@ -369,7 +369,9 @@ func TestInspectNotATable(t *testing.T) {
 	}{
 		{txt, ErrFormat},
 		{fakePq, ErrCorrupt},
-		{dir, ErrFormat},
+		{dir, ErrCorrupt}, // a dataset of one damaged part (notes.txt is no part)
+		{filepath.Join(dir, "*.txt"), ErrFormat},
+		{filepath.Join(dir, "*.csv"), ErrNoFiles},
 		{"-", ErrFormat},
 		{filepath.Join(dir, "missing.parquet"), fs.ErrNotExist},
 	} {

@@ -42,24 +42,35 @@ func (p *ipcFilePart) close() error {
 }
 
 // ipcStreamPart reads an Arrow IPC stream: standard input, or a file that
-// holds a stream.
+// holds a stream. A stream that ends without its end-of-stream marker, or
+// inside a message, is an error, never a shorter table: arrow-go's reader
+// takes the end of the input at a message boundary for the end of the
+// stream, so the part asks its message reader how the stream ended.
 type ipcStreamPart struct {
 	projection
-	c io.Closer // closed with the part; nil for stdin
-	r *ipc.Reader
+	name string
+	c    io.Closer // closed with the part; nil for stdin
+	r    *ipc.Reader
+	msgs *streamMessages
+	rows int64 // rows read so far
 }
 
 func (p *ipcStreamPart) next(context.Context) (arrow.RecordBatch, error) {
 	if !p.r.Next() {
+		if err := p.msgs.ending(p.name, p.rows); err != nil {
+			return nil, err
+		}
 		return nil, p.r.Err()
 	}
 	rec := p.r.RecordBatch()
 	rec.Retain()
+	p.rows += rec.NumRows()
 	return fixNulls(p.batch(rec)), nil
 }
 
 func (p *ipcStreamPart) close() error {
 	p.r.Release()
+	p.msgs.Release()
 	return closeIf(p.c)
 }
 
@@ -139,7 +150,8 @@ func fixNullData(d arrow.ArrayData) *array.Data {
 
 // openIPCFiles checks the schemas of all files and returns a reader over
 // them. A file named as an IPC file that holds a stream (as some tools
-// write under .arrow) is read as a stream.
+// write under .arrow) is read as a stream, and a file named as a stream
+// that holds an IPC file as a file.
 func openIPCFiles(ctx context.Context, src Source, format Format, cfg *readConfig) (Reader, error) {
 	open := func(_ context.Context, name string) (partReader, error) {
 		p, _, err := openIPCPart(name, format, cfg)
@@ -169,8 +181,15 @@ func openIPCPart(name string, format Format, cfg *readConfig) (partReader, *arro
 		if err != nil && err != io.EOF {
 			return nil, nil, fileError(name, err)
 		}
-		if head = head[:n]; !bytes.HasPrefix(head, magicARROW1) && bytes.HasPrefix(head, magicStream) {
+		if head = head[:n]; !bytes.HasPrefix(head, magicARROW1) && n > 0 &&
+			(bytes.HasPrefix(head, magicStream) || bytes.HasPrefix(magicStream, head)) {
 			format = FormatIPCStream
+		}
+	} else if format == FormatIPCStream {
+		// and an IPC file named as a stream is read as a file.
+		head := make([]byte, len(magicARROW1))
+		if n, _ := f.ReadAt(head, 0); bytes.Equal(head[:n], magicARROW1) {
+			format = FormatIPCFile
 		}
 	}
 	p, s, err := newIPCPart(name, f, size, format, f, cfg)
@@ -218,17 +237,31 @@ func newIPCStreamPart(name string, br *bufio.Reader, size int64, c io.Closer, cf
 		}
 		return nil, fileError(name, err)
 	}
+	if head, _ := br.Peek(len(magicARROW1)); bytes.Equal(head, magicARROW1) {
+		what := "the file"
+		if name == "-" {
+			what = "standard input"
+		}
+		return nil, &Error{File: name, Row: -1, Err: fmt.Errorf("%w: %s holds an Arrow IPC file, not a stream; "+
+			"pass it as a file path ending in .arrow, or convert it to a stream", ErrCorrupt, what)}
+	}
 	msgs := newStreamMessages(br, size, cfg.mem)
+	msgs.Retain()                                                              // the part keeps it to ask how the stream ended
 	r, err := ipc.NewReaderFromMessageReader(msgs, ipc.WithAllocator(cfg.mem)) // releases msgs on error
 	if err != nil {
+		defer msgs.Release()
+		if cut := msgs.ending(name, 0); cut != nil {
+			return nil, cut
+		}
 		return nil, err
 	}
 	pr, err := newProjection(name, r.Schema(), cfg.columns)
 	if err != nil {
 		r.Release()
+		msgs.Release()
 		return nil, err
 	}
-	return &ipcStreamPart{projection: pr, c: c, r: r}, nil
+	return &ipcStreamPart{projection: pr, name: name, c: c, r: r, msgs: msgs}, nil
 }
 
 // openStdin reads an Arrow IPC stream from cfg.stdin. Its schema is read
@@ -259,23 +292,71 @@ func openStdin(ctx context.Context, cfg *readConfig) (Reader, error) {
 // refuses a message longer than the input, and reads a message body in
 // growing pieces, so that a damaged body length costs only the bytes that
 // are really there (arrow-go allocates the whole length first).
+//
+// It also tells how the stream ended (see ending): arrow-go takes an input
+// that ends at a message boundary for a complete stream.
 type streamMessages struct {
-	r      io.Reader
+	r      *countingReader
+	size   int64 // the size of the input, 0 when unknown
 	limit  int64 // the size of the input, or maxAlloc when unknown
 	mem    memory.Allocator
 	schema bool         // the schema message has been read
 	msg    *ipc.Message // the last message, released by the next call
+	end    bool         // the end-of-stream marker has been read
+	err    error        // the error that ended the messages, if any
 	refs   atomic.Int64
+}
+
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(b []byte) (int, error) {
+	k, err := c.r.Read(b)
+	c.n += int64(k)
+	return k, err
 }
 
 // newStreamMessages reads the stream r of size bytes (0 when unknown).
 func newStreamMessages(r io.Reader, size int64, mem memory.Allocator) *streamMessages {
-	m := &streamMessages{r: r, limit: maxAlloc, mem: mem}
+	m := &streamMessages{r: &countingReader{r: r}, size: size, limit: maxAlloc, mem: mem}
 	if size > 0 {
 		m.limit = min(size, maxAlloc)
 	}
 	m.refs.Add(1)
 	return m
+}
+
+// ending returns the error of a stream that was cut, or that carries data
+// after its end-of-stream marker, as an *Error naming file and the rows
+// read before; otherwise the error that ended the messages, or nil when
+// they have not ended or ended at the marker of a stream whose input ends
+// there too.
+func (m *streamMessages) ending(file string, rows int64) error {
+	var err error
+	switch {
+	case m.err == nil && m.end && m.size > 0 && m.r.n < m.size:
+		err = fmt.Errorf("%w: %d bytes follow the end-of-stream marker, after %d rows (streams written one after the other?)",
+			ErrCorrupt, m.size-m.r.n, rows)
+	case errors.Is(m.err, errNoEndMarker):
+		err = fmt.Errorf("%w: truncated stream: it ends after %d rows without its end-of-stream marker", ErrCorrupt, rows)
+	case errors.Is(m.err, io.ErrUnexpectedEOF):
+		err = fmt.Errorf("%w: truncated stream: it ends inside a message after %d rows (%w)", ErrCorrupt, rows, m.err)
+	default:
+		return m.err
+	}
+	return &Error{File: file, Row: -1, Err: err}
+}
+
+// left is the number of bytes left in the input, or maxAlloc when its size
+// is unknown.
+func (m *streamMessages) left() int64 {
+	if m.size > 0 {
+		return m.size - m.r.n
+	}
+	return m.limit
 }
 
 func (m *streamMessages) Retain() { m.refs.Add(1) }
@@ -293,7 +374,22 @@ func (m *streamMessages) Message() (*ipc.Message, error) {
 		m.msg.Release()
 		m.msg = nil
 	}
-	meta, err := readIPCMeta(m.r, m.limit)
+	if m.end || m.err != nil {
+		return nil, io.EOF
+	}
+	msg, err := m.read()
+	switch {
+	case err == io.EOF:
+		m.end = true
+	case err != nil:
+		m.err = err
+	}
+	return msg, err
+}
+
+// read reads the next message.
+func (m *streamMessages) read() (*ipc.Message, error) {
+	meta, err := readIPCMeta(m.r, m.left())
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +403,10 @@ func (m *streamMessages) Message() (*ipc.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if bodyLen > m.limit {
+	switch {
+	case m.size > 0 && bodyLen > m.left():
+		return nil, fmt.Errorf("message body length %d, past the end of the input: %w", bodyLen, io.ErrUnexpectedEOF)
+	case bodyLen > m.limit:
 		return nil, fmt.Errorf("%w: message body length %d", errIPCMeta, bodyLen)
 	}
 	body, err := readIPCBody(m.r, bodyLen, m.mem)

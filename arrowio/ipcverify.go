@@ -310,33 +310,42 @@ func verifyIPCFooter(r io.ReaderAt, size int64) error {
 	return checkMetaKeyValues(footer, slotFooterMeta)
 }
 
+// errNoEndMarker is the end of the input where the next message or the
+// end-of-stream marker should start: a stream cut at a message boundary.
+var errNoEndMarker = errors.New("no end-of-stream marker")
+
 // readIPCMeta reads the length prefix and the metadata flatbuffer of the
-// next message of a stream, refusing metadata longer than limit (or than
-// maxIPCMetadata); it returns io.EOF at the end-of-stream marker or at the
-// end of the input.
+// next message of a stream, refusing metadata longer than maxIPCMetadata,
+// or than limit (the bytes left in the input, as a cut). It returns io.EOF at the end-of-stream marker (0xFFFFFFFF
+// 0x00000000, or the 4-byte 0 of the format before Arrow 0.15),
+// errNoEndMarker when the input ends before the next message, and an error
+// wrapping io.ErrUnexpectedEOF when it ends inside a length prefix or the
+// metadata, or before the metadata length it reads.
 func readIPCMeta(r io.Reader, limit int64) ([]byte, error) {
 	var head [4]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, io.EOF
+			return nil, errNoEndMarker
 		}
-		return nil, fmt.Errorf("%w: message length: %w", errIPCMeta, err)
+		return nil, fmt.Errorf("message length: %w", err)
 	}
 	if bytes.Equal(head[:], magicStream) {
 		if _, err := io.ReadFull(r, head[:]); err != nil {
-			return nil, fmt.Errorf("%w: message length: %w", errIPCMeta, noEOF(err))
+			return nil, fmt.Errorf("message length: %w", noEOF(err))
 		}
 	} // else the format before Arrow 0.15, without continuation marker
 	n := int64(int32(binary.LittleEndian.Uint32(head[:])))
 	switch {
 	case n == 0:
 		return nil, io.EOF
-	case n < 4 || n > min(limit, maxIPCMetadata):
+	case n < 4 || n > maxIPCMetadata:
 		return nil, fmt.Errorf("%w: message metadata length %d", errIPCMeta, n)
+	case n > limit:
+		return nil, fmt.Errorf("message metadata length %d, past the end of the input: %w", n, io.ErrUnexpectedEOF)
 	}
 	meta := make([]byte, n)
 	if _, err := io.ReadFull(r, meta); err != nil {
-		return nil, fmt.Errorf("%w: message metadata: %w", errIPCMeta, noEOF(err))
+		return nil, fmt.Errorf("message metadata: %d bytes: %w", n, noEOF(err))
 	}
 	return meta, nil
 }
@@ -402,8 +411,11 @@ func checkMetaSchemaMessage(meta []byte) (int64, error) {
 func checkSchemaMessage(b []byte) error {
 	r := bytes.NewReader(b)
 	meta, err := readIPCMeta(r, int64(len(b)))
-	if err != nil {
-		return noEOF(err)
+	switch {
+	case err == io.EOF, errors.Is(err, errNoEndMarker):
+		return fmt.Errorf("%w: no schema message", errIPCMeta)
+	case err != nil:
+		return err
 	}
 	bodyLen, err := checkMetaSchemaMessage(meta)
 	if err != nil {
