@@ -1,6 +1,7 @@
 package ckpca
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -376,4 +378,13 @@ func sphere(cm *mat.SymDense, b []float64, t float64) ([]float64, Component, err
 		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
 	}
 	return z, Component{Lambda: lambda, T: t, HardCase: len(b) > 0 && lambda == sq.MaxEigenvalue()}, nil
+}
+
+// FitContext is Fit under a context. Fit's dense steps (the p×p covariance
+// of the features, one symmetric eigendecomposition per output dimension)
+// cannot be interrupted inside gonum, so Fit runs detached
+// (kernels.Detach): on cancellation FitContext returns ctx.Err() at once and
+// the abandoned fit finishes in the background (f is only read).
+func FitContext(ctx context.Context, f *mat.Dense, ctrl Control, o Options) (*Result, error) {
+	return kernels.Detach(ctx, func() (*Result, error) { return Fit(f, ctrl, o) })
 }

@@ -153,3 +153,57 @@ func NystromFeatures(x *mat.Dense, landmarks []int, k kernels.Kernel) (*Features
 	}
 	return &Features{F: f, Coef: kmm.Coef, Ref: slices.Clone(landmarks), Rank: p, Dropped: kmm.Dropped}, nil
 }
+
+// KernelFeaturesContext is KernelFeatures under a context: the n×n
+// symmetric eigendecomposition cannot be interrupted (LAPACK in gonum), so
+// it runs detached (kernels.Detach): on cancellation the call returns
+// ctx.Err() at once and the abandoned computation finishes in the
+// background on its own copies (k is only read).
+func KernelFeaturesContext(ctx context.Context, k *mat.Dense) (*Features, error) {
+	return kernels.Detach(ctx, func() (*Features, error) { return KernelFeatures(k) })
+}
+
+// NystromFeaturesContext is NystromFeatures under a context: the landmark
+// eigendecomposition runs detached (KernelFeaturesContext), and the n×m
+// kernel rows and their product with the landmark map are computed in row
+// blocks on up to threads goroutines (≤ 0: GOMAXPROCS) that check ctx. The
+// result is the same as NystromFeatures' for any thread count.
+func NystromFeaturesContext(ctx context.Context, x *mat.Dense, landmarks []int, k kernels.Kernel, threads int) (*Features, error) {
+	n, d := x.Dims()
+	m := len(landmarks)
+	lx := mat.NewDense(m, d, nil)
+	for r, i := range landmarks {
+		lx.SetRow(r, x.RawRowView(i))
+	}
+	g, err := k.Gram(ctx, nil, lx.RawMatrix().Data, m, lx.RawMatrix().Data, m, d, threads)
+	if err != nil {
+		return nil, err
+	}
+	kmm, err := KernelFeaturesContext(ctx, mat.NewDense(m, m, g))
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("landmark kernel matrix: %w", err)
+	}
+	p := kmm.Rank
+	f := mat.NewDense(n, p, nil)
+	// Row blocks of NystromFeatures' size, so that each row's product is
+	// summed as there.
+	const block = 1024
+	err = kernels.ParallelFor(ctx, n, threads, block, func(lo, hi int) {
+		kb := mat.NewDense(hi-lo, m, nil)
+		for i := lo; i < hi; i++ {
+			row := kb.RawRowView(i - lo)
+			xi := x.RawRowView(i)
+			for j := range m {
+				row[j] = k.Eval(xi, lx.RawRowView(j))
+			}
+		}
+		f.Slice(lo, hi, 0, p).(*mat.Dense).Mul(kb, kmm.Coef)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &Features{F: f, Coef: kmm.Coef, Ref: slices.Clone(landmarks), Rank: p, Dropped: kmm.Dropped}, nil
+}

@@ -298,7 +298,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		} else if f.D != f.N {
 			return fmt.Errorf("%w: a precomputed kernel needs one column per row: %d rows, %d columns", ErrKernel, f.N, f.D)
 		}
-		res, err = fitPrecomputed(env, data, f.N, ctrl, fo, o.Correction)
+		res, err = fitPrecomputed(ctx, env, data, f.N, ctrl, fo, o.Correction)
 	} else {
 		res, err = fitFeatures(ctx, env, ft, ctrl, fo, o, kind)
 	}
@@ -328,7 +328,7 @@ type stageFit struct {
 
 // fitPrecomputed fits on the n×n kernel matrix data (after the
 // correction).
-func fitPrecomputed(env *transforms.Env, data []float64, n int, ctrl Control, fo Options, corr Correction) (*stageFit, error) {
+func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n int, ctrl Control, fo Options, corr Correction) (*stageFit, error) {
 	res := &stageFit{figures: map[string]any{"kernel": Precomputed.String(), "path": "precomputed"}}
 	if len(data) != n*n {
 		return nil, fmt.Errorf("%w: %d similarity values for %d rows", ErrKernel, len(data), n)
@@ -338,7 +338,10 @@ func fitPrecomputed(env *transforms.Env, data []float64, n int, ctrl Control, fo
 		return nil, err
 	}
 	if corr != CorrectNone {
-		share, err := kernels.CorrectSpectrum(km.RawMatrix().Data, slices.Clone(km.RawMatrix().Data), n, corr.spectrum())
+		share, err := kernels.CorrectSpectrumContext(ctx, km.RawMatrix().Data, slices.Clone(km.RawMatrix().Data), n, corr.spectrum(), env.Threads)
+		if err != nil && ctx.Err() != nil {
+			return nil, err
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrNumerical, err)
 		}
@@ -348,12 +351,12 @@ func fitPrecomputed(env *transforms.Env, data []float64, n int, ctrl Control, fo
 		}
 	}
 	env.Progress.Start("eigendecomposition", 0)
-	feat, err := KernelFeatures(km)
+	feat, err := KernelFeaturesContext(ctx, km)
 	env.Progress.Finish()
 	if err != nil {
 		return nil, err
 	}
-	return res, res.fit(env, feat, ctrl, fo)
+	return res, res.fit(ctx, env, feat, ctrl, fo)
 }
 
 // fitFeatures builds the feature map the options ask for on the
@@ -376,7 +379,7 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 		lm := rand.New(rand.NewPCG(o.Seed, 0x6c616e64)).Perm(n)[:o.Landmarks]
 		slices.Sort(lm)
 		env.Progress.Start("kernel matrix", int64(n))
-		feat, err = NystromFeatures(xs, lm, kern)
+		feat, err = NystromFeaturesContext(ctx, xs, lm, kern, env.Threads)
 		env.Progress.Finish()
 		res.figures["path"] = "nystrom"
 	case kind == Linear && o.Path != PathDual:
@@ -390,7 +393,7 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 		env.Progress.Finish()
 		if err == nil {
 			env.Progress.Start("eigendecomposition", 0)
-			feat, err = KernelFeatures(mat.NewDense(n, n, g))
+			feat, err = KernelFeaturesContext(ctx, mat.NewDense(n, n, g))
 			env.Progress.Finish()
 		}
 		res.figures["path"] = "dual"
@@ -398,7 +401,7 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 	if err != nil {
 		return nil, err
 	}
-	if err := res.fit(env, feat, ctrl, fo); err != nil {
+	if err := res.fit(ctx, env, feat, ctrl, fo); err != nil {
 		return nil, err
 	}
 	// The model's parameters, as the model header records them.
@@ -469,9 +472,9 @@ func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *tra
 
 // fit solves cKPCA on the feature map and records the embedding and the
 // figures.
-func (r *stageFit) fit(env *transforms.Env, feat *Features, ctrl Control, fo Options) error {
+func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) error {
 	env.Progress.Start("optimising", int64(fo.Dims))
-	fit, err := Fit(feat.F, ctrl, fo)
+	fit, err := FitContext(ctx, feat.F, ctrl, fo)
 	env.Progress.Add(int64(fo.Dims))
 	env.Progress.Finish()
 	if err != nil {
