@@ -52,6 +52,15 @@
 // and the function returns ctx.Err(); the destination then holds partial
 // results.
 //
+// Chunks are sized to take well under a second at n = 20,000. A call that
+// cannot be interrupted (LAPACK's symmetric eigendecomposition in
+// CorrectSpectrumContext) runs under Detach, which returns ctx.Err() at
+// once on cancellation and lets the abandoned computation finish in the
+// background. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
+// extreme eigenvalues of a large symmetric matrix without an n×n
+// decomposition, for callers that only need to know whether it is
+// positive semi-definite.
+//
 // # Perplexity
 //
 // Perplexity calibration (PerplexityRow, Perplexity, PerplexitySparse) takes

@@ -87,4 +87,13 @@
 // kept (at least 1e-10 of the largest); the control rows meet their
 // targets to that accuracy. For a precomputed kernel there is no model and
 // the stage writes F·U.
+//
+// Cancellation: the stage's dense linear algebra (the n×n eigendecomposition
+// of the dual and precomputed paths, the landmark one of Nyström, and Fit's
+// p×p eigendecompositions) cannot be interrupted inside gonum, so it runs
+// detached through KernelFeaturesContext, NystromFeaturesContext and
+// FitContext (kernels.Detach): a cancelled context makes the stage return
+// ctx.Err() at once, and the abandoned computation finishes in the
+// background (the CLI exits right after). Kernel rows, Nyström products and
+// placing run in chunks that check the context.
 package ckpca
