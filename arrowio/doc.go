@@ -53,6 +53,16 @@
 // fail with ErrNotNumeric pointing there. Ragged rows, bad quotes and
 // duplicate or empty header names are ErrCorrupt with their row.
 //
+// An Arrow IPC stream (standard input, a .arrows file, or a stream under
+// .arrow) must end with its end-of-stream marker (0xFFFFFFFF 0x00000000, or
+// the 4-byte 0 of the format before Arrow 0.15). A stream cut short, after a
+// batch, before the marker or inside a message, is an *Error wrapping
+// ErrCorrupt that names the source and the rows read before the cut, never
+// a shorter table (arrow-go's reader takes the end of the input at a message
+// boundary for the end of the stream); so are bytes after the marker of a
+// file, and an Arrow IPC file on standard input. Inspect describes a
+// directory or glob as Open reads it.
+//
 // A damaged file gives an *Error wrapping ErrCorrupt (ErrEmpty for a file of
 // 0 bytes), never a panic: calls into arrow-go run under recover, batches are
 // validated before they are handed out, and the metadata that arrow-go
