@@ -39,6 +39,9 @@ type InputInfo struct {
 	// has one.
 	Kind  string `json:"kind,omitempty"`
 	Stage string `json:"stage,omitempty"`
+	// RunID is the input's own run id: two inputs made by one run (an
+	// embedding and its model) share it.
+	RunID string `json:"run_id,omitempty"`
 }
 
 // JSON encodes p compactly. It never fails on values: NaN and ±Inf, which

@@ -94,12 +94,33 @@ type Env struct {
 	info    Info
 	started time.Time
 	mu      sync.Mutex
+	outs    []*envOutput // every output the run created, in order
+	running bool         // inside Run: outputs wait for the group commit
+}
+
+// envOutput is an output of the run: published with the others when the
+// stage succeeds (see Run), withdrawn otherwise.
+type envOutput struct {
+	role   string
+	w      interface{ Abort() error } // an arrowio.Writer or arrowio.FileWriter
+	path   string
+	closed bool
 }
 
 // Run validates opts, records them in the provenance and runs s. It is the
 // one way every host runs a stage. Errors wrap ErrInvalidOption or
 // ErrInvalidData when the options or the data are at fault.
-func Run(ctx context.Context, s Stage, opts Options, env *Env) error {
+//
+// Before any work, Run has the tables check their places when they can
+// (FileTables.Check: no output may be an input or another output). The
+// stage's outputs are published as a group: every output the stage closes
+// is held back (arrowio.Committer) until the stage returns, and then they
+// are all committed (arrowio.CommitAll) if it returned nil, or all
+// withdrawn if it failed, so that a run leaves all its outputs or none.
+// Outputs of Tables whose writers are not Committers are published when
+// the stage closes them. Every output carries the run's RunID in its
+// provenance, which ties the outputs of one run together.
+func Run(ctx context.Context, s Stage, opts Options, env *Env) (err error) {
 	if env == nil || env.Tables == nil {
 		panic("transforms: Run: env has no Tables")
 	}
@@ -121,6 +142,11 @@ func Run(ctx context.Context, s Stage, opts Options, env *Env) error {
 			return &OptionError{Option: r.Name, Err: fmt.Errorf("%w: %s", ErrNoTable, r.Help)}
 		}
 	}
+	if c, ok := env.Tables.(interface{ Check(Info) error }); ok {
+		if err := c.Check(env.info); err != nil {
+			return err
+		}
+	}
 	params := Params(opts)
 	params["threads"] = env.Threads
 	env.Prov = &arrowio.Provenance{
@@ -131,7 +157,90 @@ func Run(ctx context.Context, s Stage, opts Options, env *Env) error {
 	if seed, ok := params["seed"].(uint64); ok {
 		env.Prov.Seed = seed
 	}
-	return s.Run(ctx, env, opts)
+	env.mu.Lock()
+	env.outs, env.running = nil, true
+	env.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			env.settle(ctx, fmt.Errorf("transforms: stage %s panicked", env.info.Name))
+			panic(r)
+		}
+	}()
+	return env.settle(ctx, s.Run(ctx, env, opts))
+}
+
+// settle ends the run's outputs: those the stage did not close are
+// discarded; the closed ones are committed together when err is nil and
+// ctx is not done, else withdrawn.
+func (env *Env) settle(ctx context.Context, err error) error {
+	if err == nil {
+		err = ctx.Err()
+	}
+	env.mu.Lock()
+	outs := env.outs
+	env.outs, env.running = nil, false
+	env.mu.Unlock()
+	var group []arrowio.Committer
+	for _, o := range outs {
+		if !o.closed {
+			_ = o.w.Abort()
+			continue
+		}
+		if c, ok := o.w.(arrowio.Committer); ok {
+			group = append(group, c)
+		}
+	}
+	if err != nil {
+		for _, c := range group {
+			_ = c.Rollback()
+		}
+		return err
+	}
+	if err := arrowio.CommitAll(group...); err != nil {
+		return err
+	}
+	for _, o := range outs {
+		if o.closed {
+			env.Log.Info("wrote", "role", o.role, "output", o.path)
+		}
+	}
+	return nil
+}
+
+// track registers an output of the run, holds it back for the group commit
+// when it can be, and warns about the stale temporary files its creation
+// removed.
+func (env *Env) track(role, path string, w interface{ Abort() error }) {
+	env.mu.Lock()
+	running := env.running
+	env.mu.Unlock()
+	if c, ok := w.(arrowio.Committer); ok && running {
+		c.DeferCommit()
+	}
+	if s, ok := w.(interface{ StaleRemoved() []string }); ok {
+		for _, p := range s.StaleRemoved() {
+			env.Warn("removed %s, a temporary file left by a run that is no longer alive", p)
+		}
+	}
+	env.mu.Lock()
+	if env.running {
+		env.outs = append(env.outs, &envOutput{role: role, w: w, path: path})
+	}
+	env.mu.Unlock()
+}
+
+// closed marks the output w as closed by the stage, and reports whether
+// it waits for the group commit.
+func (env *Env) closed(w any) bool {
+	env.mu.Lock()
+	defer env.mu.Unlock()
+	held := false
+	for _, o := range env.outs {
+		if o.w == w {
+			o.closed, held = true, true
+		}
+	}
+	return held
 }
 
 func (env *Env) defaults() {
@@ -218,7 +327,7 @@ func (env *Env) Open(ctx context.Context, role string) (arrowio.Reader, error) {
 func (env *Env) Input(role string, src arrowio.Source, rows, dropped int64, its *arrowio.Provenance) {
 	in := arrowio.InputInfo{Role: role, Path: src.Path, Files: src.Files, Rows: rows, Bytes: src.Bytes, Dropped: dropped}
 	if its != nil {
-		in.Kind, in.Stage = its.Kind, its.Stage
+		in.Kind, in.Stage, in.RunID = its.Kind, its.Stage, its.RunID
 	}
 	env.mu.Lock()
 	env.Prov.Inputs = append(env.Prov.Inputs, in)
@@ -307,7 +416,8 @@ func (c countingReader) Next() bool {
 
 // Create opens the output table of role for writing. The provenance is set
 // at once (IPC streams write it with the schema) and stamped again, with
-// rows written, run time and figures, by Close.
+// rows written, run time and figures, by Close. The table is published
+// with the run's other outputs when the stage has returned (see Run).
 func (env *Env) Create(ctx context.Context, role string, schema *arrow.Schema) (arrowio.Writer, error) {
 	if !env.Tables.Has(role) {
 		return nil, &OptionError{Option: role, Err: ErrNoTable}
@@ -316,6 +426,7 @@ func (env *Env) Create(ctx context.Context, role string, schema *arrow.Schema) (
 	if err != nil {
 		return nil, err
 	}
+	env.track(role, w.Path(), w)
 	if js, err := env.provenanceFor(role, w.Rows()); err == nil {
 		w.SetMetadata(arrowio.MetadataKey, js)
 	}
@@ -339,7 +450,8 @@ func (env *Env) provenanceFor(role string, rows int64) (string, error) {
 	return p.JSON()
 }
 
-// Close stamps the final provenance of role's output on w and commits it.
+// Close stamps the final provenance of role's output on w and finishes it;
+// Run publishes it with the run's other outputs when the stage succeeds.
 func (env *Env) Close(role string, w arrowio.Writer) error {
 	js, err := env.provenanceFor(role, w.Rows())
 	if err != nil {
@@ -349,7 +461,9 @@ func (env *Env) Close(role string, w arrowio.Writer) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	env.Log.Info("wrote", "role", role, "output", w.Path(), "rows", w.Rows())
+	if !env.closed(w) {
+		env.Log.Info("wrote", "role", role, "output", w.Path(), "rows", w.Rows())
+	}
 	return nil
 }
 
@@ -381,8 +495,28 @@ func (env *Env) Many(role string) []string {
 }
 
 // WriteFile writes data as the output of role (a figure, a report)
-// atomically, when the host keeps files; MemTables keeps the bytes.
+// atomically, when the host keeps files; MemTables keeps the bytes. When
+// the tables can create file outputs (FileTables, MemTables) it is
+// published with the run's other outputs.
 func (env *Env) WriteFile(role string, data []byte) error {
+	if fc, ok := env.Tables.(interface {
+		CreateFile(ctx context.Context, role string) (arrowio.FileWriter, error)
+	}); ok {
+		w, err := fc.CreateFile(context.Background(), role)
+		if err != nil {
+			return err
+		}
+		env.track(role, w.Path(), w)
+		defer w.Abort()
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		if err := w.Close(); err != nil {
+			return err
+		}
+		env.closed(w)
+		return nil
+	}
 	fw, ok := env.Tables.(interface {
 		WriteFile(role string, data []byte) error
 	})

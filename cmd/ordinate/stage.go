@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -103,7 +104,6 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 		}
 	}
 	tables := &transforms.FileTables{Paths: map[string]string{}, Stdin: c.App.Reader, Stdout: c.App.Writer}
-	var ins, outs []string
 	args := c.Args().Slice()
 	for _, r := range info.Inputs {
 		if r.Variadic {
@@ -114,14 +114,12 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 			}
 			for i, a := range args {
 				tables.Paths[fmt.Sprintf("%s#%d", r.Name, i)] = a
-				ins = append(ins, a)
 			}
 			args = nil
 			continue
 		}
 		if p := c.String(r.Name); p != "" {
 			tables.Paths[r.Name] = p
-			ins = append(ins, p)
 		}
 	}
 	if len(args) > 0 {
@@ -132,11 +130,10 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 		if p == "" {
 			continue
 		}
-		if err := checkOutput(r, p, ins, outs); err != nil {
+		if err := checkOutput(r, p); err != nil {
 			return err
 		}
 		tables.Paths[r.Name] = p
-		outs = append(outs, p)
 	}
 	env := &transforms.Env{Tables: tables, Log: log, Threads: c.Int("threads"), Version: toolVersion()}
 	if c.Bool("quiet") {
@@ -149,24 +146,16 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 	return classify(c.Context, transforms.Run(c.Context, s, opts, env))
 }
 
-// checkOutput refuses an output path that is an input or an earlier output
-// of the run, has an unknown extension, or lies in a missing folder: before
-// any work is done.
-func checkOutput(r transforms.Role, p string, ins, outs []string) error {
+// checkOutput refuses an output path with an unknown extension or in a
+// missing folder, before any work is done. That no output overwrites an
+// input or another output is checked by transforms.Run (FileTables.Check),
+// for every host.
+func checkOutput(r transforms.Role, p string) error {
 	if p == "-" {
 		return nil
 	}
 	if r.Kind != transforms.File && arrowio.FormatOf(p) == arrowio.FormatUnknown {
 		return usagef("--%s %q: unknown extension; use .parquet, .arrow, .feather, .csv or -", r.Name, p)
-	}
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return usagef("--%s %q: %v", r.Name, p, err)
-	}
-	for _, q := range append(append([]string{}, ins...), outs...) {
-		if b, err := filepath.Abs(q); err == nil && b == abs {
-			return usagef("--%s %q is also an input or another output of this run; choose another path", r.Name, p)
-		}
 	}
 	dir := filepath.Dir(p)
 	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
@@ -193,15 +182,28 @@ func classify(ctx context.Context, err error) error {
 	return runtimeError{err}
 }
 
-// flagNames rewrites the library's `option "x"` as the CLI's --x.
+// flagNames rewrites the library's `option "x"` as the CLI's --x, and the
+// tables it names by role (`the input "model"`, `the output "out"`) by
+// their flags; the variadic inputs role#i are the (i+1)th table argument.
 func flagNames(err error) error {
 	var oe *transforms.OptionError
 	if !errors.As(err, &oe) {
 		return err
 	}
 	msg := strings.ReplaceAll(err.Error(), "option "+strconv.Quote(oe.Option), "--"+oe.Option)
+	msg = tableRole.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := tableRole.FindStringSubmatch(m)
+		if sub[3] != "" {
+			i, _ := strconv.Atoi(sub[3])
+			return fmt.Sprintf("the %s table %d", sub[1], i+1)
+		}
+		return "the " + sub[1] + " --" + sub[2]
+	})
 	return cliMessage{msg: msg, err: err}
 }
+
+// tableRole matches a table named by its role in a library message.
+var tableRole = regexp.MustCompile(`the (input|output) "([a-z][a-z0-9-]*)(?:#([0-9]+))?"`)
 
 // cliMessage is err with the message shown on the command line.
 type cliMessage struct {
