@@ -10,8 +10,9 @@
 //     --label, --soft-labels, --keep, --on-invalid), compiled against a schema
 //     into a Plan that turns record batches into a Frame of plain Go slices.
 //   - Create: an atomic Writer (temporary file in the target folder, renamed
-//     on Close, removed on Abort) for Parquet (zstd), Arrow IPC file, Arrow IPC
-//     stream and CSV.
+//     on Close or, for a group, by CommitAll, removed on Abort) for Parquet
+//     (zstd), Arrow IPC file, Arrow IPC stream and CSV; CreateFile for the
+//     bytes of figures and reports.
 //   - Provenance: the JSON stored under the footer key "ordinate", and Inspect
 //     to read it back.
 //
@@ -79,7 +80,13 @@
 // Create picks the format from the extension (FormatOf) and writes to a
 // temporary file next to the target; Close renames it into place, so a
 // reader never sees a partial output and a failed run leaves none. Only
-// standard output ("-", an Arrow IPC stream) is written as it goes.
+// standard output ("-", an Arrow IPC stream) is written as it goes, and a
+// stream that ends by an error has no end-of-stream marker. Outputs that
+// belong together are published as a group: DeferCommit before Close, then
+// CommitAll (all or none; see Committer). Temporary files carry the
+// writer's process id, and those of dead processes are removed when a
+// writer is created in their folder (RemoveStale). Errors of the file
+// system name the output and wrap the system's error (syscall.ENOSPC).
 // Provenance goes in with SetMetadata: Parquet writes it to the footer at
 // Close, so it can carry the row count (Writer.Rows) and the run time;
 // Arrow IPC writes it with the schema, before the first batch; CSV has no

@@ -19,6 +19,14 @@
 // The CLI (cmd/ordinate) generates a command per stage; a Go program passes
 // records in memory with MemTables; FileTables reads and writes files.
 //
+// Run also guards the outputs, for every host: before any work FileTables
+// refuses an output that is an input (or inside an input folder, or
+// matching an input glob) or another output, comparing resolved files; and
+// the outputs a stage closes are published together when it returns nil
+// (arrowio.CommitAll), withdrawn when it fails, so that a run leaves all
+// its outputs or none. Every output carries the run's run_id, and every
+// input recorded in the provenance its own.
+//
 // Options are declared once, as struct fields tagged `opt:"name"
 // help:"…"`; the default is the value NewOptions sets. Declare lists them
 // (names, help, defaults, enum values), SetOptions sets them from text, and
