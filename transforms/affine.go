@@ -3,8 +3,11 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
 // Model places new rows in a fitted embedding.
@@ -112,6 +115,20 @@ func (m *Affine) Transform(dst, x []float64, n int) []float64 {
 	return dst
 }
 
+// CheckEmbedding refuses an f.N×d row-major embedding with a NaN or ±Inf,
+// with a *DataError naming the file, the embedding column, the row and its
+// id: an output never holds a non-finite coordinate.
+func CheckEmbedding(f *arrowio.Frame, emb []float64, d int) error {
+	for p, v := range emb {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			i := p / d
+			return &DataError{File: f.Source.Path, Column: fmt.Sprintf("emb_%d", p%d), Row: frameRow(f, i), ID: frameID(f, i),
+				Err: fmt.Errorf("%w: the row's coordinate is %g (overflow in placing it); no output was written", arrowio.ErrInvalidValue, v)}
+		}
+	}
+	return nil
+}
+
 // WriteLinear finishes a linear stage fitted on ft: it builds the affine
 // model from the stage's origin and D×d axes (in ft's standardised space),
 // places the training rows with it exactly as apply places new rows (the
@@ -120,11 +137,17 @@ func (m *Affine) Transform(dst, x []float64, n int) []float64 {
 // returns the model.
 func (env *Env) WriteLinear(ctx context.Context, stage string, ft *FeatureTable, standardized bool, origin []float64, axes *mat.Dense, params map[string]any) (*Affine, error) {
 	m := NewAffine(stage, ft.Scaling, ft.FeatureList, standardized, origin, axes, params)
+	if err := CheckModel(m); err != nil {
+		return nil, err
+	}
 	d := m.Dims()
 	env.Progress.Start("placing", int64(ft.N))
 	emb := m.Transform(nil, ft.Scaling.Select(nil, ft.X, ft.N, ft.D), ft.N)
 	env.Progress.Add(int64(ft.N))
 	env.Progress.Finish()
+	if err := CheckEmbedding(ft.Frame, emb, d); err != nil {
+		return nil, err
+	}
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, emb, d); err != nil {
 		return nil, err
 	}

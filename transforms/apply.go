@@ -176,6 +176,10 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 			}
 			emb = emb[:f.N*h.Dims]
 			m.Transform(emb, in, f.N)
+			if err := CheckEmbedding(f, emb, h.Dims); err != nil {
+				f.Release()
+				return st, err
+			}
 			rec := table.EmbeddingRecord(mem, schema, f, emb)
 			err = w.Write(rec)
 			rec.Release()

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -80,6 +81,12 @@ func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
 //     carries no information, and has no scale to standardise by.
 //   - With standardize, every kept column is z-scored with its mean and
 //     sample standard deviation (N−1).
+//   - With an id column (sel.ID), ids must be unique (CheckUniqueIDs): a
+//     later evaluate or apply matches rows by id.
+//   - Overflow is bad data, named by column (and row): a column too large
+//     to standardise, or, standardised or not, a column whose range makes
+//     the squared distances, scatter or Gram sums a stage forms overflow
+//     (CheckRange). Every stage that reads features is covered here.
 func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selection, standardize bool) (*FeatureTable, error) {
 	r, err := env.Open(ctx, role)
 	if err != nil {
@@ -95,6 +102,12 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 	if err != nil {
 		return nil, err
 	}
+	if sel.ID != "" {
+		if err := CheckUniqueIDs(f); err != nil {
+			f.Release()
+			return nil, err
+		}
+	}
 	s, warns := FitScaling(f.X, f.N, f.D, f.FeatureNames, standardize)
 	for _, w := range warns {
 		env.Warn("%s", w)
@@ -103,9 +116,96 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 		f.Release()
 		return nil, fmt.Errorf("%w: %s: every feature column is constant", ErrNoFeatures, f.Source.Path)
 	}
+	if err := s.CheckScaling(); err != nil {
+		f.Release()
+		err.(*DataError).File = f.Source.Path
+		return nil, err
+	}
+	z := s.Apply(nil, f.X, f.N, f.D)
+	if err := CheckRange(f, s.Names, z); err != nil {
+		f.Release()
+		return nil, err
+	}
 	env.Log.Info("features", "role", role, "columns", strings.Join(s.Names, ","), "standardize", standardize)
 	env.Figure("features", s.Names)
-	return &FeatureTable{Frame: f, Scaling: s, Z: s.Apply(nil, f.X, f.N, f.D)}, nil
+	return &FeatureTable{Frame: f, Scaling: s, Z: z}, nil
+}
+
+// CheckUniqueIDs refuses a frame whose id column holds an id twice (ids
+// compared as text, as Align matches them), with a *DataError naming the
+// file, the id column, the second row and the id, and the first row in its
+// message.
+func CheckUniqueIDs(f *arrowio.Frame) error {
+	if f.ID == nil {
+		return nil
+	}
+	first := make(map[string]int, f.N)
+	for i := range f.N {
+		id := f.ID.ValueStr(i)
+		if j, dup := first[id]; dup {
+			return &DataError{File: f.Source.Path, Column: f.IDName, Row: frameRow(f, i), ID: id,
+				Err: fmt.Errorf("%w: duplicate id (also row %d); ids must be unique, since evaluate and apply match rows by id (leave out id to use row numbers)",
+					arrowio.ErrInvalidValue, frameRow(f, j))}
+		}
+		first[id] = i
+	}
+	return nil
+}
+
+// CheckRange refuses features whose squared distances would overflow: the
+// columns of the n×k row-major z (named names, the values a stage fits on)
+// must be finite, and n·k·range² must not exceed the largest float64, so
+// that every sum of squared differences over rows and features that a stage
+// forms (distances, scatter, Gram matrices, kernel widths) is finite. The
+// *DataError names the file, the column, and the row of its largest
+// magnitude (with its id).
+func CheckRange(f *arrowio.Frame, names []string, z []float64) error {
+	k := len(names)
+	n := f.N
+	if n == 0 || k == 0 {
+		return nil
+	}
+	if len(z) != n*k {
+		panic("transforms: CheckRange size mismatch")
+	}
+	limit := math.Sqrt(math.MaxFloat64 / float64(n) / float64(k))
+	for j, name := range names {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		worst, big := 0, -1.0
+		for i := range n {
+			v := z[i*k+j]
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return &DataError{File: f.Source.Path, Column: name, Row: frameRow(f, i), ID: frameID(f, i),
+					Err: fmt.Errorf("%w: the value is %g after standardisation (overflow)", arrowio.ErrInvalidValue, v)}
+			}
+			lo, hi = min(lo, v), max(hi, v)
+			if a := math.Abs(v); a > big {
+				worst, big = i, a
+			}
+		}
+		if r := hi - lo; !(r <= limit) {
+			return &DataError{File: f.Source.Path, Column: name, Row: frameRow(f, worst), ID: frameID(f, worst),
+				Err: fmt.Errorf("%w: values from %g to %g: squared distances overflow float64 (with %d rows and %d features the range must stay below %.3g); rescale the column, or standardise the features (standardize)",
+					arrowio.ErrInvalidValue, lo, hi, n, k, limit)}
+		}
+	}
+	return nil
+}
+
+// frameRow is the input row number of the frame's row i.
+func frameRow(f *arrowio.Frame, i int) int64 {
+	if i < len(f.Rows) {
+		return f.Rows[i]
+	}
+	return int64(i)
+}
+
+// frameID is the id of the frame's row i, or "" for synthesised row ids.
+func frameID(f *arrowio.Frame, i int) string {
+	if f.ID == nil || f.IDName == "row" || i >= f.ID.Len() {
+		return ""
+	}
+	return f.ID.ValueStr(i)
 }
 
 // defaultFeatures resolves the default feature set against r's schema,

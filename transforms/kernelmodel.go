@@ -69,7 +69,7 @@ func (m *KernelModel) Transform(dst, x []float64, n int) []float64 {
 	z := make([]float64, D)
 	for i := range n {
 		for j := range D {
-			z[j] = (x[i*D+j] - m.Scaling.Mean[j]) / m.Scaling.Scale[j]
+			z[j] = standardized(x[i*D+j], m.Scaling.Mean[j], m.Scaling.Scale[j])
 		}
 		out := dst[i*d : (i+1)*d]
 		clear(out)

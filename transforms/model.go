@@ -35,8 +35,12 @@ type ModelHeader struct {
 }
 
 // WriteModel writes m (an *Affine or a *KernelModel) as the output table of
-// role (kind table.Model), with its header and the run's provenance.
+// role (kind table.Model), with its header and the run's provenance. A
+// model with a non-finite value is refused (CheckModel) and not written.
 func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
+	if err := CheckModel(m); err != nil {
+		return err
+	}
 	rec, err := modelRecord(env.Mem, m)
 	if err != nil {
 		return err
@@ -56,6 +60,62 @@ func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
 		return err
 	}
 	return env.Close(role, w)
+}
+
+// CheckModel refuses a fitted model that holds a NaN or ±Inf (a mean,
+// scale, origin, axis, reference row or coefficient) or a scale that is not
+// positive, with a *DataError (ErrInvalidData) naming the model column and
+// the feature or reference row: such a model would place rows wrongly, or
+// be refused by apply, so it is never written.
+func CheckModel(m Model) error {
+	bad := func(column string, row int, what string, v float64) error {
+		return &DataError{Matrix: m.Header().Stage + " model", Column: column, Row: int64(row),
+			Err: fmt.Errorf("%w: %s is %g; the fit overflowed and the model is not written (rescale the features, or standardise them)", arrowio.ErrInvalidValue, what, v)}
+	}
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	scales := func(names []string, mean, scale []float64) error {
+		for f, name := range names {
+			if !finite(mean[f]) {
+				return bad("mean", f, fmt.Sprintf("the mean of feature %q", name), mean[f])
+			}
+			if !finite(scale[f]) || !(scale[f] > 0) {
+				return bad("scale", f, fmt.Sprintf("the scale of feature %q", name), scale[f])
+			}
+		}
+		return nil
+	}
+	dense := func(prefix string, a *mat.Dense, what string) error {
+		r, c := a.Dims()
+		for i := range r {
+			for j := range c {
+				if v := a.At(i, j); !finite(v) {
+					return bad(fmt.Sprintf("%s%d", prefix, j), i, fmt.Sprintf("%s %d, column %d", what, i, j), v)
+				}
+			}
+		}
+		return nil
+	}
+	switch m := m.(type) {
+	case *Affine:
+		if err := scales(m.Features, m.Mean, m.Scale); err != nil {
+			return err
+		}
+		for f, v := range m.Origin {
+			if !finite(v) {
+				return bad("origin", f, fmt.Sprintf("the origin of feature %q", m.Features[f]), v)
+			}
+		}
+		return dense("axis_", m.Axes, "axis row")
+	case *KernelModel:
+		if err := scales(m.Scaling.Names, m.Scaling.Mean, m.Scaling.Scale); err != nil {
+			return err
+		}
+		if err := dense("ref_", m.Ref, "reference row"); err != nil {
+			return err
+		}
+		return dense("alpha_", m.Alpha, "coefficient row")
+	}
+	return nil
 }
 
 // modelRecord is the table of a model: one row per input feature for an
