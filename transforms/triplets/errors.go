@@ -10,3 +10,6 @@ var ErrTriplet = table.ErrTriplet
 
 // ErrDuplicateID marks an id that names two rows of an attribute table.
 var ErrDuplicateID = transforms.NewSentinel(transforms.ErrInvalidData, "duplicate id")
+
+// ErrNoTriplets marks an attribute table that gives no triplet at all.
+var ErrNoTriplets = transforms.NewSentinel(transforms.ErrInvalidData, "no triplets")

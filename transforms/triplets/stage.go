@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path"
+	"strconv"
+	"strings"
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
@@ -21,9 +23,9 @@ type StageOptions struct {
 	Aspects      []string `opt:"aspects" help:"attribute columns, comma list of names and globs (default: every column but the id)"`
 	Exclude      []string `opt:"exclude" help:"columns to leave out of the aspects (names and globs)"`
 	Pairs        Pairs    `opt:"pairs" help:"ordered (i != j, both orders) or unordered (i < j)"`
-	PerAspect    int      `opt:"per-aspect" help:"sample this many triplets per aspect uniformly (0: all)"`
-	SplitObjects float64  `opt:"split-objects" help:"observe this fraction of the objects per aspect (0: no split)"`
-	Seed         uint64   `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+	PerAspect    int      `opt:"per-aspect" help:"sample this many triplets per aspect uniformly (≥ 0; 0: all)"`
+	SplitObjects float64  `opt:"split-objects" help:"observe this fraction of the objects per aspect, in [0, 1) (0: no split)"`
+	Seed         uint64   `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
 // Validate checks the options.
@@ -32,7 +34,7 @@ func (o *StageOptions) Validate() error {
 	case o.PerAspect < 0:
 		return transforms.Optionf("per-aspect", "%d: want 0 (all) or a positive count", o.PerAspect)
 	case !(o.SplitObjects >= 0 && o.SplitObjects < 1):
-		return transforms.Optionf("split-objects", "%g: want a fraction in (0, 1)", o.SplitObjects)
+		return transforms.Optionf("split-objects", "%g: want a fraction in [0, 1) (0: no split)", o.SplitObjects)
 	}
 	return nil
 }
@@ -100,6 +102,22 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		total += n
 	}
 	env.Log.Info("triplets", "objects", f.N, "aspects", len(names), "triplets", total)
+	// No triplet at all is an error, not an empty table: every consumer
+	// (score, tste, soe, evaluate) would fail on it later, further from the
+	// cause. An aspect without triplets beside others is only a warning.
+	if total == 0 {
+		return fmt.Errorf("%w: %s: %d objects, %d aspects: no aspect has two objects sharing a value and a third with another value (a triplet needs at least 3 objects and 2 values)",
+			ErrNoTriplets, f.Source.Path, f.N, len(names))
+	}
+	var none []string
+	for t, n := range counts {
+		if n == 0 {
+			none = append(none, strconv.Quote(names[t]))
+		}
+	}
+	if len(none) > 0 {
+		env.Warn("%s: aspects with no triplets (every value held by one object, or by all): %s", f.Source.Path, strings.Join(none, ", "))
+	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x7269706c6574)) // "riplet"
 	var split *Split
 	if o.SplitObjects > 0 {
