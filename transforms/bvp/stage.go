@@ -21,13 +21,13 @@ type Stage struct{}
 type StageOptions struct {
 	transforms.Columns
 	Order []string `opt:"order" help:"class order as a comma list, e.g. low,mid,high (required for text labels; numeric labels default to ascending)"`
-	Dims  int      `opt:"dims" help:"output dimensions"`
+	Dims  int      `opt:"dims" help:"output dimensions (at least 1, at most classes − 1 for svd)"`
 	transforms.Standardization
 	Solver  Solver  `opt:"solver" help:"svd (exact) or rgd (the paper's Algorithm 1)"`
-	MaxIter int     `opt:"max-iter" help:"rgd: iterations per deflation step"`
-	Tol     float64 `opt:"tol" help:"rgd: stop when the angle between iterates is below this (radians)"`
-	Step0   float64 `opt:"step0" help:"rgd: first step size γ₀"`
-	Seed    uint64  `opt:"seed" help:"random seed (rgd's random starts); the same input, seed and thread count give bit-identical output"`
+	MaxIter int     `opt:"max-iter" help:"rgd: iterations per deflation step (at least 1)"`
+	Tol     float64 `opt:"tol" help:"rgd: stop when the angle between iterates is below this (radians, > 0)"`
+	Step0   float64 `opt:"step0" help:"rgd: first step size γ₀ (> 0)"`
+	Seed    uint64  `opt:"seed" help:"random seed (any whole number ≥ 0; rgd's random starts); the same input, seed and thread count give bit-identical output"`
 }
 
 // NewOptions implements transforms.Stage: the defaults.

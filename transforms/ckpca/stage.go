@@ -139,17 +139,17 @@ type StageOptions struct {
 
 	Kernel KernelKind `opt:"kernel" help:"kernel on the (standardised) features, or precomputed: the selected columns (or the similarity table) are the n×n kernel matrix"`
 	Gamma  float64    `opt:"gamma" help:"rbf: exp(−γ‖a − b‖²), 0: 1/median squared distance; poly: γ·aᵀb, 0: 1/D (the value used is recorded as the figure resolved_gamma)"`
-	Degree int        `opt:"degree" help:"poly degree"`
-	Coef0  float64    `opt:"coef0" help:"poly: (γ·aᵀb + coef0)^degree"`
+	Degree int        `opt:"degree" help:"poly degree (at least 1)"`
+	Coef0  float64    `opt:"coef0" help:"poly: (γ·aᵀb + coef0)^degree (any finite number)"`
 	Path   Path       `opt:"path" help:"auto: the linear kernel in feature space (D×D, never forming the n×n kernel), other kernels with the kernel matrix; primal or dual force one"`
 
-	Nu         float64    `opt:"nu" help:"ν: penalty on overlap with earlier dimensions (the paper's soft orthogonality)"`
+	Nu         float64    `opt:"nu" help:"ν: penalty on overlap with earlier dimensions (the paper's soft orthogonality; ≥ 0)"`
 	Scale      ScaleMode  `opt:"scale" help:"none (infeasible targets are an error) or auto (rescale the targets, solve, scale back)"`
 	Budget     float64    `opt:"budget" help:"with scale auto: share of the squared norm the constraints may use, in (0, 1)"`
-	Soft       float64    `opt:"soft" help:"penalty weight for soft constraints instead of exact ones (0: exact)"`
+	Soft       float64    `opt:"soft" help:"penalty weight for soft constraints instead of exact ones (≥ 0; 0: exact)"`
 	Landmarks  int        `opt:"landmarks" help:"Nyström approximation with this many random landmark rows (0: exact)"`
 	Correction Correction `opt:"correction" help:"precomputed kernel: eigenvalue correction before the PSD check (none: an indefinite matrix is an error)"`
-	Seed       uint64     `opt:"seed" help:"random seed (landmark choice)"`
+	Seed       uint64     `opt:"seed" help:"random seed (any whole number ≥ 0; landmark choice)"`
 }
 
 // NewOptions returns the defaults: the paper's settings (ν = 1, exact
@@ -177,6 +177,8 @@ func (o *StageOptions) Validate() error {
 		return transforms.Optionf("landmarks", "%d: want 0 (exact) or a positive count", o.Landmarks)
 	case o.Kernel == Poly && o.Degree < 1:
 		return transforms.Optionf("degree", "%d: want ≥ 1", o.Degree)
+	case math.IsNaN(o.Coef0) || math.IsInf(o.Coef0, 0):
+		return transforms.Optionf("coef0", "%g: want a finite number", o.Coef0)
 	case !(o.Gamma >= 0) || math.IsInf(o.Gamma, 1):
 		return transforms.Optionf("gamma", "%g: want 0 (the default rule) or a positive value", o.Gamma)
 	case o.Path == PathPrimal && o.Kernel != Linear:

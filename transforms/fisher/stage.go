@@ -3,6 +3,7 @@ package fisher
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -22,17 +23,17 @@ type StageOptions struct {
 	transforms.Columns
 	Order  []string `opt:"order" help:"class order (default: ascending value for numbers, byte order for text)"`
 	Kernel Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows, linear (S = XXᵀ) or rbf (exp(−γ‖x−y‖²))"`
-	Gamma  float64  `opt:"gamma" help:"rbf γ (0: 1 / median squared distance between rows)"`
+	Gamma  float64  `opt:"gamma" help:"rbf γ (≥ 0; 0: 1 / median squared distance between rows)"`
 	transforms.Standardization
 
 	Correction       Correction `opt:"correction" help:"eigenvalue correction of the similarity matrix"`
-	Sigma            float64    `opt:"sigma" help:"Parzen bandwidth σ (0: the mean perplexity bandwidth times sigma-scale)"`
-	Perplexity       float64    `opt:"perplexity" help:"perplexity of the per-point bandwidths whose mean gives σ"`
-	SigmaScale       float64    `opt:"sigma-scale" help:"factor on the perplexity bandwidth"`
-	Steps            int        `opt:"steps" help:"path points T"`
+	Sigma            float64    `opt:"sigma" help:"Parzen bandwidth σ (≥ 0; 0: the mean perplexity bandwidth times sigma-scale)"`
+	Perplexity       float64    `opt:"perplexity" help:"perplexity of the per-point bandwidths whose mean gives σ (at least 1, below N − 1)"`
+	SigmaScale       float64    `opt:"sigma-scale" help:"factor on the perplexity bandwidth (> 0)"`
+	Steps            int        `opt:"steps" help:"path points T (at least 1)"`
 	Rule             Rule       `opt:"rule" help:"trapezoid (symmetric) or left (the paper's left sum; d(i,j) ≠ d(j,i))"`
 	ExcludeEndpoints bool       `opt:"exclude-endpoints" help:"leave-pair-out Parzen sums: drop i and j from the sums for the pair (i, j)"`
-	Neighbors        int        `opt:"neighbors" help:"sparse: only each row's K nearest neighbours in the corrected kernel metric (0: all pairs)"`
+	Neighbors        int        `opt:"neighbors" help:"sparse: only each row's K nearest neighbours in the corrected kernel metric (≥ 0, below N; 0: all pairs)"`
 	Metric           Metric     `opt:"metric" help:"fisher, or kernel: the corrected kernel distances √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ) themselves (the paper's \"original\")"`
 	Upper            bool       `opt:"upper" help:"long output: only pairs i < j"`
 	Format           Format     `opt:"format" help:"output layout: long (i, j, distance) or square (id, then one column per object)"`
@@ -54,11 +55,13 @@ func (o *StageOptions) Validate() error {
 	switch {
 	case o.Keep != nil:
 		return transforms.Optionf("keep", "fisher writes distance pairs, which carry no other columns")
-	case o.Sigma < 0:
-		return transforms.Optionf("sigma", "%g: want ≥ 0 (0: from perplexity)", o.Sigma)
-	case !(o.SigmaScale > 0):
+	case !(o.Sigma >= 0) || math.IsInf(o.Sigma, 0):
+		return transforms.Optionf("sigma", "%g: want a finite value ≥ 0 (0: from perplexity)", o.Sigma)
+	case !(o.Gamma >= 0) || math.IsInf(o.Gamma, 0):
+		return transforms.Optionf("gamma", "%g: want a finite value ≥ 0 (0: from the median distance)", o.Gamma)
+	case !(o.SigmaScale > 0) || math.IsInf(o.SigmaScale, 0):
 		return transforms.Optionf("sigma-scale", "%g: want > 0", o.SigmaScale)
-	case o.Sigma == 0 && !(o.Perplexity >= 1):
+	case o.Sigma == 0 && (!(o.Perplexity >= 1) || math.IsInf(o.Perplexity, 0)):
 		return transforms.Optionf("perplexity", "%g: want at least 1", o.Perplexity)
 	case o.Steps < 1:
 		return transforms.Optionf("steps", "%d: want ≥ 1", o.Steps)

@@ -3,6 +3,7 @@ package linear
 import (
 	"context"
 	"errors"
+	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -20,7 +21,7 @@ type PCAStage struct{}
 // PCAStageOptions are the options of PCAStage.
 type PCAStageOptions struct {
 	transforms.Columns
-	Dims int `opt:"dims" help:"output dimensions"`
+	Dims int `opt:"dims" help:"output dimensions (at least 1, at most the number of features)"`
 	transforms.Standardization
 }
 
@@ -32,9 +33,9 @@ type LDAStage struct{}
 type LDAStageOptions struct {
 	transforms.Columns
 	Order []string `opt:"order" help:"class order as a comma list (default: ascending values, or byte order of text); fixes the sign of axis 1 (the last class on its positive side)"`
-	Dims  int      `opt:"dims" help:"output dimensions"`
+	Dims  int      `opt:"dims" help:"output dimensions (at least 1, at most classes − 1 and the number of features)"`
 	transforms.Standardization
-	Shrinkage float64 `opt:"shrinkage" help:"ridge ε added to the within-class scatter (0: 1e-6·trace/D)"`
+	Shrinkage float64 `opt:"shrinkage" help:"ridge ε added to the within-class scatter (≥ 0; 0: 1e-6·trace/D)"`
 }
 
 // NewOptions implements transforms.Stage: the defaults.
@@ -55,7 +56,7 @@ func (o *LDAStageOptions) Validate() error {
 	if o.Label == "" {
 		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
 	}
-	if !(o.Shrinkage >= 0) {
+	if !(o.Shrinkage >= 0) || math.IsInf(o.Shrinkage, 0) {
 		return transforms.Optionf("shrinkage", "%v: want 0 (the default ridge) or a positive value", o.Shrinkage)
 	}
 	return checkDims(o.Dims)

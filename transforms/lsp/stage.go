@@ -52,7 +52,7 @@ type StageOptions struct {
 	Control   []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
 	Dims      int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table)"`
 	Variant   Variant  `opt:"variant" help:"linear (min-norm map, InVis) or laplacian (Paulovich 2008)"`
-	Neighbors int      `opt:"neighbors" help:"laplacian: neighbours per row"`
+	Neighbors int      `opt:"neighbors" help:"laplacian: neighbours per row (at least 1, below N)"`
 }
 
 // NewOptions returns the defaults: the linear map on standardised

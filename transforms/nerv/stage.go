@@ -3,6 +3,7 @@ package nerv
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -18,16 +19,16 @@ type StageOptions struct {
 	transforms.Columns
 	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
 	transforms.Standardization
-	Dims        int         `opt:"dims" help:"output dimensions (Barnes–Hut: at most 3)"`
+	Dims        int         `opt:"dims" help:"output dimensions (at least 1; Barnes–Hut: at most 3)"`
 	Alpha       float64     `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
 	Gamma       float64     `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
-	Perplexity  float64     `opt:"perplexity" help:"effective number of neighbours K"`
+	Perplexity  float64     `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
 	Multiscale  bool        `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
 	Method      Method      `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
-	BHTol       float64     `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (0: exact sums)"`
+	BHTol       float64     `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	OutputScale ScaleOption `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
-	MaxIter     int         `opt:"max-iter" help:"L-BFGS iterations per scale"`
-	Tol         float64     `opt:"tol" help:"relative stress decrease over 10 iterations that ends a scale"`
+	MaxIter     int         `opt:"max-iter" help:"L-BFGS iterations per scale (at least 1)"`
+	Tol         float64     `opt:"tol" help:"relative stress decrease over 10 iterations that ends a scale (≥ 0)"`
 }
 
 // NewOptions returns the defaults (DefaultOptions).
@@ -41,6 +42,22 @@ func (Stage) NewOptions() transforms.Options {
 func (o *StageOptions) Validate() error {
 	if o.Label != "" && o.SoftLabels != nil {
 		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
+	}
+	switch {
+	case o.Dims < 1:
+		return transforms.Optionf("dims", "%d: want at least 1", o.Dims)
+	case !(o.Alpha >= 0 && o.Alpha <= 1):
+		return transforms.Optionf("alpha", "%g: want a value in [0, 1]", o.Alpha)
+	case !(o.Gamma >= 0 && o.Gamma <= 1):
+		return transforms.Optionf("gamma", "%g: want a value in [0, 1]", o.Gamma)
+	case !(o.Perplexity >= 1) || math.IsInf(o.Perplexity, 0):
+		return transforms.Optionf("perplexity", "%g: want at least 1 (and below N − 1)", o.Perplexity)
+	case o.MaxIter < 1:
+		return transforms.Optionf("max-iter", "%d: want at least 1", o.MaxIter)
+	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
+		return transforms.Optionf("tol", "%g: want a finite value ≥ 0", o.Tol)
+	case !(o.BHTol >= 0) || math.IsInf(o.BHTol, 0):
+		return transforms.Optionf("bh-tol", "%g: want a finite value ≥ 0", o.BHTol)
 	}
 	if o.Method == BarnesHut && o.Dims > kernels.MaxBHDims {
 		return transforms.Optionf("dims", "Barnes–Hut supports at most %d output dimensions, not %d", kernels.MaxBHDims, o.Dims)

@@ -3,6 +3,7 @@ package oe
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -13,9 +14,9 @@ import (
 type StageOptions struct {
 	triplets.FitInput
 	PerAspect bool   `opt:"per-aspect" help:"one independent map per aspect (the paper's disjoint learning)"`
-	MaxIter   int    `opt:"max-iter" help:"L-BFGS iterations"`
-	Dims      int    `opt:"dims" help:"output dimensions"`
-	Seed      uint64 `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+	MaxIter   int    `opt:"max-iter" help:"L-BFGS iterations (at least 1)"`
+	Dims      int    `opt:"dims" help:"output dimensions (at least 1)"`
+	Seed      uint64 `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
 func defaultStageOptions() StageOptions {
@@ -35,7 +36,7 @@ func (o *StageOptions) validate() error {
 // TSTEOptions are the options of TSTEStage.
 type TSTEOptions struct {
 	StageOptions
-	Alpha float64 `opt:"alpha" help:"Student-t degrees of freedom (0: dims − 1, at least 1)"`
+	Alpha float64 `opt:"alpha" help:"Student-t degrees of freedom (≥ 0; 0: dims − 1, at least 1)"`
 }
 
 // Validate checks the options.
@@ -43,7 +44,7 @@ func (o *TSTEOptions) Validate() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !(o.Alpha >= 0) {
+	if !(o.Alpha >= 0) || math.IsInf(o.Alpha, 0) {
 		return transforms.Optionf("alpha", "%g: want 0 (dims − 1) or a positive number", o.Alpha)
 	}
 	return nil
@@ -52,7 +53,7 @@ func (o *TSTEOptions) Validate() error {
 // SOEOptions are the options of SOEStage.
 type SOEOptions struct {
 	StageOptions
-	Margin float64 `opt:"margin" help:"hinge margin δ"`
+	Margin float64 `opt:"margin" help:"hinge margin δ (> 0)"`
 }
 
 // Validate checks the options.
@@ -60,7 +61,7 @@ func (o *SOEOptions) Validate() error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !(o.Margin > 0) {
+	if !(o.Margin > 0) || math.IsInf(o.Margin, 0) {
 		return transforms.Optionf("margin", "%g: want a positive number", o.Margin)
 	}
 	return nil

@@ -68,7 +68,7 @@ type StageOptions struct {
 	Standardize    Standardize          `opt:"standardize" help:"z-score the features of in before measuring: auto takes the choice (and, without features, the feature columns) recorded in the embedding's provenance, so that the embedding is scored in the space it was fitted in"`
 	Order          []string             `opt:"order" help:"class order as a comma list, e.g. low,mid,high (text labels of ordinal metrics)"`
 	Ordinal        bool                 `opt:"ordinal" help:"labels are ordinal (numeric ascending, or order): add the ordinal metrics"`
-	K              []int                `opt:"k" help:"neighbourhood sizes, comma list (with split: one value is the k of the hidden-object classification, default 10)"`
+	K              []int                `opt:"k" help:"neighbourhood sizes, comma list of whole numbers ≥ 1, below the row count (with split: one value is the k of the hidden-object classification, default 10)"`
 	Emb            []string             `opt:"emb" help:"embedding columns of the embedding table"`
 	TripletColumns table.TripletColumns `opt:"triplet-columns" help:"names of the i, j, k and (optional) aspect columns of the triplet table, comma list"`
 }

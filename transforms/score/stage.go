@@ -3,6 +3,7 @@ package score
 import (
 	"context"
 	"errors"
+	"math"
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -16,14 +17,14 @@ type Stage struct{}
 type StageOptions struct {
 	triplets.FitInput
 	SingleMap     bool    `opt:"single-map" help:"pool all triplets into one map (the paper's single-map comparison)"`
-	Dims          int     `opt:"dims" help:"output dimensions K (objects live on the sphere S^K)"`
-	Alpha         float64 `opt:"alpha" help:"scaling factor α"`
-	LearningRate  float64 `opt:"learning-rate" help:"SGD step ε"`
-	Kappa         float64 `opt:"kappa" help:"von Mises-Fisher prior concentration κ (0: flat)"`
-	Epochs        int     `opt:"epochs" help:"maximum epochs"`
-	Tol           float64 `opt:"tol" help:"stop when the mean log-likelihood changes less than this per epoch"`
+	Dims          int     `opt:"dims" help:"output dimensions K, at least 1 (objects live on the sphere S^K)"`
+	Alpha         float64 `opt:"alpha" help:"scaling factor α (> 0)"`
+	LearningRate  float64 `opt:"learning-rate" help:"SGD step ε (> 0)"`
+	Kappa         float64 `opt:"kappa" help:"von Mises-Fisher prior concentration κ (≥ 0; 0: flat)"`
+	Epochs        int     `opt:"epochs" help:"maximum epochs (at least 1)"`
+	Tol           float64 `opt:"tol" help:"stop when the mean log-likelihood changes less than this per epoch (> 0)"`
 	Deterministic bool    `opt:"deterministic" help:"one ordered SGD stream: bit-identical results for a seed (slower)"`
-	Seed          uint64  `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+	Seed          uint64  `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
 // NewOptions returns the defaults (the paper's settings).
@@ -45,6 +46,8 @@ func (o *StageOptions) Validate() error {
 		return transforms.Optionf("learning-rate", "%g: %w", o.LearningRate, ErrLearningRate)
 	case o.Epochs < 1:
 		return transforms.Optionf("epochs", "%d: want ≥ 1", o.Epochs)
+	case !(o.Tol > 0) || math.IsInf(o.Tol, 0):
+		return transforms.Optionf("tol", "%g: want a finite value > 0", o.Tol)
 	case errors.Is(err, ErrKappa):
 		return transforms.Optionf("kappa", "%g: %w", o.Kappa, ErrKappa)
 	case err != nil:

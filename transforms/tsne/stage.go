@@ -18,15 +18,15 @@ type Stage struct{}
 type StageOptions struct {
 	transforms.Columns
 	transforms.Standardization
-	Dims              int     `opt:"dims" help:"output dimensions (Barnes-Hut: at most 3)"`
-	Perplexity        float64 `opt:"perplexity" help:"perplexity of the input affinities (below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
+	Dims              int     `opt:"dims" help:"output dimensions (at least 1; Barnes-Hut: at most 3)"`
+	Perplexity        float64 `opt:"perplexity" help:"perplexity of the input affinities (> 0, below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
 	Method            Method  `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut) or auto (exact up to 1000 rows)"`
-	Theta             float64 `opt:"theta" help:"Barnes-Hut accuracy (0: exact repulsion)"`
-	Iterations        int     `opt:"iterations" help:"gradient iterations"`
-	LearningRate      float64 `opt:"learning-rate" help:"step size (0: max(N/12, 50))"`
-	EarlyExaggeration float64 `opt:"early-exaggeration" help:"P is multiplied by this for the first 250 iterations"`
+	Theta             float64 `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
+	Iterations        int     `opt:"iterations" help:"gradient iterations (at least 1)"`
+	LearningRate      float64 `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50))"`
+	EarlyExaggeration float64 `opt:"early-exaggeration" help:"P is multiplied by this (> 0) for the first 250 iterations"`
 	Init              Init    `opt:"init" help:"pca (classical MDS for distances), scaled to std 1e-4, or random"`
-	Seed              uint64  `opt:"seed" help:"random seed; the same input, seed and thread count give bit-identical output"`
+	Seed              uint64  `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
 // Validate checks the options that need no data.
