@@ -54,7 +54,13 @@
 // is dropped with a warning, standardised or not. Standardisation is the
 // z-score with the training mean and the sample standard deviation
 // (denominator N−1), as ORCA does; each stage declares whether it is on by
-// default.
+// default. ReadFeatures also closes overflow and identity as classes, for
+// every stage at once: a column too large to standardise, or features whose
+// squared distances would overflow (CheckRange), and duplicate ids when an
+// id column is given (CheckUniqueIDs), are DataErrors naming the column and
+// row. WriteModel never writes a model with a non-finite value (CheckModel),
+// and Apply and WriteLinear never write a non-finite coordinate
+// (CheckEmbedding).
 //
 // Ordinal classes are ordered by ascending value for numeric labels, and by
 // an explicit order (--order) for text labels: text is never sorted

@@ -114,6 +114,9 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 	}
 	if len(s.Cols) == 0 {
 		f.Release()
+		if f.N < 2 {
+			return nil, fmt.Errorf("%w: %s: %d row; a fit needs at least 2 rows", ErrNoFeatures, f.Source.Path, f.N)
+		}
 		return nil, fmt.Errorf("%w: %s: every feature column is constant", ErrNoFeatures, f.Source.Path)
 	}
 	if err := s.CheckScaling(); err != nil {
