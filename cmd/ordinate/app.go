@@ -14,6 +14,7 @@ import (
 	"github.com/ordinate/ordinate/transforms/lsp"
 	"github.com/ordinate/ordinate/transforms/nerv"
 	"github.com/ordinate/ordinate/transforms/oe"
+	"github.com/ordinate/ordinate/transforms/quality"
 	"github.com/ordinate/ordinate/transforms/report"
 	"github.com/ordinate/ordinate/transforms/score"
 	"github.com/ordinate/ordinate/transforms/triplets"
@@ -49,29 +50,56 @@ Examples:
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return inputError{err}
 		},
-		Commands: []*cli.Command{
-			stageCommand(bvp.Stage{}),
-			stageCommand(linear.PCAStage{}),
-			stageCommand(linear.LDAStage{}),
-			stageCommand(fisher.Stage{}),
-			stageCommand(nerv.Stage{}),
-			stageCommand(ckpca.Stage{}),
-			stageCommand(lsp.Stage{}),
-			stageCommand(tsne.Stage{}),
-			stageCommand(triplets.Stage{}),
-			stageCommand(score.Stage{}),
-			stageCommand(oe.TSTEStage{}),
-			stageCommand(oe.SOEStage{}),
-			stageCommand(transforms.ApplyStage{}),
-			evaluateCommand(),
-			stageCommand(figure.Stage{}),
-			stageCommand(report.Stage{}),
-			inspectCommand(),
-			demoCommand(),
+		// Without a command, the overview ("help CMD" is CMD --help); an
+		// unknown command is a usage error (exit 2), not urfave's "No help
+		// topic" (exit 3).
+		Action: func(c *cli.Context) error {
+			switch {
+			case c.NArg() == 0:
+				return cli.ShowAppHelp(c)
+			case c.Args().First() == "help" && c.NArg() == 1:
+				return cli.ShowAppHelp(c)
+			case c.Args().First() == "help" && c.App.Command(c.Args().Get(1)) != nil:
+				return cli.ShowCommandHelp(c, c.Args().Get(1))
+			case c.Args().First() == "help":
+				return usagef("unknown command %s; see ordinate --help", c.Args().Get(1))
+			}
+			return usagef("unknown command %s; see ordinate --help", c.Args().First())
 		},
 	}
+	for _, s := range stages() {
+		if s.Info().Name == "evaluate" {
+			app.Commands = append(app.Commands, evaluateCommand())
+			continue
+		}
+		app.Commands = append(app.Commands, stageCommand(s))
+	}
+	app.Commands = append(app.Commands, inspectCommand(), demoCommand())
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
 	}
 	return app
+}
+
+// stages are the library stages the CLI drives, in the order --help lists
+// them (inspect and demo follow).
+func stages() []transforms.Stage {
+	return []transforms.Stage{
+		bvp.Stage{},
+		linear.PCAStage{},
+		linear.LDAStage{},
+		fisher.Stage{},
+		nerv.Stage{},
+		ckpca.Stage{},
+		lsp.Stage{},
+		tsne.Stage{},
+		triplets.Stage{},
+		score.Stage{},
+		oe.TSTEStage{},
+		oe.SOEStage{},
+		transforms.ApplyStage{},
+		quality.Stage{},
+		figure.Stage{},
+		report.Stage{},
+	}
 }
