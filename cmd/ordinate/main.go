@@ -84,9 +84,11 @@ func exitCode(err error) int {
 	if errors.As(err, &re) {
 		return exitRuntime
 	}
+	// urfave's own exit codes (3 for "No help topic") are not ours: a
+	// command line it refuses is a usage error.
 	var ec cli.ExitCoder
-	if errors.As(err, &ec) {
-		return ec.ExitCode()
+	if errors.As(err, &ec) && ec.ExitCode() == exitRuntime {
+		return exitRuntime
 	}
 	return exitInput
 }

@@ -221,7 +221,7 @@ large n. Features are standardised unless --standardize=false; the γ used is
 recorded in the provenance as the figure resolved_gamma.`,
 		Examples: []string{
 			"ordinate ckpca --in testdata/ckpca/thyroid-control.csv --label label --control cx,cy --scale auto --out /tmp/thyroid-ckpca.parquet --model-out /tmp/thyroid-ckpca.model.parquet",
-			"ordinate ckpca --in testdata/zoo/zoo.csv --id animal_name --label type --control-table testdata/ckpca/zoo-placed.csv --kernel rbf --scale auto --out /tmp/zoo-ckpca.parquet",
+			"ordinate ckpca --in testdata/ckpca/zoo-unique.csv --id animal_name --label type --control-table testdata/ckpca/zoo-placed.csv --kernel rbf --scale auto --out /tmp/zoo-ckpca.parquet",
 			"ordinate ckpca --in testdata/ckpca/thyroid-control.csv --label label --control cx,cy --kernel rbf --landmarks 100 --scale auto --out /tmp/thyroid-ckpca-nystrom.parquet",
 		},
 		Inputs: []transforms.Role{

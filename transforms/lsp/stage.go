@@ -90,7 +90,7 @@ Control points are read as for ckpca. Features are standardised unless
 --standardize=false.`,
 		Examples: []string{
 			"ordinate lsp --in testdata/ckpca/thyroid-control.csv --label label --control cx,cy --out /tmp/thyroid-lsp.parquet --model-out /tmp/thyroid-lsp.model.parquet",
-			"ordinate lsp --in testdata/zoo/zoo.csv --id animal_name --label type --control-table testdata/ckpca/zoo-placed.csv --variant laplacian --neighbors 15 --out /tmp/zoo-lsp.parquet",
+			"ordinate lsp --in testdata/ckpca/zoo-unique.csv --id animal_name --label type --control-table testdata/ckpca/zoo-placed.csv --variant laplacian --neighbors 15 --out /tmp/zoo-lsp.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "the feature table (rows to embed), with the control columns", Required: true},
