@@ -85,8 +85,9 @@ func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
 //     later evaluate or apply matches rows by id.
 //   - Overflow is bad data, named by column (and row): a column too large
 //     to standardise, or, standardised or not, a column whose range makes
-//     the squared distances, scatter or Gram sums a stage forms overflow
-//     (CheckRange). Every stage that reads features is covered here.
+//     the squared distances, scatter or Gram sums a stage forms (or their
+//     products) overflow (CheckRange). Every stage that reads features is
+//     covered here.
 func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selection, standardize bool) (*FeatureTable, error) {
 	r, err := env.Open(ctx, role)
 	if err != nil {
@@ -157,11 +158,13 @@ func CheckUniqueIDs(f *arrowio.Frame) error {
 
 // CheckRange refuses features whose squared distances would overflow: the
 // columns of the n×k row-major z (named names, the values a stage fits on)
-// must be finite, and n·k·range² must not exceed the largest float64, so
-// that every sum of squared differences over rows and features that a stage
-// forms (distances, scatter, Gram matrices, kernel widths) is finite. The
-// *DataError names the file, the column, and the row of its largest
-// magnitude (with its id).
+// must be finite, and n·k·range² must not exceed √MaxFloat64 (≈ 1.3e154),
+// so that every sum of squared differences over rows and features that a
+// stage forms (distances, scatter, Gram matrices, kernel widths), and the
+// product of two of them (Gram products, stress terms, widths in the
+// output space), is finite. Standardised features always pass; raw
+// features pass up to a range of about 1e76/√(n·k). The *DataError names
+// the file, the column, and the row of its largest magnitude (with its id).
 func CheckRange(f *arrowio.Frame, names []string, z []float64) error {
 	k := len(names)
 	n := f.N
@@ -171,7 +174,7 @@ func CheckRange(f *arrowio.Frame, names []string, z []float64) error {
 	if len(z) != n*k {
 		panic("transforms: CheckRange size mismatch")
 	}
-	limit := math.Sqrt(math.MaxFloat64 / float64(n) / float64(k))
+	limit := math.Sqrt(math.Sqrt(math.MaxFloat64) / float64(n) / float64(k))
 	for j, name := range names {
 		lo, hi := math.Inf(1), math.Inf(-1)
 		worst, big := 0, -1.0
@@ -188,7 +191,7 @@ func CheckRange(f *arrowio.Frame, names []string, z []float64) error {
 		}
 		if r := hi - lo; !(r <= limit) {
 			return &DataError{File: f.Source.Path, Column: name, Row: frameRow(f, worst), ID: frameID(f, worst),
-				Err: fmt.Errorf("%w: values from %g to %g: squared distances overflow float64 (with %d rows and %d features the range must stay below %.3g); rescale the column, or standardise the features (standardize)",
+				Err: fmt.Errorf("%w: values from %g to %g: too large for the squared distances and their products in float64 (with %d rows and %d features the range must stay below %.3g); rescale the column, or standardise the features (standardize)",
 					arrowio.ErrInvalidValue, lo, hi, n, k, limit)}
 		}
 	}

@@ -97,6 +97,10 @@ func badTable(t *testing.T, dir, kind string, n int) string {
 			a = 1e308
 		case kind == "big":
 			a = -1e308
+		case kind == "large" && i%2 == 0:
+			a = 1e70
+		case kind == "large":
+			a = -1e70
 		case kind == "huge" && i%2 == 0:
 			a = 1.7e308
 		case kind == "huge":
@@ -190,6 +194,7 @@ func TestBadValuesEveryFeatureStage(t *testing.T) {
 	inputs := []input{
 		{"big standardised", badTable(t, dir, "big", 60), "", "true"},
 		{"big raw", badTable(t, dir, "big", 60), `"a"`, "false"},
+		{"large raw", badTable(t, dir, "large", 60), "", "false"}, // ±1e70: just below the limit
 		{"huge standardised", badTable(t, dir, "huge", 4), `"a"`, "true"},
 		{"inf", badTable(t, dir, "inf", 60), `"a"`, ""},
 		{"duplicate ids", badTable(t, dir, "dup", 60), `"id"`, ""},
@@ -241,6 +246,21 @@ func TestBadValuesEveryFeatureStage(t *testing.T) {
 			})
 		}
 	}
+}
+
+// triplets that finds no triplet at all says so (exit 2), with no output.
+func TestTripletsNone(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "one.csv")
+	if err := os.WriteFile(in, []byte("id,a,b\n0,x,y\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	code, _, stderr := runCmd(t, nil, "triplets", "--in", in, "--id", "id", "--out", filepath.Join(out, "t.parquet"))
+	if code != 2 || !strings.Contains(stderr, "no triplets") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+	noLeftovers(t, out)
 }
 
 // An unknown command is a usage error (exit 2) that says what to do.
