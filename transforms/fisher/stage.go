@@ -202,12 +202,13 @@ func readObjects(ctx context.Context, env *transforms.Env, o *StageOptions) (*ob
 		}
 		return env.ReadFrame(ctx, "labels", arrowio.Selection{ID: o.ID, Label: o.Label, NoFeatures: true, Keep: []string{}, OnInvalid: o.OnInvalid})
 	}
+	// One open: a stream on stdin cannot be read twice.
 	r, err := env.Open(ctx, "similarity")
 	if err != nil {
 		return nil, err
 	}
+	defer r.Release()
 	long := table.HasColumns(r.Schema(), table.PairI, table.PairJ, "s")
-	r.Release()
 	if long {
 		if !env.Has("labels") {
 			return nil, transforms.Optionf("labels", "%w: a long similarity table (i, j, s) needs labels L with id and label", transforms.ErrNoTable)
@@ -216,7 +217,7 @@ func readObjects(ctx context.Context, env *transforms.Env, o *StageOptions) (*ob
 		if err != nil {
 			return nil, err
 		}
-		pairs, err := env.ReadFrame(ctx, "similarity", table.PairsSelection("s"))
+		pairs, err := env.ReadFrom(ctx, "similarity", r, table.PairsSelection("s"))
 		if err != nil {
 			lf.Release()
 			return nil, err
@@ -238,7 +239,7 @@ func readObjects(ctx context.Context, env *transforms.Env, o *StageOptions) (*ob
 	if env.Has("labels") {
 		sel.Label = ""
 	}
-	f, err := env.ReadFrame(ctx, "similarity", sel)
+	f, err := env.ReadFrom(ctx, "similarity", r, sel)
 	if err != nil {
 		return nil, err
 	}

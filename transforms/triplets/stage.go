@@ -196,12 +196,13 @@ func readAttributes(ctx context.Context, env *transforms.Env, o *StageOptions) (
 		}
 		keep = append(keep, fl.Name)
 	}
+	// One open: a stream on stdin cannot be read twice.
+	defer r.Release()
 	src := r.Source().Path
-	r.Release()
 	if len(keep) == 0 {
 		return nil, nil, transforms.Optionf("aspects", "%v selects no column of %s", o.Aspects, src)
 	}
-	f, err := env.ReadFrame(ctx, "in", arrowio.Selection{ID: o.ID, NoFeatures: true, Keep: keep})
+	f, err := env.ReadFrom(ctx, "in", r, arrowio.Selection{ID: o.ID, NoFeatures: true, Keep: keep})
 	if err != nil {
 		return nil, nil, err
 	}
