@@ -76,11 +76,9 @@ func optionFlag(o transforms.Option) cli.Flag {
 		def, _ := strconv.ParseBool(o.Default)
 		return &cli.BoolFlag{Name: o.Name, Value: def, Usage: help}
 	}
-	f := &cli.StringFlag{Name: o.Name, Value: o.Default, Usage: help}
-	if o.Default == "" {
-		f.DefaultText = ""
-	}
-	return f
+	// DefaultText shows the default as the user would type it (30, not
+	// "30"); an empty default shows nothing.
+	return &cli.StringFlag{Name: o.Name, Value: o.Default, Usage: help, DefaultText: o.Default}
 }
 
 // runStage runs s with the options and tables of the command line.
