@@ -127,9 +127,7 @@ func runExample(t *testing.T, root, line string) {
 		t.Fatalf("example %q: exit %d\n%s", line, code, stderr.String())
 	}
 	if stdoutPath != "" {
-		if err := os.WriteFile(stdoutPath, stdout.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, stdoutPath, stdout.String())
 	}
 }
 
@@ -154,7 +152,7 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			if testing.Short() && (name == "demo" || name == "overview") {
-				t.Skip("the demo's examples run the whole demo (about 15 s); covered by CI's demo run")
+				t.Skip("-short: these examples run the whole demo (about 15 s); go test without -short (as CI does) runs them")
 			}
 			t.Chdir(t.TempDir())
 			for _, line := range examples {

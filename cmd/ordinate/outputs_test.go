@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -49,9 +48,7 @@ func copyFile(t *testing.T, src, dst string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(dst, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, dst, string(b))
 }
 
 // outputsFixture makes a folder with the inputs every stage below reads:
@@ -231,7 +228,7 @@ func unwritableFolder(t *testing.T, kind string) string {
 	dir := t.TempDir()
 	if os.Geteuid() != 0 {
 		if kind == "full" {
-			t.Skip("a full file system needs root to mount")
+			t.Skip("a full file system needs a tmpfs, which only root can mount (CI runs as root); the read-only case runs here")
 		}
 		if err := os.Chmod(dir, 0o555); err != nil {
 			t.Fatal(err)
@@ -244,7 +241,7 @@ func unwritableFolder(t *testing.T, kind string) string {
 		flags = syscall.MS_RDONLY
 	}
 	if err := syscall.Mount("tmpfs", dir, "tmpfs", flags, "size=64k"); err != nil {
-		t.Skip("cannot mount a tmpfs:", err)
+		t.Skip("root, but the kernel refused a tmpfs mount (a container without CAP_SYS_ADMIN?), so no unwritable folder can be made:", err)
 	}
 	t.Cleanup(func() { syscall.Unmount(dir, 0) })
 	if kind == "full" {
@@ -320,21 +317,17 @@ func hostTag() string {
 }
 
 func TestStaleTemporaryFilesRemoved(t *testing.T) {
-	cmd := exec.Command("true")
-	if err := cmd.Run(); err != nil {
-		t.Skip("cannot run a child process:", err)
-	}
-	dead := cmd.Process.Pid
+	// An id above the largest a kernel hands out (PID_MAX_LIMIT, 2^22 on
+	// Linux) belongs to no live process, now or later.
+	const dead = 1<<22 + 1
 	if syscall.Kill(dead, 0) != syscall.ESRCH {
-		t.Skip("the ended child's id is in use again")
+		t.Fatalf("process %d reported alive", dead)
 	}
 	dir := t.TempDir()
 	stale := fmt.Sprintf(".e.parquet.tmp-%d-%s-1234", dead, hostTag())
 	live := fmt.Sprintf(".e.parquet.tmp-%d-%s-5678", os.Getppid(), hostTag())
 	for _, name := range []string{stale, live} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("partial"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		write(t, filepath.Join(dir, name), "partial")
 	}
 	code, _, errOut := runCmd(t, nil, "pca", "--quiet", "--in", thyroid, "--out", filepath.Join(dir, "e.parquet"))
 	if code != 0 {
