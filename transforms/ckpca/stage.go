@@ -358,7 +358,19 @@ func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n 
 	if err != nil {
 		return nil, err
 	}
-	return res, res.fit(ctx, env, feat, ctrl, fo)
+	emb, err := res.fit(ctx, env, feat, ctrl, fo)
+	if err != nil {
+		return nil, err
+	}
+	// Without a model the written embedding is Fit's own F·U.
+	n, d := emb.Dims()
+	res.embedding = make([]float64, n*d)
+	for i := range n {
+		for s := range d {
+			res.embedding[i*d+s] = emb.At(i, s)
+		}
+	}
+	return res, nil
 }
 
 // fitFeatures builds the feature map the options ask for on the
@@ -403,7 +415,7 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 	if err != nil {
 		return nil, err
 	}
-	if err := res.fit(ctx, env, feat, ctrl, fo); err != nil {
+	if _, err := res.fit(ctx, env, feat, ctrl, fo); err != nil {
 		return nil, err
 	}
 	// The model's parameters, as the model header records them.
@@ -472,28 +484,22 @@ func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *tra
 	return emb, nil
 }
 
-// fit solves cKPCA on the feature map and records the embedding and the
-// figures.
-func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) error {
+// fit solves cKPCA on the feature map, records the coordinates and the
+// figures, and returns Fit's n×d embedding F·U.
+func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) (*mat.Dense, error) {
 	env.Progress.Start("optimising", int64(fo.Dims))
 	fit, err := FitContext(ctx, feat.F, ctrl, fo)
 	env.Progress.Add(int64(fo.Dims))
 	env.Progress.Finish()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	n, d := fit.Embedding.Dims()
-	r.embedding = make([]float64, n*d)
-	for i := range n {
-		for s := range d {
-			r.embedding[i*d+s] = fit.Embedding.At(i, s)
-		}
-	}
+	_, d := fit.Embedding.Dims()
 	r.u = fit.U
 	r.figures["dims"] = d
 	r.figures["control_points"] = len(ctrl.Rows)
 	r.figures["components"] = fit.Components
 	r.figures["target_scale"] = fit.TargetScale
 	r.figures["rank"] = feat.Rank
-	return nil
+	return fit.Embedding, nil
 }
