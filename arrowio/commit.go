@@ -382,7 +382,8 @@ func CreateFile(ctx context.Context, path string, opts ...WriteOption) (FileWrit
 	return &fileWriter{writer{ctx: ctx, path: path, out: out}}, nil
 }
 
-// fileWriter is a writer without an encoder: the bytes go to the sink.
+// fileWriter is a writer without an encoder: the bytes go to the sink;
+// Close, Abort, Commit and Rollback are the writer's.
 type fileWriter struct{ writer }
 
 func (f *fileWriter) Write(p []byte) (int, error) {
@@ -402,35 +403,6 @@ func (f *fileWriter) Write(p []byte) (int, error) {
 		return n, f.err
 	}
 	return n, nil
-}
-
-func (f *fileWriter) Close() error {
-	switch f.state {
-	case stateFinished, stateClosed, stateFailed:
-		return f.cerr
-	case stateAborted:
-		return fmt.Errorf("arrowio: %s: Close after Abort", f.path)
-	}
-	err := f.err
-	if err == nil {
-		err = f.ctx.Err()
-	}
-	if err == nil {
-		err = f.out.finish()
-	}
-	if err == nil && !f.deferred {
-		err = f.out.publish(false)
-	}
-	if err != nil {
-		f.drop()
-		f.state, f.cerr = stateFailed, err
-		return err
-	}
-	f.state = stateClosed
-	if f.deferred {
-		f.state = stateFinished
-	}
-	return nil
 }
 
 // WriteFileAtomic writes data to path the way table outputs are written: to

@@ -225,7 +225,7 @@ func (w *writer) Close() error {
 	if err == nil {
 		err = w.ctx.Err()
 	}
-	if err == nil {
+	if err == nil && w.enc != nil { // a FileWriter has no encoder
 		if w.deferred {
 			w.out.holdTail()
 		}
