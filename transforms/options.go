@@ -60,12 +60,8 @@ func (o Option) IsBool() bool { return o.field.Kind() == reflect.Bool }
 // records: enums as their text, lists as slices, NaN and ±Inf as nil.
 func (o Option) Value() any {
 	v := o.field
-	if m, ok := v.Addr().Interface().(encoding.TextMarshaler); ok && v.Kind() != reflect.Slice {
-		b, err := m.MarshalText()
-		if err != nil {
-			return fmt.Sprint(v.Interface())
-		}
-		return string(b)
+	if t, ok := enumText(v); ok {
+		return t
 	}
 	switch v.Kind() {
 	case reflect.Float64:
@@ -242,13 +238,23 @@ func parseValue(v reflect.Value, s string) error {
 	return nil
 }
 
+// enumText is the text of a value that marshals itself (an enum), and
+// whether it does; a value whose MarshalText fails gives its fmt form.
+func enumText(v reflect.Value) (string, bool) {
+	m, ok := v.Addr().Interface().(encoding.TextMarshaler)
+	if !ok || v.Kind() == reflect.Slice {
+		return "", false
+	}
+	b, err := m.MarshalText()
+	if err != nil {
+		return fmt.Sprint(v.Interface()), true
+	}
+	return string(b), true
+}
+
 func formatValue(v reflect.Value) string {
-	if m, ok := v.Addr().Interface().(encoding.TextMarshaler); ok && v.Kind() != reflect.Slice {
-		b, err := m.MarshalText()
-		if err != nil {
-			return fmt.Sprint(v.Interface())
-		}
-		return string(b)
+	if t, ok := enumText(v); ok {
+		return t
 	}
 	switch v.Kind() {
 	case reflect.Float64:
