@@ -199,37 +199,22 @@ func readModel(r arrowio.Reader) (Model, int64, error) {
 		return nil, 0, fmt.Errorf("%s: %w: the model has format version %d; this ordinate reads version %d (use the ordinate version that wrote it, or fit the model again)",
 			path, ErrModelFormat, h.Version, ModelVersion)
 	}
-	rows := &rowCounter{Reader: r}
-	var (
-		m   Model
-		err error
-	)
 	switch h.Kind {
 	case "affine":
-		m, err = loadAffine(rows, h)
+		m, err := loadAffine(r, h)
+		if err != nil {
+			return nil, 0, err
+		}
+		return m, int64(len(m.Features)), nil // one row per feature
 	case "kernel":
-		m, err = loadKernelModel(rows, h)
-	default:
-		return nil, 0, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
+		m, err := loadKernelModel(r, h)
+		if err != nil {
+			return nil, 0, err
+		}
+		rows, _ := m.Ref.Dims() // one row per reference row
+		return m, int64(rows), nil
 	}
-	if err != nil {
-		return nil, 0, err
-	}
-	return m, rows.n, nil
-}
-
-// rowCounter counts the rows of the batches it hands out.
-type rowCounter struct {
-	arrowio.Reader
-	n int64
-}
-
-func (c *rowCounter) Next() bool {
-	if !c.Reader.Next() {
-		return false
-	}
-	c.n += c.Reader.RecordBatch().NumRows()
-	return true
+	return nil, 0, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
 }
 
 // loadAffine reads the body of an affine model from r.
