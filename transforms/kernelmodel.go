@@ -153,16 +153,11 @@ func loadKernelModel(rd arrowio.Reader, h ModelHeader) (*KernelModel, error) {
 			if len(idx) != 1 {
 				return nil, bad("column %q missing", name)
 			}
-			fa, ok := rec.Column(idx[0]).(*array.Float64)
-			if !ok || fa.NullN() > 0 {
-				return nil, bad("column %q must be non-null float64", name)
+			vals, err := modelFloats(rec.Column(idx[0]), name, bad)
+			if err != nil {
+				return nil, err
 			}
-			for _, v := range fa.Float64Values() {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return nil, bad("column %q holds %v", name, v)
-				}
-			}
-			cols[c] = append(cols[c], fa.Float64Values()...)
+			cols[c] = append(cols[c], vals...)
 		}
 	}
 	if err := rd.Err(); err != nil {

@@ -250,17 +250,9 @@ func loadAffine(r arrowio.Reader, h ModelHeader) (*Affine, error) {
 			if err != nil {
 				return err
 			}
-			fa, ok := a.(*array.Float64)
-			if !ok || fa.NullN() > 0 {
-				return bad("column %q must be non-null float64", name)
-			}
-			for _, v := range fa.Float64Values() {
-				if math.IsNaN(v) || math.IsInf(v, 0) {
-					return bad("column %q holds %v", name, v)
-				}
-			}
-			*dst = append(*dst, fa.Float64Values()...)
-			return nil
+			vals, err := modelFloats(a, name, bad)
+			*dst = append(*dst, vals...)
+			return err
 		}
 		for _, c := range []struct {
 			name string
@@ -293,4 +285,19 @@ func loadAffine(r arrowio.Reader, h ModelHeader) (*Affine, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
+}
+
+// modelFloats returns the values of column name of a model table, which
+// must be non-null, finite float64; bad formats the error.
+func modelFloats(a arrow.Array, name string, bad func(format string, a ...any) error) ([]float64, error) {
+	fa, ok := a.(*array.Float64)
+	if !ok || fa.NullN() > 0 {
+		return nil, bad("column %q must be non-null float64", name)
+	}
+	for _, v := range fa.Float64Values() {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, bad("column %q holds %v", name, v)
+		}
+	}
+	return fa.Float64Values(), nil
 }
