@@ -12,14 +12,10 @@ import (
 // number of input rows that have no embedding row. Duplicate ids and
 // embedding ids missing from the input are errors.
 func Align(emb, in *arrowio.Frame) (inIndex []int, unmatched int, err error) {
-	pos := make(map[string]int, in.N)
-	for i := range in.N {
-		id := in.ID.ValueStr(i)
-		if _, dup := pos[id]; dup {
-			return nil, 0, &arrowio.Error{File: in.Source.Path, Column: in.IDName, Row: in.Rows[i], ID: id,
-				Err: fmt.Errorf("%w: duplicate id; ids must be unique to match rows", arrowio.ErrInvalidValue)}
-		}
-		pos[id] = i
+	pos, i, _, dup := idPositions(in)
+	if dup {
+		return nil, 0, &arrowio.Error{File: in.Source.Path, Column: in.IDName, Row: in.Rows[i], ID: in.ID.ValueStr(i),
+			Err: fmt.Errorf("%w: duplicate id; ids must be unique to match rows", arrowio.ErrInvalidValue)}
 	}
 	inIndex = make([]int, emb.N)
 	seen := make([]bool, in.N)

@@ -143,17 +143,27 @@ func CheckUniqueIDs(f *arrowio.Frame) error {
 	if f.ID == nil {
 		return nil
 	}
-	first := make(map[string]int, f.N)
-	for i := range f.N {
-		id := f.ID.ValueStr(i)
-		if j, dup := first[id]; dup {
-			return &DataError{File: f.Source.Path, Column: f.IDName, Row: frameRow(f, i), ID: id,
-				Err: fmt.Errorf("%w: duplicate id (also row %d); ids must be unique, since evaluate and apply match rows by id (leave out id to use row numbers)",
-					arrowio.ErrInvalidValue, frameRow(f, j))}
-		}
-		first[id] = i
+	if _, i, j, dup := idPositions(f); dup {
+		return &DataError{File: f.Source.Path, Column: f.IDName, Row: frameRow(f, i), ID: f.ID.ValueStr(i),
+			Err: fmt.Errorf("%w: duplicate id (also row %d); ids must be unique, since evaluate and apply match rows by id (leave out id to use row numbers)",
+				arrowio.ErrInvalidValue, frameRow(f, j))}
 	}
 	return nil
+}
+
+// idPositions maps every id of f (as text) to its row, stopping at the
+// first duplicate: row i repeats the id of row j. CheckUniqueIDs and Align
+// share it.
+func idPositions(f *arrowio.Frame) (pos map[string]int, i, j int, dup bool) {
+	pos = make(map[string]int, f.N)
+	for i := range f.N {
+		id := f.ID.ValueStr(i)
+		if j, dup := pos[id]; dup {
+			return pos, i, j, true
+		}
+		pos[id] = i
+	}
+	return pos, 0, 0, false
 }
 
 // CheckRange refuses features whose squared distances would overflow: the
