@@ -21,6 +21,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // The demo's data: the ORCA copy of UCI "thyroid gland" (newthyroid), 215
@@ -221,35 +222,22 @@ func writeGaussians(ctx context.Context, path string) error {
 }
 
 // readFigures reads a metrics table into "metric@k/subset" keys, as in the
-// provenance figures.
+// provenance figures (table.MetricRow.Key).
 func readFigures(c *cli.Context, path string) (map[string]float64, error) {
 	r, err := arrowio.Open(c.Context, path)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Release()
-	out := map[string]float64{}
-	for r.Next() {
-		rec := r.RecordBatch()
-		metric, ok1 := rec.Column(0).(*array.String)
-		k, ok2 := rec.Column(1).(*array.Int64)
-		subset, ok3 := rec.Column(2).(*array.String)
-		value, ok4 := rec.Column(3).(*array.Float64)
-		if !ok1 || !ok2 || !ok3 || !ok4 {
-			return nil, fmt.Errorf("%s: not a metrics table", path)
-		}
-		for i := range int(rec.NumRows()) {
-			key := metric.Value(i)
-			if k.Value(i) > 0 {
-				key += fmt.Sprintf("@%d", k.Value(i))
-			}
-			if s := subset.Value(i); s != "" && s != "all" {
-				key += "/" + s
-			}
-			out[key] = value.Value(i)
-		}
+	rows, err := table.ReadMetrics(c.Context, r)
+	if err != nil {
+		return nil, err
 	}
-	return out, r.Err()
+	out := make(map[string]float64, len(rows))
+	for _, row := range rows {
+		out[row.Key()] = row.Value
+	}
+	return out, nil
 }
 
 // maxEmbeddingDiff compares the emb_* columns of two embedding tables.
