@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -116,9 +115,7 @@ func badTable(t *testing.T, dir, kind string, n int) string {
 		}
 	}
 	path := filepath.Join(dir, fmt.Sprintf("%s-%d.csv", kind, n))
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, path, b.String())
 	return path
 }
 
@@ -252,9 +249,7 @@ func TestBadValuesEveryFeatureStage(t *testing.T) {
 func TestTripletsNone(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "one.csv")
-	if err := os.WriteFile(in, []byte("id,a,b\n0,x,y\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, in, "id,a,b\n0,x,y\n")
 	out := t.TempDir()
 	code, _, stderr := runCmd(t, nil, "triplets", "--in", in, "--id", "id", "--out", filepath.Join(out, "t.parquet"))
 	if code != 2 || !strings.Contains(stderr, "no triplets") {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,9 +38,7 @@ func featureTable(t *testing.T, dir string, controls bool) string {
 		b.WriteString("\n")
 	}
 	path := filepath.Join(dir, fmt.Sprintf("users-%v.csv", controls))
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	write(t, path, b.String())
 	return path
 }
 

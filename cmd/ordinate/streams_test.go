@@ -142,9 +142,7 @@ func TestTruncatedStreams(t *testing.T) {
 				in, stdin := "-", cutData
 				if from == "file" {
 					in, stdin = filepath.Join(dir, "cut.arrows"), nil
-					if err := os.WriteFile(in, cutData, 0o644); err != nil {
-						t.Fatal(err)
-					}
+					write(t, in, string(cutData))
 				}
 				args := append([]string{c.stage}, c.args...)
 				args[1+indexOf(c.args, "IN")] = in
