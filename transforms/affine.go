@@ -137,6 +137,8 @@ func CheckEmbedding(f *arrowio.Frame, emb []float64, d int) error {
 // returns the model.
 func (env *Env) WriteLinear(ctx context.Context, stage string, ft *FeatureTable, standardized bool, origin []float64, axes *mat.Dense, params map[string]any) (*Affine, error) {
 	m := NewAffine(stage, ft.Scaling, ft.FeatureList, standardized, origin, axes, params)
+	// A model with a non-finite value is refused before the rows are
+	// placed with it; WriteEmbedding and WriteModel check what they write.
 	if err := CheckModel(m); err != nil {
 		return nil, err
 	}
@@ -145,9 +147,6 @@ func (env *Env) WriteLinear(ctx context.Context, stage string, ft *FeatureTable,
 	emb := m.Transform(nil, ft.Scaling.Select(nil, ft.X, ft.N, ft.D), ft.N)
 	env.Progress.Add(int64(ft.N))
 	env.Progress.Finish()
-	if err := CheckEmbedding(ft.Frame, emb, d); err != nil {
-		return nil, err
-	}
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, emb, d); err != nil {
 		return nil, err
 	}

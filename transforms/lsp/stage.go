@@ -129,33 +129,28 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	n, p := ft.N, ft.K()
 	xs := mat.NewDense(n, p, ft.Z)
 	env.Figures(map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows), "dims": dims})
-	var (
-		emb   []float64
-		model transforms.Model
-	)
 	env.Progress.Start("optimising", 0)
 	if o.Variant == VariantLinear {
-		var pm *mat.Dense
-		if pm, err = Linear(xs, ctrl.Rows, ctrl.Targets, dims); err == nil {
-			params := map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows)}
-			model = transforms.NewAffine("lsp", ft.Scaling, ft.FeatureList, o.Standardize, make([]float64, p), pm, params)
-			// The written embedding is the model's own placement of the
-			// raw kept features (not xs·P, equal to rounding), exactly as
-			// apply places rows: apply on the same rows gives the same bits.
-			emb = model.Transform(nil, ft.Scaling.Select(nil, ft.X, ft.N, ft.D), n)
+		pm, err := Linear(xs, ctrl.Rows, ctrl.Targets, dims)
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		// The shared end of a linear stage: the written embedding is the
+		// model's own placement of the raw kept features (not xs·P, equal
+		// to rounding), exactly as apply places rows, so apply on the same
+		// rows gives the same bits.
+		params := map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows)}
+		if _, err := env.WriteLinear(ctx, "lsp", ft, o.Standardize, make([]float64, p), pm, params); err != nil {
+			return err
 		}
 	} else {
-		emb, err = Laplacian(ctx, xs, ctrl.Rows, ctrl.Targets, dims, LaplacianOptions{Neighbors: o.Neighbors, Tol: 1e-10, Threads: env.Threads})
-	}
-	env.Progress.Finish()
-	if err != nil {
-		return err
-	}
-	if err := env.WriteEmbedding(ctx, "out", ft.Frame, emb, dims); err != nil {
-		return err
-	}
-	if env.Has("model-out") {
-		if err := env.WriteModel(ctx, "model-out", model); err != nil {
+		emb, err := Laplacian(ctx, xs, ctrl.Rows, ctrl.Targets, dims, LaplacianOptions{Neighbors: o.Neighbors, Tol: 1e-10, Threads: env.Threads})
+		env.Progress.Finish()
+		if err != nil {
+			return err
+		}
+		if err := env.WriteEmbedding(ctx, "out", ft.Frame, emb, dims); err != nil {
 			return err
 		}
 	}
