@@ -24,6 +24,7 @@ type mapIndex struct {
 	nc      [2]int     // cells per grid dimension (nc[1] = 1 when g = 1)
 	start   []int32    // cell c holds pts[start[c]:start[c+1]]
 	pts     []int32    // point indices by cell, ascending within a cell
+	rank    []int32    // rank[j]: the position of point j in pts
 }
 
 // mapIndexMaxCells bounds the grid at this many cells per reference point:
@@ -80,10 +81,10 @@ func newMapIndex(ref Reference, cell float64) *mapIndex {
 		m.start[c+1] += m.start[c]
 	}
 	fill := slices.Clone(m.start[:ncell])
-	m.pts = make([]int32, m.n)
+	m.pts, m.rank = make([]int32, m.n), make([]int32, m.n)
 	for j := range m.n { // ascending j, so each cell's list is ascending
 		c := m.cellOf(m.y[j*m.dims:])
-		m.pts[fill[c]] = int32(j)
+		m.pts[fill[c]], m.rank[j] = int32(j), fill[c]
 		fill[c]++
 	}
 	return m
@@ -173,7 +174,9 @@ func (m *mapIndex) nearest(y []float64) (int32, float64) {
 }
 
 // within appends to dst[:0] every reference point at squared distance at
-// most r2 from y, in ascending index order, and returns it.
+// most r2 from y, in the grid's order (ascending rank: by cell, then by
+// index), and returns it. The order of a point set is the same whatever
+// query found it.
 func (m *mapIndex) within(dst []int32, y []float64, r2 float64) []int32 {
 	dst = dst[:0]
 	r := math.Sqrt(r2)
@@ -191,6 +194,5 @@ func (m *mapIndex) within(dst []int32, y []float64, r2 float64) []int32 {
 			}
 		}
 	}
-	slices.Sort(dst)
 	return dst
 }

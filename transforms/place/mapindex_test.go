@@ -74,6 +74,13 @@ func TestMapIndex(t *testing.T) {
 				}
 			}
 			got = m.within(got, p, r2)
+			for q := 1; q < len(got); q++ {
+				if m.rank[got[q]] <= m.rank[got[q-1]] {
+					t.Errorf("%s: query %d: within lists %d before %d, against the grid's order", name, q, got[q-1], got[q])
+				}
+			}
+			got = slices.Clone(got)
+			slices.Sort(got)
 			if !slices.Equal(got, want) {
 				t.Errorf("%s: query %d: within r² = %g: %d points, want %d (%v vs %v)", name, q, r2, len(got), len(want), head(got), head(want))
 			}

@@ -39,7 +39,7 @@ var nervLogBetaFloor = math.Log(0x1p-1022)
 // nervMargin is the slack, in output widths, of a row's cached candidate
 // set: the set is valid while the row moves less than this from where it
 // was gathered.
-const nervMargin = 2
+const nervMargin = 1
 
 // NeRVOptions configure NeRV placement. Perplexity, Alpha, Gamma and Scale
 // come from the fitted model; zero MaxIter, Tol and InitNeighbors mean
@@ -117,8 +117,9 @@ type NeRVScratch struct {
 	nbr        []int32
 	beta, lb   []float64
 	lamL, aL   []float64
+	yL         []float64 // their map positions, k×Dims
 	eL         []float64
-	sorted     []int32 // the listed indices, ascending
+	sorted     []int32 // the listed rows' ranks in the map index, ascending
 	soft       []float64
 	labelled   bool
 	lf, h, s   float64
@@ -128,6 +129,7 @@ type NeRVScratch struct {
 	// Unlisted candidates within the cached radius of center, ascending.
 	cand       []int32
 	lamC       []float64
+	yC         []float64 // their map positions
 	aC, eC     []float64
 	center     []float64
 	cached     bool
@@ -235,10 +237,15 @@ func (p *NeRV) setup(nbr []int32, d2, soft []float64, s *NeRVScratch) error {
 
 	s.labelled = soft != nil && !math.IsNaN(soft[0]) && p.soft != nil
 	s.soft = soft
+	s.yL = kernels.Grow(s.yL, k*dims)
 	for q, j := range s.nbr {
 		s.lamL[q] = p.tradeoff(s, j)
+		copy(s.yL[q*dims:(q+1)*dims], p.ref.Row(j))
 	}
-	s.sorted = append(s.sorted[:0], s.nbr...)
+	s.sorted = s.sorted[:0]
+	for _, j := range s.nbr {
+		s.sorted = append(s.sorted, p.idx.rank[j])
+	}
 	slices.Sort(s.sorted)
 	return nil
 }
@@ -270,13 +277,14 @@ func (p *NeRV) gather(s *NeRVScratch, y []float64) {
 	m := nervMargin * s.s
 	s.rad = math.Sqrt((s.nearD+m)*(s.nearD+m)+2*NeRVCutoff*s.s*s.s) + m
 	all := p.idx.within(s.cand[:0], y, s.rad*s.rad)
-	// Drop the listed rows (both lists ascending).
+	// Drop the listed rows (both lists by ascending rank).
 	cand, q := all[:0], 0
 	for _, j := range all {
-		for q < len(s.sorted) && s.sorted[q] < j {
+		r := p.idx.rank[j]
+		for q < len(s.sorted) && s.sorted[q] < r {
 			q++
 		}
-		if q < len(s.sorted) && s.sorted[q] == j {
+		if q < len(s.sorted) && s.sorted[q] == r {
 			continue
 		}
 		cand = append(cand, j)
@@ -285,6 +293,11 @@ func (p *NeRV) gather(s *NeRVScratch, y []float64) {
 	s.lamC = kernels.Grow(s.lamC, len(cand))
 	for t, j := range cand {
 		s.lamC[t] = p.tradeoff(s, j)
+	}
+	dims := p.ref.Dims
+	s.yC = kernels.Grow(s.yC, len(cand)*dims)
+	for t, j := range cand {
+		copy(s.yC[t*dims:(t+1)*dims], p.ref.Row(j))
 	}
 	s.aC = kernels.Grow(s.aC, len(cand))
 	s.eC = kernels.Grow(s.eC, len(cand))
@@ -305,25 +318,19 @@ func (s *NeRVScratch) valid(y []float64) bool {
 	return need <= s.rad
 }
 
-// eval returns the row's stress at y and writes ∂ζ/∂y into grad. The sums
-// run over the unlisted rows with a_j ≤ a_min + NeRVCutoff, in ascending
-// index order, then over the listed rows in list order: the cache only decides how that
-// set is found, never what it is, so the result is the same bits whatever
-// was cached before.
+// eval returns the row's stress at y and writes ∂ζ/∂y into grad (nil:
+// none). The sums run over the unlisted rows with a_j ≤ a_min + NeRVCutoff
+// in the map index's order, then over the listed rows in list order: the
+// cache only decides how that set is found, never what it is, so the
+// result is the same bits whatever was cached before.
 func (p *NeRV) eval(s *NeRVScratch, y, grad []float64) float64 {
 	if !s.valid(y) {
 		p.gather(s, y)
 	}
-	ref, h := p.ref, s.h
+	h := s.h
 	amin := math.Inf(1)
-	for q, j := range s.nbr {
-		s.aL[q] = h * kernels.EmbedSqDist(y, ref.Row(j))
-		amin = min(amin, s.aL[q])
-	}
-	for t, j := range s.cand {
-		s.aC[t] = h * kernels.EmbedSqDist(y, ref.Row(j))
-		amin = min(amin, s.aC[t])
-	}
+	sqDists(s.aL, y, s.yL, h, &amin)
+	sqDists(s.aC, y, s.yC, h, &amin)
 	lim := amin + NeRVCutoff
 	var z float64
 	for t, a := range s.aC {
@@ -342,20 +349,10 @@ func (p *NeRV) eval(s *NeRVScratch, y, grad []float64) float64 {
 	// ζ and, with g_j = b_j ∂ζ/∂b_j, G = Σ g_j, B = Σ b_j (y − y_j) and
 	// W = Σ g_j (y − y_j): ∂ζ/∂y = (G·B − W)/s² (c_j = b_j G − g_j).
 	var zeta, gsum float64
-	bvec, wvec := s.bv, s.wv
-	clear(bvec)
-	clear(wvec)
-	acc := func(j int32, b, g float64) {
-		if grad == nil {
-			return
-		}
-		yj := ref.Row(j)
-		for c, v := range y {
-			d := v - yj[c]
-			bvec[c] += b * d
-			wvec[c] += g * d
-		}
-	}
+	bv, wv := s.bv, s.wv
+	clear(bv)
+	clear(wv)
+	dims := len(y)
 	lf := s.lf
 	for t, e := range s.eC {
 		if e == 0 {
@@ -366,7 +363,14 @@ func (p *NeRV) eval(s *NeRVScratch, y, grad []float64) float64 {
 		zeta += lam*b + (1-lam)*b*(logb-lf-1)
 		g := lam*b + (1-lam)*b*(logb-lf)
 		gsum += g
-		acc(s.cand[t], b, g)
+		if grad != nil {
+			yj := s.yC[t*dims : (t+1)*dims]
+			for c, v := range y {
+				d := v - yj[c]
+				bv[c] += b * d
+				wv[c] += g * d
+			}
+		}
 	}
 	for q, e := range s.eL {
 		b, logb := e*invZ, amin-s.aL[q]-logZ
@@ -374,10 +378,41 @@ func (p *NeRV) eval(s *NeRVScratch, y, grad []float64) float64 {
 		zeta += lam*(beta*(lbeta-logb)+b-beta) + (1-lam)*(b*(logb-lbeta)+beta-b)
 		g := lam*(b-beta) + (1-lam)*b*(logb-lbeta)
 		gsum += g
-		acc(s.nbr[q], b, g)
+		if grad != nil {
+			yj := s.yL[q*dims : (q+1)*dims]
+			for c, v := range y {
+				d := v - yj[c]
+				bv[c] += b * d
+				wv[c] += g * d
+			}
+		}
 	}
 	for c := range grad {
-		grad[c] = 2 * h * (gsum*bvec[c] - wvec[c])
+		grad[c] = 2 * h * (gsum*bv[c] - wv[c])
 	}
 	return zeta
+}
+
+// sqDists writes h·|y − p_t|² for the points p (row-major, len(y) values
+// each) into dst and lowers amin to their minimum.
+func sqDists(dst, y, pts []float64, h float64, amin *float64) {
+	m := *amin
+	if len(y) == 2 { // the common case, unrolled
+		y0, y1 := y[0], y[1]
+		pts = pts[:2*len(dst)]
+		for t := range dst {
+			d0, d1 := y0-pts[2*t], y1-pts[2*t+1]
+			a := h * (d0*d0 + d1*d1)
+			dst[t] = a
+			m = min(m, a)
+		}
+	} else {
+		dims := len(y)
+		for t := range dst {
+			a := h * kernels.EmbedSqDist(y, pts[t*dims:(t+1)*dims])
+			dst[t] = a
+			m = min(m, a)
+		}
+	}
+	*amin = m
 }

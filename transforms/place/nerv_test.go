@@ -238,6 +238,30 @@ func TestNeRVStress(t *testing.T) {
 	}
 }
 
+// TestNeRVEvalAllocs checks that a stress evaluation allocates nothing
+// once the row's scratch has grown, also when it gathers again.
+func TestNeRVEvalAllocs(t *testing.T) {
+	f := newNeRVFixture(600, 2, 1)
+	p, row := setupCase(t, f, "soft", false, 0.5)
+	nbr, d2 := f.neighbours([]float64{6, 3, 0, 0}, p.Neighbors())
+	var s NeRVScratch
+	if err := p.setup(nbr, d2, row, &s); err != nil {
+		t.Fatal(err)
+	}
+	ys := [][]float64{{0, 0}, {12, 0}, {6, 0}}
+	g := make([]float64, 2)
+	for _, y := range ys {
+		p.eval(&s, y, g)
+	}
+	k := 0
+	if a := testing.AllocsPerRun(20, func() {
+		p.eval(&s, ys[k%3], g) // far apart: every call gathers
+		k++
+	}); a != 0 {
+		t.Errorf("%g allocations per evaluation", a)
+	}
+}
+
 // TestNeRVPlace checks placement itself: the stress falls from the median
 // start, and rows drawn from a cluster land among that cluster's
 // reference points.
