@@ -15,6 +15,11 @@
 //     SoftClassNeRV paper's pictures; an unlabelled row is grey.
 //   - Point radius and opacity fall with the number of points (PointStyle),
 //     so that 100 points and 100,000 both read well.
+//   - Rows placed into a fitted map (ordinate apply; Points.Placed) are
+//     drawn over the map's dots as rings in their colour with a dark edge,
+//     half as large again as the dots, on the same axes, with a legend
+//     entry "placed (N rows)"; placed rows without the colour column are
+//     grey (vermillion when nothing is coloured).
 //
 // # Stage
 //
@@ -22,6 +27,8 @@
 // "out". It reads the table by the kind its provenance records: an
 // embedding or SCORE maps become a scatter plot (maps one panel per aspect),
 // a long distance table a heat map; a table that records no kind is drawn as
-// a scatter plot of the columns x and y. Spec, PointsOf and Titles are the
-// pieces the report stage shares.
+// a scatter plot of the columns x and y. The optional input "placed" is an
+// embedding of rows placed into that map by ordinate apply, drawn over it
+// (CheckPlaced says what it must be). Spec, PointsOf, PointsWithPlaced,
+// ModelRun and Titles are the pieces the report stage shares.
 package figure

@@ -199,3 +199,130 @@ func BenchmarkScatter(b *testing.B) {
 		}
 	}
 }
+
+// placedPoints are 12 rows placed into testPoints' map: in its classes,
+// with their own values, soft labels and facets, one far outside the map.
+func placedPoints(p *Points) *Points {
+	const m = 12
+	q := &Points{X: make([]float64, m), Y: make([]float64, m), Category: make([]string, m), Value: make([]float64, m),
+		Soft: make([]float64, 2*m), Classes: p.Classes, Facet: make([]string, m)}
+	for i := range m {
+		k := i % 3
+		q.X[i], q.Y[i] = float64(k)*3+0.3*float64(i%4), float64(k%2)*2-0.2*float64(i%5)
+		q.Category[i] = []string{"low", "mid", "high"}[k]
+		q.Value[i] = q.X[i] + q.Y[i]
+		q.Soft[2*i], q.Soft[2*i+1] = 0.5, 0.5
+		q.Facet[i] = []string{"a", "b", "c", "d"}[i%4]
+	}
+	q.X[m-1], q.Y[m-1] = 100, -40 // the axes must reach it
+	return q
+}
+
+// onlyPlaced is only(p, keep) with the rows of q, coloured the same way
+// unless bare, placed into it.
+func onlyPlaced(p, q *Points, keep string, bare bool) *Points {
+	r := only(p, keep)
+	if bare {
+		r.Placed = &Points{X: q.X, Y: q.Y}
+	} else {
+		r.Placed = only(q, keep)
+		r.Placed.Order, r.Placed.FacetNotes = nil, nil
+	}
+	return r
+}
+
+// TestScatterPlacedGolden draws placed rows as rings over the map (PNG
+// compared with testdata/scatter-placed.png; go test -update rewrites it).
+func TestScatterPlacedGolden(t *testing.T) {
+	p := testPoints()
+	q := placedPoints(p)
+	q.X[len(q.X)-1], q.Y[len(q.Y)-1] = 4, 4 // not far off: the golden image shows the map
+	var buf bytes.Buffer
+	o := Options{Title: "test placed", Subtitle: "150 points, 12 placed", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: "category",
+		Width: 12 * vg.Centimeter, Height: 9 * vg.Centimeter}
+	if err := Scatter(&buf, "png", onlyPlaced(p, q, "category", false), o); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "scatter-placed.png", buf.Bytes())
+}
+
+// TestScatterPlacedSVG checks the placed rows' marks in the SVG: one ring
+// (its dark edge, stroke #222222) for each placed row in each panel it is
+// drawn in, plus the legend's; the ring colour of uncoloured rows (grey;
+// vermillion when nothing is coloured); the legend entry; and axes that
+// reach a placed row far outside the map.
+func TestScatterPlacedSVG(t *testing.T) {
+	p := testPoints()
+	q := placedPoints(p)
+	m := len(q.X)
+	for _, tc := range []struct {
+		name, keep string
+		bare       bool
+		rings      int    // ring edges: placed rows drawn, plus the legend's
+		ring       string // a ring colour that must appear rings times
+		legend     string
+	}{
+		{"category", "category", false, m + 1, "", "placed (12 rows)"},
+		{"category, placed uncoloured", "category", true, m + 1, "stroke:#707070", "placed (12 rows)"},
+		{"value", "value", false, m + 1, "", "placed (12 rows)"},
+		{"value, placed uncoloured", "value", true, m + 1, "stroke:#707070", "placed (12 rows)"},
+		{"soft", "soft", false, m + 1, "", "placed (12 rows)"},
+		{"nothing coloured", "", true, m + 1, "stroke:#D55E00", "placed (12 rows)"},
+		{"facets of the placed rows", "facets", false, m + 1, "", "placed (12 rows)"},
+		{"placed rows in every panel", "facets", true, 4*m + 1, "stroke:#707070", "placed (12 rows)"},
+	} {
+		pts := onlyPlaced(p, q, tc.keep, tc.bare)
+		var buf bytes.Buffer
+		if err := Scatter(&buf, "svg", pts, Options{Title: "placed", NoFontEmbedding: true}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s := buf.String()
+		if got := strings.Count(s, "stroke:#222222;"); got != tc.rings {
+			t.Errorf("%s: %d ring edges, want %d", tc.name, got, tc.rings)
+		}
+		if tc.ring != "" {
+			if got := strings.Count(s, tc.ring+";"); got != tc.rings {
+				t.Errorf("%s: %d rings %s, want %d", tc.name, got, tc.ring, tc.rings)
+			}
+		}
+		if !strings.Contains(s, ">"+tc.legend+"<") {
+			t.Errorf("%s: no legend entry %q", tc.name, tc.legend)
+		}
+		if !strings.Contains(s, ">100<") {
+			t.Errorf("%s: the x axis does not reach the placed row at x = 100", tc.name)
+		}
+		pts.PlacedLegend = "new rows"
+		buf.Reset()
+		if err := Scatter(&buf, "svg", pts, Options{NoFontEmbedding: true}); err != nil || !strings.Contains(buf.String(), ">new rows<") {
+			t.Errorf("%s: PlacedLegend not shown (error %v)", tc.name, err)
+		}
+	}
+}
+
+func TestScatterPlacedErrors(t *testing.T) {
+	p := testPoints()
+	q := placedPoints(p)
+	with := func(keep string, placed *Points) *Points {
+		r := only(p, keep)
+		r.Placed = placed
+		return r
+	}
+	for _, tc := range []struct {
+		name string
+		p    *Points
+	}{
+		{"category over values", with("value", &Points{X: q.X, Y: q.Y, Category: q.Category})},
+		{"values over categories", with("category", &Points{X: q.X, Y: q.Y, Value: q.Value})},
+		{"soft over nothing", with("", &Points{X: q.X, Y: q.Y, Soft: q.Soft, Classes: q.Classes})},
+		{"other soft classes", with("soft", &Points{X: q.X, Y: q.Y, Soft: q.Soft, Classes: []string{"x", "y"}})},
+		{"category length", with("category", &Points{X: q.X, Y: q.Y, Category: q.Category[1:]})},
+		{"facet length", with("facets", &Points{X: q.X, Y: q.Y, Facet: q.Facet[1:]})},
+		{"category not in the order", with("category", &Points{X: q.X[:1], Y: q.Y[:1], Category: []string{"new"}})},
+		{"NaN placed point", with("", &Points{X: []float64{math.NaN()}, Y: []float64{0}})},
+		{"no placed points", with("", &Points{})},
+	} {
+		if err := Scatter(&bytes.Buffer{}, "svg", tc.p, Options{}); !errors.Is(err, ErrInput) {
+			t.Errorf("%s: error %v, want ErrInput", tc.name, err)
+		}
+	}
+}

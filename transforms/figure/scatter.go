@@ -41,6 +41,17 @@ type Points struct {
 	FacetOrder []string
 	// FacetNotes, if set, are printed under each panel title (e.g. SCORE's δ).
 	FacetNotes map[string]string
+	// Placed, if set, are rows placed into this map (ordinate apply), drawn
+	// over it as rings with a dark edge, larger than the map's dots. Their
+	// X and Y are required; their colouring must be of the map's kind
+	// (Category, Value, or Soft with the same Classes) or absent (a neutral
+	// grey), their Facet absent (drawn in every panel) or of the map's
+	// facets. The map's Order and FacetOrder apply to them; their own
+	// Order, FacetOrder, FacetNotes and Placed are not read.
+	Placed *Points
+	// PlacedLegend is the legend entry of the placed rows (default
+	// "placed (N rows)").
+	PlacedLegend string
 }
 
 // Options are the texts and size of a figure.
@@ -80,12 +91,13 @@ func CategoryColor(k int) (color.NRGBA, draw.GlyphDrawer) {
 	return okabeIto[k%len(okabeIto)], glyphShapes[(k/len(okabeIto))%len(glyphShapes)]
 }
 
-// painter assigns each point its colour and glyph.
+// painter assigns each point its colour (before fading) and glyph.
 type painter struct {
-	colour func(i int) color.Color
+	rgb    func(i int) color.NRGBA
 	glyph  func(i int) draw.GlyphDrawer
 	legend []legendItem
-	cmap   *viridis // numeric colouring, for the colour bar
+	cmap   *viridis    // numeric colouring, for the colour bar
+	placed *legendItem // the placed rows' entry, drawn last
 }
 
 type legendItem struct {
@@ -93,12 +105,14 @@ type legendItem struct {
 	style draw.GlyphStyle
 }
 
-func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
+// fade returns c with opacity alpha.
+func fade(c color.NRGBA, alpha float64) color.Color {
+	c.A = uint8(math.Round(alpha * 255))
+	return c
+}
+
+func newPainter(p *Points) (*painter, error) {
 	n := len(p.X)
-	fade := func(c color.NRGBA) color.Color {
-		c.A = uint8(math.Round(alpha * 255))
-		return c
-	}
 	pt := &painter{glyph: func(int) draw.GlyphDrawer { return draw.CircleGlyph{} }}
 	switch {
 	case p.Category != nil:
@@ -115,9 +129,9 @@ func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
 				return nil, fmt.Errorf("%w: category %q is not in the given order %v", ErrInput, v, p.Order)
 			}
 		}
-		pt.colour = func(i int) color.Color {
+		pt.rgb = func(i int) color.NRGBA {
 			c, _ := CategoryColor(pos[p.Category[i]])
-			return fade(c)
+			return c
 		}
 		pt.glyph = func(i int) draw.GlyphDrawer {
 			_, g := CategoryColor(pos[p.Category[i]])
@@ -144,38 +158,38 @@ func newPainter(p *Points, radius vg.Length, alpha float64) (*painter, error) {
 			lo, hi = lo-0.5, hi+0.5
 		}
 		pt.cmap = &viridis{min: lo, max: hi}
-		pt.colour = func(i int) color.Color {
+		pt.rgb = func(i int) color.NRGBA {
 			v := p.Value[i]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fade(missing)
+				return missing
 			}
-			return fade(pt.cmap.nrgba(v))
+			return pt.cmap.nrgba(v)
 		}
 	case p.Soft != nil:
 		c := len(p.Classes)
 		if c == 0 || len(p.Soft) != n*c {
 			return nil, fmt.Errorf("%w: %d soft-label values for %d points × %d classes", ErrInput, len(p.Soft), n, c)
 		}
-		pt.colour = func(i int) color.Color {
+		pt.rgb = func(i int) color.NRGBA {
 			var r, g, b, s float64
 			for k, wgt := range p.Soft[i*c : (i+1)*c] {
 				if math.IsNaN(wgt) {
-					return fade(missing)
+					return missing
 				}
 				cc, _ := CategoryColor(k)
 				r, g, b, s = r+wgt*float64(cc.R), g+wgt*float64(cc.G), b+wgt*float64(cc.B), s+wgt
 			}
 			if s <= 0 {
-				return fade(missing)
+				return missing
 			}
-			return fade(color.NRGBA{uint8(math.Round(r / s)), uint8(math.Round(g / s)), uint8(math.Round(b / s)), 0xff})
+			return color.NRGBA{uint8(math.Round(r / s)), uint8(math.Round(g / s)), uint8(math.Round(b / s)), 0xff}
 		}
 		for k, name := range p.Classes {
 			cc, _ := CategoryColor(k)
 			pt.legend = append(pt.legend, legendItem{name, draw.GlyphStyle{Color: cc, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}})
 		}
 	default:
-		pt.colour = func(int) color.Color { return fade(okabeIto[4]) }
+		pt.rgb = func(int) color.NRGBA { return okabeIto[4] }
 	}
 	return pt, nil
 }
@@ -197,26 +211,46 @@ func Levels(v, order []string) []string {
 	return out
 }
 
-// Scatter draws the points to w as "svg" or "png".
+// Scatter draws the points to w as "svg" or "png", and p.Placed, if set,
+// over them.
 func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	n := len(p.X)
-	if len(p.Y) != n || n == 0 {
-		return fmt.Errorf("%w: %d x and %d y values", ErrInput, n, len(p.Y))
-	}
-	for i := range n {
-		if math.IsNaN(p.X[i]) || math.IsInf(p.X[i], 0) || math.IsNaN(p.Y[i]) || math.IsInf(p.Y[i], 0) {
-			return fmt.Errorf("%w: point %d is (%v, %v)", ErrInput, i, p.X[i], p.Y[i])
-		}
+	if err := checkXY(p, "point"); err != nil {
+		return err
 	}
 	if p.Facet != nil && len(p.Facet) != n {
 		return fmt.Errorf("%w: %d facet values for %d points", ErrInput, len(p.Facet), n)
 	}
-	radius, alpha := PointStyle(n)
-	pt, err := newPainter(p, radius, alpha)
+	all, neutral, err := withPlaced(p)
 	if err != nil {
 		return err
 	}
-	groups, names := facetGroups(p)
+	radius, alpha := PointStyle(len(all.X))
+	pt, err := newPainter(all)
+	if err != nil {
+		return err
+	}
+	// The map's rows are 0…n-1 of all; the placed rows follow.
+	ring := placedStyle(len(all.X)-n, radius)
+	if q := p.Placed; q != nil {
+		name := p.PlacedLegend
+		if name == "" {
+			name = fmt.Sprintf("placed (%d rows)", len(q.X))
+		}
+		c := neutralColor
+		if pt.legend == nil && pt.cmap == nil {
+			c = placedDefault // the map's dots are all blue
+		}
+		pt.placed = &legendItem{name, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: placedGlyph{}}}
+		base := pt.rgb
+		pt.rgb = func(i int) color.NRGBA {
+			if i >= n && neutral[i-n] {
+				return c
+			}
+			return base(i)
+		}
+	}
+	groups, placed, names := facetGroups(p)
 	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
 	rows := (len(groups) + cols - 1) / cols
 	width, height := o.Width, o.Height
@@ -230,8 +264,8 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 			height = vg.Length(rows)*panel*0.85 + 1.5*vg.Centimeter
 		}
 	}
-	x0, x1 := span(p.X)
-	y0, y1 := span(p.Y)
+	x0, x1 := span(all.X)
+	y0, y1 := span(all.Y)
 	panels := make([][]*plot.Plot, rows)
 	for r := range panels {
 		panels[r] = make([]*plot.Plot, cols)
@@ -255,19 +289,23 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 			}
 			pl.Title.TextStyle.Font.Size = vg.Points(10)
 		}
-		xy := make(plotter.XYs, len(idx))
-		for k, i := range idx {
-			xy[k].X, xy[k].Y = p.X[i], p.Y[i]
-		}
-		sc, err := plotter.NewScatter(xy)
+		dots, err := scatterOf(all, idx, func(i int) draw.GlyphStyle {
+			return draw.GlyphStyle{Color: fade(pt.rgb(i), alpha), Radius: radius, Shape: pt.glyph(i)}
+		})
 		if err != nil {
-			return fmt.Errorf("%w: %w", ErrInput, err)
+			return err
 		}
-		sc.GlyphStyleFunc = func(k int) draw.GlyphStyle {
-			i := idx[k]
-			return draw.GlyphStyle{Color: pt.colour(i), Radius: radius, Shape: pt.glyph(i)}
+		pl.Add(dots)
+		if placed != nil && len(placed[g]) > 0 {
+			// Drawn after the map's dots, so that they lie on top.
+			rings, err := scatterOf(all, placed[g], func(i int) draw.GlyphStyle {
+				return draw.GlyphStyle{Color: fade(pt.rgb(i), ring.alpha), Radius: ring.radius, Shape: placedGlyph{}}
+			})
+			if err != nil {
+				return err
+			}
+			pl.Add(rings)
 		}
-		pl.Add(sc)
 		panels[g/cols][g%cols] = pl
 	}
 	canvas, finish, err := newCanvas(w, format, width, height, !o.NoFontEmbedding)
@@ -293,28 +331,88 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	return finish()
 }
 
-// facetGroups returns the point indices of each panel and the panel names
-// (nil without facets).
-func facetGroups(p *Points) ([][]int, []string) {
-	if p.Facet == nil {
-		idx := make([]int, len(p.X))
-		for i := range idx {
-			idx[i] = i
-		}
-		return [][]int{idx}, nil
+// checkXY checks that p has as many finite y as x values, and at least one.
+func checkXY(p *Points, what string) error {
+	n := len(p.X)
+	if len(p.Y) != n || n == 0 {
+		return fmt.Errorf("%w: %d x and %d y values", ErrInput, n, len(p.Y))
 	}
-	names := Levels(p.Facet, p.FacetOrder)
+	for i := range n {
+		if math.IsNaN(p.X[i]) || math.IsInf(p.X[i], 0) || math.IsNaN(p.Y[i]) || math.IsInf(p.Y[i], 0) {
+			return fmt.Errorf("%w: %s %d is (%v, %v)", ErrInput, what, i, p.X[i], p.Y[i])
+		}
+	}
+	return nil
+}
+
+// scatterOf is a scatter of the points idx of all, styled by style (called
+// with the index into all).
+func scatterOf(all *Points, idx []int, style func(i int) draw.GlyphStyle) (*plotter.Scatter, error) {
+	xy := make(plotter.XYs, len(idx))
+	for k, i := range idx {
+		xy[k].X, xy[k].Y = all.X[i], all.Y[i]
+	}
+	sc, err := plotter.NewScatter(xy)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInput, err)
+	}
+	sc.GlyphStyleFunc = func(k int) draw.GlyphStyle { return style(idx[k]) }
+	return sc, nil
+}
+
+// facetGroups returns the indices of the map's points in each panel, those
+// of the placed points (nil without them: indices into the map's points
+// followed by the placed ones), and the panel names (nil without facets).
+// Placed points without facet values are drawn in every panel.
+func facetGroups(p *Points) (groups, placed [][]int, names []string) {
+	n := len(p.X)
+	q := p.Placed
+	if p.Facet == nil {
+		groups = [][]int{seq(0, n)}
+		if q != nil {
+			placed = [][]int{seq(n, n+len(q.X))}
+		}
+		return groups, placed, nil
+	}
+	all := p.Facet
+	if q != nil && q.Facet != nil {
+		all = append(slices.Clip(p.Facet), q.Facet...)
+	}
+	names = Levels(all, p.FacetOrder)
 	pos := make(map[string]int, len(names))
 	for k, v := range names {
 		pos[v] = k
 	}
-	groups := make([][]int, len(names))
+	groups = make([][]int, len(names))
 	for i, f := range p.Facet {
 		if k, ok := pos[f]; ok {
 			groups[k] = append(groups[k], i)
 		}
 	}
-	return groups, names
+	if q == nil {
+		return groups, nil, names
+	}
+	placed = make([][]int, len(names))
+	for k := range placed {
+		if q.Facet == nil {
+			placed[k] = seq(n, n+len(q.X))
+		}
+	}
+	for i, f := range q.Facet {
+		if k, ok := pos[f]; ok {
+			placed[k] = append(placed[k], n+i)
+		}
+	}
+	return groups, placed, names
+}
+
+// seq is lo, lo+1, …, hi-1.
+func seq(lo, hi int) []int {
+	out := make([]int, hi-lo)
+	for k := range out {
+		out[k] = lo + k
+	}
+	return out
 }
 
 // span returns the range of v padded by 4 % on each side.
@@ -383,36 +481,51 @@ func drawTitles(dc draw.Canvas, o Options) draw.Canvas {
 
 // sideStrip is the width of the legend or colour bar strip.
 func sideStrip(pt *painter) vg.Length {
-	switch {
-	case pt.cmap != nil:
-		return 3 * vg.Centimeter
-	case len(pt.legend) > 0:
-		longest := 0
-		for _, it := range pt.legend {
-			longest = max(longest, len([]rune(it.name)))
-		}
-		return vg.Length(min(longest, 24))*vg.Points(5.5) + 1.2*vg.Centimeter
+	longest := 0
+	for _, it := range pt.legend {
+		longest = max(longest, len([]rune(it.name)))
 	}
-	return 0
+	if pt.placed != nil {
+		longest = max(longest, len([]rune(pt.placed.name)))
+	}
+	var w vg.Length
+	if longest > 0 {
+		w = vg.Length(min(longest, 24))*vg.Points(5.5) + 1.2*vg.Centimeter
+	}
+	if pt.cmap != nil {
+		// The legend holds at most the placed rows' entry, under the bar.
+		return max(3*vg.Centimeter, w)
+	}
+	return w
 }
 
-// drawSide draws the legend or the colour bar into dc.
+// drawSide draws the legend or the colour bar into dc, and the entry of
+// the placed rows last.
 func drawSide(dc draw.Canvas, pt *painter, label string) {
-	if pt.cmap != nil {
-		drawColorBar(dc, pt.cmap, label)
-		return
-	}
 	st := textStyle(vg.Points(9))
 	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	item := func(it legendItem, y vg.Length) {
+		dc.DrawGlyph(it.style, vg.Point{X: dc.Min.X + 2*vg.Millimeter, Y: y})
+		dc.FillText(st, vg.Point{X: dc.Min.X + 5*vg.Millimeter, Y: y}, it.name)
+	}
+	if pt.cmap != nil {
+		drawColorBar(dc, pt.cmap, label)
+		if pt.placed != nil {
+			item(*pt.placed, dc.Min.Y+0.5*vg.Centimeter)
+		}
+		return
+	}
 	y := dc.Max.Y - vg.Centimeter
 	if label != "" {
 		dc.FillText(st, vg.Point{X: dc.Min.X + vg.Millimeter, Y: y}, label)
 		y -= 1.4 * st.Height(label)
 	}
 	for _, it := range pt.legend {
-		dc.DrawGlyph(it.style, vg.Point{X: dc.Min.X + 2*vg.Millimeter, Y: y})
-		dc.FillText(st, vg.Point{X: dc.Min.X + 5*vg.Millimeter, Y: y}, it.name)
+		item(it, y)
 		y -= 1.5 * st.Height(it.name)
+	}
+	if pt.placed != nil {
+		item(*pt.placed, y-0.5*st.Height(pt.placed.name))
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -89,7 +90,7 @@ func (Stage) Info() transforms.Info {
 	return transforms.Info{
 		Name:    "plot",
 		Summary: "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
-		Usage:   "ordinate plot --in E [--color COL | --soft-labels 'p_*'] [--facet COL] --out fig.svg|fig.png",
+		Usage:   "ordinate plot --in E [--placed P] [--color COL | --soft-labels 'p_*'] [--facet COL] --out fig.svg|fig.png",
 		Doc: `The table is drawn by the kind its provenance records. An embedding: --y against --x
 (default emb_1 against emb_0). SCORE or OE maps: the same, one panel per aspect unless
 --facet says otherwise. A long distance table (fisher): a heat map, its objects ordered
@@ -102,7 +103,14 @@ appearance, or --order a,b,c); other numbers a continuous colour map (viridis) w
 colour bar (--color-scale forces either). --soft-labels mixes the class colours by the
 weights. --facet draws one panel per value with shared scales. The title and subtitle
 come from the table's provenance unless given. SVG output embeds its fonts, so it
-renders the same anywhere.`,
+renders the same anywhere.
+
+--placed P draws the rows that ordinate apply placed into the map (P, an embedding
+with the map's emb_* columns) over it, on the same axes: rings in their class colour
+with a dark edge, larger than the map's dots, and a legend entry "placed (N rows)".
+--color and --soft-labels colour them too when P has those columns (apply --keep
+label keeps them); without them they are grey. A warning says when P was placed with
+the model of another run than the map's.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate plot --in thyroid-pca.parquet --color label --out thyroid-pca.svg",
@@ -110,9 +118,13 @@ renders the same anywhere.`,
 			"ordinate triplets --in testdata/zoo/zoo.csv --aspects hair,eggs --per-aspect 300 --out zoo-triplets.parquet",
 			"ordinate score --in zoo-triplets.parquet --out zoo-maps.parquet --aspects-out zoo-aspects.parquet",
 			"ordinate plot --in zoo-maps.parquet --facet aspect --out zoo-maps.svg",
+			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out thyroid-tsne.parquet --model-out thyroid-tsne.model.parquet",
+			"ordinate apply --model thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out thyroid-placed.parquet",
+			"ordinate plot --in thyroid-tsne.parquet --placed thyroid-placed.parquet --color label --out thyroid-placed.svg",
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
+			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn over it as rings"},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "output figure: .svg or .png", Kind: transforms.File, Required: true},
@@ -164,6 +176,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	var buf bytes.Buffer
 	switch kind {
 	case table.DistancePairs:
+		if env.Has("placed") {
+			return transforms.Optionf("placed", "%s is a distance table, drawn as a heat map: placed rows are drawn over an embedding", r.Source().Path)
+		}
 		f, err := env.ReadFrom(ctx, "in", r, PairsSelection())
 		if err != nil {
 			return err
@@ -191,24 +206,61 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 			return err
 		}
 		defer f.Release()
-		pts, err := PointsOf(f, spec)
+		var pts *Points
+		if env.Has("placed") {
+			pts, err = readPlaced(ctx, env, r.Schema(), prov, f, spec)
+		} else {
+			pts, err = PointsOf(f, spec)
+		}
 		if err != nil {
 			return err
 		}
 		settitles(&fo, f, prov)
 		fo.XLabel, fo.YLabel, fo.ColorLabel = f.FeatureNames[0], f.FeatureNames[1], spec.Color
-		env.Progress.Start("drawing", int64(len(pts.X)))
+		drawn := len(pts.X)
+		if pts.Placed != nil {
+			drawn += len(pts.Placed.X)
+		}
+		env.Progress.Start("drawing", int64(drawn))
 		err = Scatter(&buf, format, pts, fo)
 		env.Progress.Finish()
 		if err != nil {
 			return err
 		}
 		env.Figure("points", len(pts.X))
+		if pts.Placed != nil {
+			env.Figure("placed", len(pts.Placed.X))
+		}
 	default:
 		return fmt.Errorf("%w: %s is a %s table (from %s); plot draws embeddings, maps and long distance tables",
 			transforms.ErrInvalidData, r.Source().Path, kind, prov.Stage)
 	}
 	return env.WriteFile("out", buf.Bytes())
+}
+
+// readPlaced reads the input "placed", the rows placed into the map f (read
+// from a table with that schema and provenance), and returns the map's
+// points with them.
+func readPlaced(ctx context.Context, env *transforms.Env, schema *arrow.Schema, prov *arrowio.Provenance, f *arrowio.Frame, spec Spec) (*Points, error) {
+	r, err := env.Open(ctx, "placed")
+	if err != nil {
+		return nil, err
+	}
+	defer r.Release()
+	path := r.Source().Path
+	if err := CheckPlaced(schema, r.Schema(), f.Source.Path, path); err != nil {
+		return nil, err
+	}
+	if run := ModelRun(transforms.TableProvenance(r.Schema())); run != "" && prov != nil && prov.RunID != "" && run != prov.RunID {
+		env.Warn("%s was placed with the model of run %s; the map %s is from run %s: the two may not share their axes",
+			path, run, f.Source.Path, prov.RunID)
+	}
+	q, err := env.ReadFrom(ctx, "placed", r, spec.ForPlaced(r.Schema()).Selection())
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	return PointsWithPlaced(f, q, spec)
 }
 
 func settitles(fo *Options, f *arrowio.Frame, prov *arrowio.Provenance) {
