@@ -1,0 +1,297 @@
+package place
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// Errors of t-SNE placement. Perplexity errors wrap kernels.ErrPerplexity as
+// well as ErrTSNEOption.
+var (
+	ErrTSNEOption = errors.New("invalid t-SNE placement option")
+	ErrTSNEInput  = errors.New("invalid t-SNE placement input")
+)
+
+// TSNEOptions are the settings of t-SNE placement; DefaultTSNEOptions gives
+// the defaults, and the package doc says why each is what it is.
+type TSNEOptions struct {
+	// Perplexity of the new row's affinities to its K = min(N,
+	// ⌊3·Perplexity⌋) nearest reference rows; ≥ 1 and < K.
+	Perplexity float64 `json:"perplexity"`
+	// Exaggeration multiplies the attraction during optimisation (> 0).
+	Exaggeration float64 `json:"exaggeration"`
+	// LearningRate is in openTSNE's units: the step is taken along
+	// ½·∂C/∂y (> 0).
+	LearningRate float64 `json:"learning_rate"`
+	// Momentum of the updates, in [0, 1).
+	Momentum float64 `json:"momentum"`
+	// MaxGradNorm clips the Euclidean norm of ½·∂C/∂y; 0 does not clip.
+	MaxGradNorm float64 `json:"max_grad_norm"`
+	// Iterations is the fixed number of gradient steps (≥ 0).
+	Iterations int `json:"iterations"`
+	// InitNeighbors is how many nearest reference rows the median
+	// initialisation uses (≥ 1).
+	InitNeighbors int `json:"init_neighbors"`
+	// Field sets the interpolation grid of the repulsion (zero: defaults).
+	Field FieldOptions `json:"field"`
+}
+
+// DefaultTSNEOptions returns the defaults: openTSNE's transform settings
+// (perplexity 5, 25 neighbours for the median initialisation, learning rate
+// 0.1, exaggeration 1.5, momentum 0.8, gradient norm clipped at 0.25) with
+// the number of iterations measured to converge (package doc).
+func DefaultTSNEOptions() TSNEOptions {
+	return TSNEOptions{
+		Perplexity:    5,
+		Exaggeration:  1.5,
+		LearningRate:  0.1,
+		Momentum:      0.8,
+		MaxGradNorm:   0.25,
+		Iterations:    250,
+		InitNeighbors: 25,
+	}
+}
+
+// TSNE places new rows into a fixed t-SNE map (see the package doc). It is
+// read-only after NewTSNE and safe for concurrent use.
+type TSNE struct {
+	ref   Reference
+	o     TSNEOptions
+	k     int // affinity neighbours, min(N, ⌊3·Perplexity⌋)
+	field *RepulsionField
+}
+
+// NewTSNE validates o against the reference map and builds its repulsion
+// field (threads ≤ 0: GOMAXPROCS; the result does not depend on it). It
+// returns an error wrapping ErrTSNEOption (and kernels.ErrPerplexity for the
+// perplexity) or ErrField for bad options, and ctx.Err() when cancelled.
+// It panics if ref is malformed.
+func NewTSNE(ctx context.Context, ref Reference, o TSNEOptions, threads int) (*TSNE, error) {
+	ref.Check()
+	k := min(ref.N, int(math.Floor(3*o.Perplexity)))
+	if !(o.Perplexity >= 1 && o.Perplexity < float64(k)) {
+		return nil, fmt.Errorf("place: %w: %w: perplexity = %v, want 1 ≤ perplexity < min(N, ⌊3·perplexity⌋) with N = %d reference rows",
+			ErrTSNEOption, kernels.ErrPerplexity, o.Perplexity, ref.N)
+	}
+	bad := func(name string, v any, want string) error {
+		return fmt.Errorf("place: %w: %s = %v, want %s", ErrTSNEOption, name, v, want)
+	}
+	switch {
+	case !(o.Exaggeration > 0) || math.IsInf(o.Exaggeration, 1):
+		return nil, bad("exaggeration", o.Exaggeration, "a finite value > 0")
+	case !(o.LearningRate > 0) || math.IsInf(o.LearningRate, 1):
+		return nil, bad("learning rate", o.LearningRate, "a finite value > 0")
+	case !(o.Momentum >= 0 && o.Momentum < 1):
+		return nil, bad("momentum", o.Momentum, "0 ≤ momentum < 1")
+	case !(o.MaxGradNorm >= 0) || math.IsInf(o.MaxGradNorm, 1):
+		return nil, bad("max gradient norm", o.MaxGradNorm, "a finite value ≥ 0 (0: no clipping)")
+	case o.Iterations < 0:
+		return nil, bad("iterations", o.Iterations, "≥ 0")
+	case o.InitNeighbors < 1:
+		return nil, bad("init neighbours", o.InitNeighbors, "≥ 1")
+	}
+	f, err := NewRepulsionField(ctx, ref, o.Field, threads)
+	if err != nil {
+		return nil, err
+	}
+	return &TSNE{ref: ref, o: o, k: k, field: f}, nil
+}
+
+// Neighbors returns how many nearest reference rows Place uses:
+// max(min(N, ⌊3·Perplexity⌋), InitNeighbors).
+func (t *TSNE) Neighbors() int { return max(t.k, t.o.InitNeighbors) }
+
+// Options returns the options t was built with.
+func (t *TSNE) Options() TSNEOptions { return t.o }
+
+// Field returns the repulsion field of the reference map.
+func (t *TSNE) Field() *RepulsionField { return t.field }
+
+// Scratch holds one goroutine's buffers for Place; the zero value is ready
+// to use, and Place does not allocate once it has grown.
+type Scratch struct {
+	p, buf                []float64
+	y, r, g, update, gain []float64
+}
+
+func (s *Scratch) grow(m, dims int) {
+	if cap(s.p) < m {
+		s.p = make([]float64, m)
+		s.buf = make([]float64, m)
+	}
+	if cap(s.y) < dims {
+		s.y = make([]float64, dims)
+		s.r = make([]float64, dims)
+		s.g = make([]float64, dims)
+		s.update = make([]float64, dims)
+		s.gain = make([]float64, dims)
+	}
+}
+
+// Place writes to dst (Dims values) the position of a new row whose nearest
+// reference rows are nbr, ascending, at the SQUARED input distances d2. It
+// uses the first min(len(nbr), Neighbors()) of them: the first K for the
+// affinities and the first InitNeighbors for the start, fewer if fewer are
+// given. It returns the row's KL divergence at the final position (with the
+// field's interpolated Z). The result is a function of the arguments only,
+// bit for bit. s may be nil (Place then allocates).
+//
+// It returns an error wrapping kernels.ErrPerplexity when Perplexity is not
+// below the number of affinity neighbours given, and ErrTSNEInput for a
+// negative or NaN distance or when no distance is finite. It panics if
+// len(dst) ≠ Dims, len(nbr) ≠ len(d2) or a neighbour is out of range.
+func (t *TSNE) Place(dst []float64, nbr []int32, d2 []float64, s *Scratch) (kl float64, err error) {
+	dims := t.ref.Dims
+	if len(dst) != dims || len(nbr) != len(d2) {
+		panic(fmt.Sprintf("place: len(dst) = %d, len(nbr) = %d, len(d2) = %d, want Dims = %d and equal lengths",
+			len(dst), len(nbr), len(d2), dims))
+	}
+	for _, j := range nbr {
+		if j < 0 || int(j) >= t.ref.N {
+			panic(fmt.Sprintf("place: neighbour %d out of range [0, %d)", j, t.ref.N))
+		}
+	}
+	if s == nil {
+		s = new(Scratch)
+	}
+	m := min(len(nbr), t.Neighbors())
+	k := min(t.k, m)
+	finite := false
+	for _, v := range d2[:k] {
+		if math.IsNaN(v) || v < 0 {
+			return 0, fmt.Errorf("place: %w: squared distance %v", ErrTSNEInput, v)
+		}
+		finite = finite || !math.IsInf(v, 1)
+	}
+	if k > 0 && !finite {
+		return 0, fmt.Errorf("place: %w: no neighbour at a finite distance", ErrTSNEInput)
+	}
+	s.grow(m, dims)
+	p := s.p[:k]
+	if _, err := kernels.PerplexityRow(p, d2[:k], -1, t.o.Perplexity, 0); err != nil {
+		return 0, fmt.Errorf("place: %w (with %d neighbours given)", err, len(nbr))
+	}
+	nbr = nbr[:k]
+	y := s.y[:dims]
+	MedianInit(y, t.ref, nbr[:min(t.o.InitNeighbors, m)], s.buf)
+	g, update, gain := s.g[:dims], s.update[:dims], s.gain[:dims]
+	for c := range dims {
+		update[c], gain[c] = 0, 1
+	}
+	eta, mom, clip := t.o.LearningRate, t.o.Momentum, t.o.MaxGradNorm
+	for range t.o.Iterations {
+		t.halfGrad(g, y, nbr, p, t.o.Exaggeration, s.r[:dims], false)
+		if clip > 0 {
+			var n2 float64
+			for _, v := range g {
+				n2 += v * v
+			}
+			// openTSNE's rule, with its guard against a zero norm.
+			if f := clip / (math.Sqrt(n2) + 1e-6); f < 1 {
+				for c := range g {
+					g[c] *= f
+				}
+			}
+		}
+		// openTSNE's gains: up by 0.2 when the gradient's sign differs
+		// from the last update's (sign(0) = 0), else ×0.8 + 0.01.
+		for c, v := range g {
+			if tsneSign(v) != tsneSign(update[c]) {
+				gain[c] += 0.2
+			} else {
+				gain[c] = gain[c]*0.8 + 0.01
+			}
+			update[c] = mom*update[c] - eta*gain[c]*v
+			y[c] += update[c]
+		}
+	}
+	copy(dst, y)
+	return t.cost(y, nbr, p, s.r[:dims], false), nil
+}
+
+// halfGrad writes to g half the gradient of the row's objective with the
+// attraction multiplied by alpha,
+//
+//	½·∂C_α/∂y = α·Σ_j p_j·w_j·(y − y_j) − R(y)/Z(y),
+//
+// from the interpolated field, or the exact one when exact is set; r is
+// Dims values of scratch. It returns Z(y).
+func (t *TSNE) halfGrad(g, y []float64, nbr []int32, p []float64, alpha float64, r []float64, exact bool) float64 {
+	dims := t.ref.Dims
+	clear(g)
+	if dims == 2 {
+		var g0, g1 float64
+		for i, j := range nbr {
+			yj := t.ref.Y[2*int(j) : 2*int(j)+2 : 2*int(j)+2]
+			d0, d1 := y[0]-yj[0], y[1]-yj[1]
+			pw := p[i] / (1 + d0*d0 + d1*d1)
+			g0 += pw * d0
+			g1 += pw * d1
+		}
+		g[0], g[1] = g0, g1
+	} else {
+		for i, j := range nbr {
+			yj := t.ref.Row(j)
+			s := 1.0
+			for c, v := range yj {
+				d := y[c] - v
+				s += d * d
+			}
+			pw := p[i] / s
+			for c, v := range yj {
+				g[c] += pw * (y[c] - v)
+			}
+		}
+	}
+	var z float64
+	if exact {
+		z = t.field.EvalExact(y, r)
+	} else {
+		z = t.field.Eval(y, r)
+	}
+	inv := 1 / z
+	for c := range g {
+		g[c] = alpha*g[c] - r[c]*inv
+	}
+	return z
+}
+
+// cost returns the row's objective C(y) = Σ_j p_j·log(p_j·Z(y)/w_j), with
+// the interpolated or the exact Z.
+func (t *TSNE) cost(y []float64, nbr []int32, p, r []float64, exact bool) float64 {
+	var z float64
+	if exact {
+		z = t.field.EvalExact(y, r)
+	} else {
+		z = t.field.Eval(y, r)
+	}
+	var kl float64
+	for i, j := range nbr {
+		if p[i] == 0 {
+			continue
+		}
+		s := 1.0
+		for c, v := range t.ref.Row(j) {
+			d := y[c] - v
+			s += d * d
+		}
+		// log(p·Z/w) = log(p·Z·(1 + d²)).
+		kl += p[i] * math.Log(p[i]*z*s)
+	}
+	return kl
+}
+
+// tsneSign is −1, 0 or 1 (numpy's sign, which openTSNE's gains use).
+func tsneSign(v float64) float64 {
+	switch {
+	case v > 0:
+		return 1
+	case v < 0:
+		return -1
+	}
+	return 0
+}
