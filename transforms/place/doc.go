@@ -21,7 +21,75 @@
 //
 // # t-SNE
 //
-// (TSNE; written with tsne.go.)
+// TSNE places a new row by minimising its own KL divergence against the
+// fixed reference map y_1..y_N. The row's input affinities p_j are over its
+// K = min(N, ⌊3·Perplexity⌋) nearest reference rows (kernels.PerplexityRow
+// on the squared distances, Σp = 1), and
+//
+//	C(y) = Σ_j p_j·log(p_j/q_j),  q_j = w_j/Z(y),  w_j = 1/(1 + ‖y − y_j‖²),
+//	Z(y) = Σ_{k=1..N} w_k,  R(y) = Σ_{k=1..N} w_k²·(y − y_k),
+//	∂C/∂y = 2·[Σ_j p_j·w_j·(y − y_j) − R(y)/Z(y)].
+//
+// The attraction is exact over the K neighbours; the repulsion R/Z comes
+// from the whole reference map. Z and R depend on the reference map alone,
+// so they are computed once per model (RepulsionField): for Dims 1 and 2
+// they are tabulated on a regular grid over the map's bounding box plus a
+// margin (10 % of the largest extent, at least 2), each node an exact sum
+// over the N points in index order (bit-identical for any thread count),
+// and interpolated by piecewise cubic Lagrange polynomials through 4 (4×4)
+// nodes, as FIt-SNE does; a query outside the grid is summed exactly. For
+// Dims ≥ 3 Z and R are always exact sums, O(N) per step.
+//
+// Grid spacing. The default h = 0.5 map units (at most 1024 nodes per
+// axis; the spacing grows beyond that). Measured on a fitted t-SNE map of
+// 4,000 points (extent ≈ 90), over 4,000 query points near points and
+// across the map: h = 1, 0.5, 0.35, 0.25 give a maximum relative error of
+// Z of 1.7e-2, 2.7e-3, 8.1e-4, 2.8e-4 (mean 1.7e-3, 2.4e-4, 7.3e-5,
+// 2.1e-5) and of the repulsive force R/Z of 2.8e-2, 5.1e-3, 1.7e-3, 5.1e-4
+// (relative to Z); placing 1,000 held-out rows with the grid instead of
+// exact sums moves them by a median of 5.6e-3, 1.1e-3, 3.8e-4, 1.2e-4 map
+// units (maximum 2.7, 0.022, 0.012, 0.0033). The build costs O(nodes·N),
+// about 1/h² times more nodes: h = 0.5 keeps every row within a few
+// hundredths of a unit of the exact-field placement at half the cost of
+// h = 0.35. A fitted map of 16,000 points (extent ≈ 100, 241×235 nodes)
+// took 8.9 s to tabulate on the 2-core machine while other jobs ran
+// (load ≈ 6; about 1 ns per node and point on a free core).
+//
+// Optimiser. Each row starts at the median of its InitNeighbors nearest
+// reference rows and takes Iterations steps of openTSNE's gradient descent
+// with the attraction multiplied by Exaggeration: the step is along
+// g = ½·∂C_α/∂y (openTSNE's gradient, which omits the factor 2), g is
+// clipped to norm MaxGradNorm, per-coordinate gains grow by 0.2 when the
+// sign of g differs from that of the last update and otherwise shrink as
+// gain·0.8 + 0.01, and update ← Momentum·update − LearningRate·gain·g. The
+// defaults are openTSNE's transform: Perplexity 5 (placement needs only the
+// closest neighbours; the fit's perplexity is usually larger),
+// InitNeighbors 25, LearningRate 0.1 and MaxGradNorm 0.25 (small steps: a
+// row starting on top of reference points sees large gradients),
+// Momentum 0.8, Exaggeration 1.5 (pulls rows into their neighbours'
+// cluster; with α ≠ 1 the steps descend C_α, so the final KL can lie a
+// little above its minimum) and Iterations 250. Fewer iterations were
+// measured on held-out rows (fit on 80 % of a 50-D mixture, place the
+// rest): on well-separated clusters the mean KL is converged to 1e-3 by 100
+// steps, but on overlapping ones rows that start in the wrong place still
+// travel (clipped steps cover about 0.1 units each): mean KL after 100,
+// 150, 250, 1000 steps 4.9205, 4.9140, 4.91394, 4.91394, the largest
+// distance from the 1000-step position 13, 0.66, 3e-4. So 250 stays. On
+// the same data, exaggeration 1 or 2 and learning rates 0.3 or 1 left the
+// held-out 10-NN class accuracy within ±0.005 of the defaults' (learning
+// rate 1 lowered the mean KL to 4.885 by moving some rows out of local
+// minima), so openTSNE's values are kept.
+// The returned KL is C at the final position with the interpolated Z.
+//
+// Difference from openTSNE. openTSNE's transform normalises the repulsion
+// of every new point by one Z summed over all new points of the batch, so a
+// point's position depends on the batch it came in (and the repulsion
+// fades as the batch grows). Here Z is the row's own. That is the balance
+// of the fitted map: there a row's attraction weights sum to about 1/N and
+// its repulsion is divided by the Z of all pairs, N times the mean row sum;
+// scaled by N, that is weights summing to 1 against R over a row's own Z.
+// A row's position is a function of the row alone, which makes placement
+// streamable and reproducible bit for bit across batches and threads.
 //
 // # NeRV
 //

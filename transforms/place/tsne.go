@@ -42,8 +42,8 @@ type TSNEOptions struct {
 
 // DefaultTSNEOptions returns the defaults: openTSNE's transform settings
 // (perplexity 5, 25 neighbours for the median initialisation, learning rate
-// 0.1, exaggeration 1.5, momentum 0.8, gradient norm clipped at 0.25) with
-// the number of iterations measured to converge (package doc).
+// 0.1, exaggeration 1.5, momentum 0.8, gradient norm clipped at 0.25, 250
+// iterations); the package doc has the measurements that kept them.
 func DefaultTSNEOptions() TSNEOptions {
 	return TSNEOptions{
 		Perplexity:    5,
