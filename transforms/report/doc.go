@@ -2,8 +2,11 @@
 // ordinate stages: for each embedding its plot, parameters, figures and
 // quality metrics (from the metrics tables among the files that name it);
 // for a distance table a heat map ordered by class; for SCORE maps one
-// panel per aspect with the aspect's δ. Figures are inline SVG and the page
-// loads nothing from elsewhere.
+// panel per aspect with the aspect's δ. Rows placed into a fitted map by
+// ordinate apply are drawn on that map's plot when the map is among the
+// files: the apply output's model input records the run id of the fit that
+// wrote the model, and the fitted embedding carries the same run id.
+// Figures are inline SVG and the page loads nothing from elsewhere.
 //
 // # Stage
 //

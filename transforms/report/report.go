@@ -97,8 +97,15 @@ type section struct {
 	Skip               string
 	Note               string
 	Figure             template.HTML
+	Placed             []placedView
 	Tables             []htmlTable
 	Prov               *provView
+}
+
+// placedView is an apply output drawn on its map's figure.
+type placedView struct {
+	Line string // "p.parquet, 43 rows"
+	Prov *provView
 }
 
 type htmlTable struct {
@@ -135,6 +142,7 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 {{else}}{{if .Subtitle}}<p class="meta">{{.Subtitle}}</p>
 {{end}}{{if .Note}}<p class="meta">{{.Note}}</p>
 {{end}}{{if .Figure}}<figure>{{.Figure}}</figure>
+{{end}}{{range .Placed}}<p class="meta">placed: {{.Line}}</p>
 {{end}}{{range .Tables}}{{if .Heading}}<h3>{{.Heading}}</h3>
 {{end}}<table><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -147,7 +155,13 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 {{end}}</table></details>
 {{end}}{{range .Warnings}}<p class="skip">warning: {{.}}</p>
 {{end}}{{else}}<p class="meta">no ordinate metadata</p>
-{{end}}{{end}}</section>
+{{end}}{{range .Placed}}{{$line := .Line}}{{with .Prov}}<details><summary>Parameters of {{.Stage}} for the placed rows {{$line}} (ordinate {{.Version}}, seed {{.Seed}}, {{.Seconds}} s)</summary><table>
+{{range .Params}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table></details>
+{{if .Figures}}<details><summary>Figures of the placement</summary><table>
+{{range .Figures}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table></details>
+{{end}}{{end}}{{end}}{{end}}</section>
 {{end}}<p class="meta">written by ordinate {{.Version}}</p>
 </body></html>
 `))
@@ -156,7 +170,17 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 func build(ctx context.Context, env *transforms.Env, all []*file, title, created string) (*page, []string) {
 	pg := &page{Title: title, Created: created, Version: env.Version, Files: len(all)}
 	var skipped []string
+	placed := placements(all)
+	onMap := map[*file]bool{}
+	for _, ps := range placed {
+		for _, p := range ps {
+			onMap[p] = true
+		}
+	}
 	for _, f := range all {
+		if onMap[f] {
+			continue // drawn on its map
+		}
 		switch f.kind {
 		case table.Metrics:
 			if attached(all, f) {
@@ -167,7 +191,7 @@ func build(ctx context.Context, env *transforms.Env, all []*file, title, created
 				continue
 			}
 		}
-		sec, err := makeSection(ctx, env, f, all)
+		sec, err := makeSection(ctx, env, f, all, placed[f])
 		if err != nil {
 			skipped = append(skipped, fmt.Sprintf("%s: %v", f.path, err))
 			sec = &section{ID: filepath.Base(f.path), Name: filepath.Base(f.path), Skip: err.Error()}
@@ -257,7 +281,45 @@ func mapsFor(all []*file, a *file) bool {
 	return false
 }
 
-func makeSection(ctx context.Context, env *transforms.Env, f *file, all []*file) (*section, error) {
+// placements pairs each apply output with the fitted embedding among the
+// files that the run which made its model wrote (the same run id), whose
+// section then draws its rows over that map: the maps it returns are the
+// keys, their placed rows the values. Several apply outputs share a map
+// when their columns match the first's; one that does not match, or fails
+// figure.CheckPlaced, keeps a section of its own.
+func placements(all []*file) map[*file][]*file {
+	out := map[*file][]*file{}
+	for _, p := range all {
+		run := figure.ModelRun(p.prov)
+		if p.kind != table.Embedding || run == "" {
+			continue
+		}
+		for _, m := range all {
+			if m == p || m.kind != table.Embedding || m.prov == nil || m.prov.RunID != run || figure.ModelRun(m.prov) != "" {
+				continue
+			}
+			if prev := out[m]; len(prev) > 0 && !sameColumns(prev[0].schema, p.schema) {
+				break
+			}
+			if figure.CheckPlaced(m.schema, p.schema, m.path, p.path) != nil {
+				break
+			}
+			out[m] = append(out[m], p)
+			break
+		}
+	}
+	return out
+}
+
+// sameColumns reports whether two schemas have the same columns (names and
+// types), whatever their metadata.
+func sameColumns(a, b *arrow.Schema) bool {
+	return slices.EqualFunc(a.Fields(), b.Fields(), func(x, y arrow.Field) bool {
+		return x.Name == y.Name && arrow.TypeEqual(x.Type, y.Type)
+	})
+}
+
+func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed []*file) (*section, error) {
 	name := filepath.Base(f.path)
 	title, subtitle := figure.Titles(f.path, f.rows, f.prov)
 	sec := &section{ID: name, Name: name, Subtitle: subtitle}
@@ -269,7 +331,7 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all []*file)
 	var err error
 	switch f.kind {
 	case table.Embedding:
-		err = drawEmbedding(ctx, env, &svg, f, opts)
+		err = drawEmbedding(ctx, env, &svg, f, placed, opts)
 	case table.Maps:
 		opts.Subtitle = "one panel per aspect, shared scales (emb_0 across, emb_1 up)"
 		err = drawMaps(ctx, env, &svg, f, aspectsOf(all, f), opts)
@@ -295,6 +357,12 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all []*file)
 	}
 	for _, m := range metricsFor(all, f) {
 		sec.Tables = append(sec.Tables, tableOf(m, fmt.Sprintf("Quality (%s)", filepath.Base(m.path)), 200))
+	}
+	for _, p := range placed {
+		sec.Placed = append(sec.Placed, placedView{Line: fmt.Sprintf("%s, %d rows", filepath.Base(p.path), p.rows), Prov: provenanceView(p.prov)})
+		for _, m := range metricsFor(all, p) {
+			sec.Tables = append(sec.Tables, tableOf(m, fmt.Sprintf("Quality of the placed rows %s (%s)", filepath.Base(p.path), filepath.Base(m.path)), 200))
+		}
 	}
 	if a := aspectsOf(all, f); a != nil {
 		sec.Tables = append(sec.Tables, tableOf(a, fmt.Sprintf("Aspects (%s)", filepath.Base(a.path)), 100))
@@ -371,14 +439,36 @@ func colourSpec(schema *arrow.Schema, p *arrowio.Provenance) figure.Spec {
 // 130 bytes a point, so 20,000 points are about 2.6 MB of page.
 const maxPoints = 20000
 
-// thin keeps every k-th point so that at most maxPoints remain, and says so
+// thin keeps every k-th point so that at most maxPoints remain, and every
+// k-th placed point so that at most maxPoints of those remain, and says so
 // in the subtitle.
 func thin(p *figure.Points, o *figure.Options) {
-	n := len(p.X)
-	if n <= maxPoints {
+	var notes []string
+	if n, step := thinPoints(p); step > 1 {
+		notes = append(notes, fmt.Sprintf("every %d-th of %d points shown", step, n))
+	}
+	if p.Placed != nil {
+		if n, step := thinPoints(p.Placed); step > 1 {
+			notes = append(notes, fmt.Sprintf("every %d-th of %d placed rows shown", step, n))
+		}
+	}
+	if len(notes) == 0 {
 		return
 	}
-	step := (n + maxPoints - 1) / maxPoints
+	if o.Subtitle != "" {
+		notes = append([]string{o.Subtitle}, notes...)
+	}
+	o.Subtitle = strings.Join(notes, " · ")
+}
+
+// thinPoints keeps every step-th of the n points of p (not its Placed), so
+// that at most maxPoints remain.
+func thinPoints(p *figure.Points) (n, step int) {
+	n = len(p.X)
+	if n <= maxPoints {
+		return n, 1
+	}
+	step = (n + maxPoints - 1) / maxPoints
 	pick := func(i int) bool { return i%step == 0 }
 	p.X, p.Y = every(p.X, pick), every(p.Y, pick)
 	if p.Category != nil {
@@ -398,11 +488,7 @@ func thin(p *figure.Points, o *figure.Options) {
 		}
 		p.Soft = soft
 	}
-	note := fmt.Sprintf("every %d-th of %d points shown", step, n)
-	if o.Subtitle != "" {
-		note = o.Subtitle + " · " + note
-	}
-	o.Subtitle = note
+	return n, step
 }
 
 func every[T any](v []T, pick func(int) bool) []T {
@@ -424,15 +510,49 @@ func points(ctx context.Context, env *transforms.Env, f *file, spec figure.Spec)
 	return figure.PointsOf(fr, spec)
 }
 
-func drawEmbedding(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f *file, o figure.Options) error {
+func drawEmbedding(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f *file, placed []*file, o figure.Options) error {
 	spec := colourSpec(f.schema, f.prov)
-	pts, err := points(ctx, env, f, spec)
+	var pts *figure.Points
+	var err error
+	if placed == nil {
+		pts, err = points(ctx, env, f, spec)
+	} else {
+		pts, err = withPlaced(ctx, env, f, placed, spec)
+	}
 	if err != nil {
 		return err
 	}
 	thin(pts, &o)
 	o.XLabel, o.YLabel, o.ColorLabel = "emb_0", "emb_1", spec.Color
 	return figure.Scatter(w, "svg", pts, o)
+}
+
+// withPlaced reads map f with the rows of the apply outputs placed into it
+// (columns alike: see placements), read as one table.
+func withPlaced(ctx context.Context, env *transforms.Env, f *file, placed []*file, spec figure.Spec) (*figure.Points, error) {
+	fr, err := f.frame(ctx, env, spec.Selection())
+	if err != nil {
+		return nil, err
+	}
+	defer fr.Release()
+	var recs []arrow.RecordBatch
+	for _, p := range placed {
+		recs = append(recs, p.recs...)
+	}
+	first := placed[0]
+	r := arrowio.NewRecordsReader(first.path, first.schema, recs)
+	defer r.Release()
+	q, err := arrowio.ReadFrame(ctx, r, spec.ForPlaced(first.schema).Selection(), arrowio.WithFrameAllocator(env.Mem))
+	if err != nil {
+		return nil, err
+	}
+	defer q.Release()
+	pts, err := figure.PointsWithPlaced(fr, q, spec)
+	if err != nil {
+		return nil, err
+	}
+	pts.PlacedLegend = fmt.Sprintf("placed (%d rows)", len(pts.Placed.X))
+	return pts, nil
 }
 
 func drawMaps(ctx context.Context, env *transforms.Env, w *bytes.Buffer, f, aspects *file, o figure.Options) error {

@@ -31,7 +31,11 @@ func (Stage) Info() transforms.Info {
 		Doc: `Options go before the tables. Each table is shown by the kind its provenance records.
 An embedding: its plot (coloured by the stage's soft labels or label column), the stage's
 parameters and figures, and the quality metrics of every metrics table among TABLES that
-evaluate computed for it (its --embedding). A long distance table (fisher): a heat map
+evaluate computed for it (its --embedding). Rows that apply placed with a model written
+by the same run as an embedding among TABLES (tsne --out E --model-out M, then apply
+--model M --out P) are drawn on that embedding's plot as rings and listed under it
+("placed: P, N rows", with apply's parameters and P's metrics); P then gets no section
+of its own, unless its map is not among TABLES. A long distance table (fisher): a heat map
 ordered by class. SCORE maps: one panel per aspect, with δ from the aspects table written
 in the same run. Metrics and aspects tables shown on their own: their rows. Any other
 kind: the stage's parameters. A table that records no kind (another tool's, or an older
@@ -41,6 +45,9 @@ inline (SVG) and loads nothing from elsewhere.`,
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --out thyroid-metrics.parquet",
 			"ordinate report --out report.html --title 'newthyroid: PCA' thyroid-pca.parquet thyroid-metrics.parquet",
+			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out thyroid-tsne.parquet --model-out thyroid-tsne.model.parquet",
+			"ordinate apply --model thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out thyroid-placed.parquet",
+			"ordinate report --out placed.html thyroid-tsne.parquet thyroid-placed.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "tables to show (the CLI takes them as arguments)", Variadic: true},
