@@ -52,8 +52,8 @@
 // about 1/h² times more nodes: h = 0.5 keeps every row within a few
 // hundredths of a unit of the exact-field placement at half the cost of
 // h = 0.35. A fitted map of 16,000 points (extent ≈ 100, 241×235 nodes)
-// took 8.9 s to tabulate on the 2-core machine while other jobs ran
-// (load ≈ 6; about 1 ns per node and point on a free core).
+// took 3.7 s to tabulate on the 2-core machine while other jobs ran
+// (BenchmarkRepulsionField: 0.7–1.1 s for 20,000 points in a smaller box).
 //
 // Optimiser. Each row starts at the median of its InitNeighbors nearest
 // reference rows and takes Iterations steps of openTSNE's gradient descent
