@@ -95,7 +95,7 @@ func benchApply(b *testing.B, in, out string, rows, cols int) {
 		st, err := Apply(ctx, m, r, arrowio.Selection{}, func(s *arrow.Schema) (arrowio.Writer, error) {
 			w, err = arrowio.Create(ctx, out, s)
 			return w, err
-		}, nil, memory.DefaultAllocator)
+		}, ApplyConfig{Mem: memory.DefaultAllocator})
 		r.Release()
 		if err != nil {
 			b.Fatal(err)

@@ -55,7 +55,7 @@ func TestApplyStreams(t *testing.T) {
 	st, err := Apply(ctx, m, r, arrowio.Selection{ID: "id", Keep: []string{"tag"}}, func(s *arrow.Schema) (arrowio.Writer, error) {
 		w, err = arrowio.Create(ctx, out, s)
 		return w, err
-	}, nil, memory.DefaultAllocator)
+	}, ApplyConfig{Mem: memory.DefaultAllocator})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ const (
 type ModelHeader struct {
 	Format       string         `json:"format"`
 	Version      int            `json:"version"`
-	Kind         string         `json:"kind"` // "affine" or "kernel"
+	Kind         string         `json:"kind"` // "affine", "kernel" or "placement"
 	Stage        string         `json:"stage"`
 	Dims         int            `json:"dims"`
 	Features     int            `json:"features"`
@@ -40,6 +40,10 @@ type ModelHeader struct {
 func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
 	if err := CheckModel(m); err != nil {
 		return err
+	}
+	if p, ok := m.(*Placement); ok && p.SizeBytes() > LargeModelBytes {
+		env.Warn("the %s model holds all %d reference rows and takes %.1f GB; apply loads all of it (fit on a sample to make it smaller)",
+			p.Stage, p.N(), float64(p.SizeBytes())/1e9)
 	}
 	rec, err := modelRecord(env.Mem, m)
 	if err != nil {
@@ -114,6 +118,13 @@ func CheckModel(m Model) error {
 			return err
 		}
 		return dense("alpha_", m.Alpha, "coefficient row")
+	case *Placement:
+		if m.Scaling != nil {
+			if err := scales(m.Scaling.Names, m.Scaling.Mean, m.Scaling.Scale); err != nil {
+				return err
+			}
+		}
+		return checkPlacement(m, bad)
 	}
 	return nil
 }
@@ -126,6 +137,8 @@ func modelRecord(mem memory.Allocator, m Model) (arrow.RecordBatch, error) {
 		return affineRecord(mem, m), nil
 	case *KernelModel:
 		return kernelRecord(mem, m), nil
+	case *Placement:
+		return placementRecord(mem, m), nil
 	}
 	panic(fmt.Sprintf("transforms: unsupported model %T", m))
 }
@@ -174,6 +187,9 @@ func (env *Env) ReadModel(ctx context.Context, role string) (Model, *arrowio.Pro
 	if err != nil {
 		return nil, nil, err
 	}
+	if p, ok := m.(*Placement); ok && p.SizeBytes() > LargeModelBytes {
+		env.Warn("%s: the %s model holds %d reference rows and takes %.1f GB in memory", r.Source().Path, p.Stage, p.N(), float64(p.SizeBytes())/1e9)
+	}
 	prov := TableProvenance(r.Schema())
 	env.Input(role, r.Source(), rows, 0, prov)
 	return m, prov, nil
@@ -213,6 +229,12 @@ func readModel(r arrowio.Reader) (Model, int64, error) {
 		}
 		rows, _ := m.Ref.Dims() // one row per reference row
 		return m, int64(rows), nil
+	case "placement":
+		m, err := loadPlacement(r, h)
+		if err != nil {
+			return nil, 0, err
+		}
+		return m, int64(m.N()), nil // one row per reference row
 	}
 	return nil, 0, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
 }

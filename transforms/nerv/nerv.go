@@ -97,6 +97,9 @@ type Result struct {
 	Y      []float64 // n×Dims row-major
 	Stress float64   // at the final (finest) scale
 	Levels []Level
+	// Width is the global output width s of the finest scale (the mean
+	// σᵢ), or 0 with Transfer (each point's own σᵢ).
+	Width float64
 }
 
 // Levels returns the perplexities Fit runs through for n points: Schedule,
@@ -163,7 +166,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	levels := o.Levels(n)
 	for h, k := range levels {
 		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(o.MaxIter))
-		eval, err := lv.level(k)
+		eval, width, err := lv.level(k)
 		if err != nil {
 			rep.Finish()
 			return nil, err
@@ -180,6 +183,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 			return nil, fmt.Errorf("nerv: stress became %g at perplexity %g", r.F, k)
 		}
 		y = r.X
+		res.Width = width
 		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Status: r.Status})
 		if o.Progress != nil {
 			o.Progress(k, r.F, r.Iterations)
@@ -193,7 +197,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 // levelStress prepares the stress of one perplexity level: level returns
 // the function that L-BFGS minimises (NaN when cancelled).
 type levelStress interface {
-	level(perplexity float64) (func(y, grad []float64) float64, error)
+	level(perplexity float64) (eval func(y, grad []float64) float64, width float64, err error)
 }
 
 // denseLevels is the exact method: dense squared distances, β and log β.
@@ -214,12 +218,16 @@ func newDenseLevels(ctx context.Context, x []float64, n, d int, soft []float64, 
 	return &denseLevels{ctx: ctx, o: o, d2: d2, in: in, prec: make([]float64, n)}, nil
 }
 
-func (l *denseLevels) level(k float64) (func(y, grad []float64) float64, error) {
+func (l *denseLevels) level(k float64) (func(y, grad []float64) float64, float64, error) {
 	in := l.in
 	if err := kernels.Perplexity(l.ctx, l.prec, in.Beta, l.d2, in.N, k, l.o.Threads); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOption, err)
+		return nil, 0, fmt.Errorf("%w: %w", ErrOption, err)
 	}
 	in.Scale = scales(l.prec, l.o.OutputScale)
+	var width float64
+	if l.o.OutputScale == Global {
+		width = in.Scale[0]
+	}
 	LogBeta(in)
 	return func(y, g []float64) float64 {
 		s, err := Stress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
@@ -227,7 +235,7 @@ func (l *denseLevels) level(k float64) (func(y, grad []float64) float64, error) 
 			return math.NaN()
 		}
 		return s
-	}, nil
+	}, width, nil
 }
 
 // sparseLevels is the Barnes–Hut method: one exact k-NN search for the
@@ -270,7 +278,7 @@ const bhFloorStretch = 2
 // bhNeighbours is the neighbour-list length for perplexity k: 3K, rounded up.
 func bhNeighbours(k float64) int { return int(math.Ceil(3 * k)) }
 
-func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error) {
+func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, float64, error) {
 	n := l.n
 	kh := min(bhNeighbours(k), n-1)
 	in := &SparseInput{N: n, K: kh, Idx: make([]int32, n*kh), Beta: make([]float64, n*kh),
@@ -281,7 +289,7 @@ func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error)
 	}
 	prec := make([]float64, n)
 	if err := kernels.PerplexitySparse(l.ctx, prec, in.Beta, in.Beta, n, kh, k, l.o.Threads); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOption, err)
+		return nil, 0, fmt.Errorf("%w: %w", ErrOption, err)
 	}
 	in.Scale = scales(prec, Global)[0]
 	SparseLogBeta(in)
@@ -297,7 +305,7 @@ func (l *sparseLevels) level(k float64) (func(y, grad []float64) float64, error)
 			return math.NaN()
 		}
 		return s
-	}, nil
+	}, in.Scale, nil
 }
 
 // scales turns perplexity precisions βᵢ (weights exp(−βᵢd²)) into output

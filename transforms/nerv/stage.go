@@ -7,6 +7,7 @@ import (
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/place"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -103,6 +104,10 @@ neighbours, β floored outside them), a Barnes–Hut sum over the embedding and 
 global output width, for tens of thousands of rows (its multiscale schedule
 starts at the first level at or below perplexity 100).
 
+--model-out saves the map for ordinate apply, which places new rows into it, each
+by the same stress restricted to that row against the fixed map (its labels, when
+apply is given them, else Λ = γ).
+
 --standardize is off by default, unlike pca, lda, bvp, ckpca and lsp: NeRV, like
 t-SNE, is usually run on features that are already comparable. A constant
 feature column is dropped with a warning.`,
@@ -111,12 +116,14 @@ feature column is dropped with a warning.`,
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --alpha 0.7 --standardize --out classnerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --features 'x*' --gamma 0.3 --out nerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method bh --perplexity 20 --out classnerv.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out classnerv.parquet --model-out classnerv.model.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "feature table", Required: true},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding: id, kept columns, emb_0 … emb_{d-1}", Kind: table.Embedding, Required: true},
+			{Name: "model-out", Help: "also save the map as a model (Parquet) for ordinate apply, which places new rows into it", Kind: table.Model},
 		},
 	}
 }
@@ -168,7 +175,22 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
-	return env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims)
+	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims); err != nil {
+		return err
+	}
+	if !env.Has("model-out") {
+		return nil
+	}
+	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, c.Dims, env.Threads)
+	if err != nil {
+		return err
+	}
+	po := place.NeRVOptions{Perplexity: c.Perplexity, Alpha: c.Alpha, Gamma: c.Gamma, Scale: res.Width,
+		MaxIter: place.DefaultNeRVMaxIter, Tol: place.DefaultNeRVTol, InitNeighbors: place.DefaultNeRVInitNeighbors}
+	model.NeRV, model.Classes, model.Soft = &po, classes, soft
+	model.Params = map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
+		"perplexity": c.Perplexity, "alpha": c.Alpha, "gamma": c.Gamma, "stress": res.Stress, "standardize": o.Standardize}
+	return env.WriteModel(ctx, "model-out", model)
 }
 
 func (m Method) String() string {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/place"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -67,6 +68,12 @@ all pairs (or i < j only) for exact t-SNE, or each row's K nearest neighbours
 squared distances would be squared twice. --labels adds the label column (and
 the row order) from a table with --id and --label.
 
+--model-out saves the map for ordinate apply, which places new rows into it: the
+reference rows' features (as fitted) and positions, a neighbour graph, and the
+placement settings (perplexity 5, median start, a fixed number of steps against
+the fixed map; see apply). A map fitted on --distances places new objects from
+their distances to the reference objects.
+
 --standardize is off by default, unlike pca, lda, bvp, ckpca and lsp: t-SNE
 is usually run on features that are already comparable (openTSNE and
 scikit-learn do not scale either). A constant feature column is dropped with
@@ -75,6 +82,7 @@ a warning.`,
 			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out tsne.parquet",
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --out f.parquet",
 			"ordinate tsne --distances f.parquet --labels testdata/similarity/aural_sonar.parquet --id id --label label --out ftsne.parquet",
+			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out tsne.parquet --model-out tsne.model.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "feature table (Euclidean distances)"},
@@ -83,6 +91,7 @@ a warning.`,
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding: id, kept columns, emb_0 … emb_{d-1}", Kind: table.Embedding, Required: true},
+			{Name: "model-out", Help: "also save the map as a model (Parquet) for ordinate apply, which places new rows into it", Kind: table.Model},
 		},
 	}
 }
@@ -104,8 +113,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		Progress: func(iter int, kl float64) { env.Log.Debug("tsne", "iteration", iter, "kl", kl) },
 	}
 	var (
-		rows *arrowio.Frame
-		res  *Result
+		rows  *arrowio.Frame
+		res   *Result
+		model *transforms.Placement
 	)
 	if hasIn {
 		ft, err := env.ReadFeatures(ctx, "in", o.Columns.Selection(), o.Standardize)
@@ -117,6 +127,11 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		res, err = FromFeatures(ctx, ft.Z, ft.N, ft.K(), to)
 		if err != nil {
 			return stageError(err)
+		}
+		if env.Has("model-out") {
+			if model, err = transforms.NewFeaturePlacement(ctx, "tsne", ft, o.Standardize, res.Y, o.Dims, env.Threads); err != nil {
+				return err
+			}
 		}
 	} else {
 		pairs, err := env.ReadFrame(ctx, "distances", table.PairsSelection(table.PairDistance))
@@ -136,11 +151,23 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		if res, err = fromPairs(ctx, pairs, rows, to); err != nil {
 			return stageError(err)
 		}
+		if env.Has("model-out") {
+			model = transforms.NewDistancePlacement("tsne", rows.ID, res.Y, o.Dims)
+		}
 	}
 	env.Figures(map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
 		"learning_rate": res.LearningRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors})
 	env.Log.Info("tsne", "rows", rows.N, "kl", res.KL, "method", res.Method)
-	return env.WriteEmbedding(ctx, "out", rows, res.Y, o.Dims)
+	if err := env.WriteEmbedding(ctx, "out", rows, res.Y, o.Dims); err != nil {
+		return err
+	}
+	if model == nil {
+		return nil
+	}
+	po := place.DefaultTSNEOptions()
+	model.TSNE = &po
+	model.Params = map[string]any{"perplexity": res.Perplexity, "method": res.Method, "kl": res.KL, "iterations": res.Iterations, "standardize": o.Standardize}
+	return env.WriteModel(ctx, "model-out", model)
 }
 
 // fromPairs runs t-SNE on a long distance table: dense when every pair is
