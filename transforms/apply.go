@@ -100,6 +100,9 @@ func (ApplyStage) Run(ctx context.Context, env *Env, o Options) error {
 	if err != nil {
 		return err
 	}
+	if r, ok := m.(interface{ Release() }); ok {
+		defer r.Release()
+	}
 	h := m.Header()
 	env.Figures(map[string]any{"model_stage": h.Stage, "dims": h.Dims})
 	if prov != nil {
@@ -401,7 +404,7 @@ func ApplyDistances(ctx context.Context, m *Placement, r arrowio.Reader, create 
 	if err != nil {
 		return st, err
 	}
-	g := &distanceGroups{m: m, mem: mem, seen: map[string]bool{}}
+	g := &distanceGroups{m: m, mem: mem, path: r.Source().Path, seen: map[string]bool{}}
 	defer g.release()
 	p.Start("placing", 0)
 	defer p.Finish()
@@ -444,6 +447,7 @@ func ApplyDistances(ctx context.Context, m *Placement, r arrowio.Reader, create 
 type distanceGroups struct {
 	m    *Placement
 	mem  memory.Allocator
+	path string
 	seen map[string]bool // objects already started
 
 	ids  []string // complete or open objects, in order
@@ -514,6 +518,12 @@ func (g *distanceGroups) flush(ctx context.Context, create func(*arrow.Schema) (
 	emb := make([]float64, n*d)
 	scratch := make([]DistanceScratch, kernels.Workers(n, threads, placeGrain))
 	errs := make([]error, kernels.NumChunks(n, placeGrain))
+	for o := range n {
+		if need := g.m.MinDistances(); len(g.refs[o]) < need {
+			return &arrowio.Error{File: g.path, Column: table.PairJ, Row: -1, ID: g.ids[o],
+				Err: fmt.Errorf("%w: object %q has distances to %d reference objects; placing it needs at least %d (more than the perplexity)", arrowio.ErrInvalidValue, g.ids[o], len(g.refs[o]), need)}
+		}
+	}
 	err := kernels.ParallelForWorker(ctx, n, threads, placeGrain, func(w, lo, hi int) {
 		for o := lo; o < hi; o++ {
 			if err := g.m.PlaceFromDistances(emb[o*d:(o+1)*d], g.refs[o], g.dist[o], &scratch[w]); err != nil {

@@ -3,6 +3,7 @@ package transforms
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -164,7 +165,7 @@ func (m *Placement) prepare(ctx context.Context, threads int) error {
 		return fmt.Errorf("%w: placement for stage %q", ErrModel, m.Stage)
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrPlacementSettings, err)
 	}
 	if m.Source == FromDistances {
 		m.idPos = make(map[string]int32, m.N())
@@ -174,7 +175,22 @@ func (m *Placement) prepare(ctx context.Context, threads int) error {
 		return nil
 	}
 	m.index, err = kernels.NewIndex(ctx, m.X, m.N(), m.D(), m.Graph, m.G, kernels.IndexOptions{}, threads)
+	if errors.Is(err, kernels.ErrGraph) {
+		return fmt.Errorf("%w: %w", ErrModel, err)
+	}
 	return err
+}
+
+// ErrPlacementSettings marks placement settings (from the model, or the
+// apply options that override them) that the placer refuses.
+var ErrPlacementSettings = NewSentinel(ErrInvalidOption, "transforms: placement settings")
+
+// Release frees the reference ids. The model must not be used afterwards.
+func (m *Placement) Release() {
+	if m.IDs != nil {
+		m.IDs.Release()
+		m.IDs = nil
+	}
 }
 
 // Transform implements Model: it places the n rows of x (raw features) on
@@ -592,4 +608,17 @@ func NewFeaturePlacement(ctx context.Context, stage string, ft *FeatureTable, st
 // their distances to these.
 func NewDistancePlacement(stage string, ids arrow.Array, y []float64, dims int) *Placement {
 	return &Placement{Stage: stage, Source: FromDistances, IDs: ids, Y: y, Dims: dims}
+}
+
+// MinDistances is the fewest distances to reference objects a new object
+// needs: more than the placement perplexity.
+func (m *Placement) MinDistances() int {
+	var perp float64
+	switch {
+	case m.TSNE != nil:
+		perp = m.TSNE.Perplexity
+	case m.NeRV != nil:
+		perp = m.NeRV.Perplexity
+	}
+	return int(math.Floor(perp)) + 1
 }

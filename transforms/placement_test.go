@@ -461,6 +461,8 @@ func TestApplyPlacementErrors(t *testing.T) {
 	defer release(newPairs)
 	unknownRef := pairRecords(xNew, xRef, d, 1000, 5000, 1<<30, 1<<20) // j ids are not the model's
 	defer release(unknownRef)
+	fewPairs := pairRecords(xNew, xRef, d, 1000, 0, 3, 1<<20) // 3 distances per object
+	defer release(fewPairs)
 	// Rows of object 1000 again after object 1001.
 	scattered := append(pairRecords(xNew[:2*d], xRef, d, 1000, 0, 1<<30, 1<<20), pairRecords(xNew[:d], xRef, d, 1000, 0, 5, 1<<20)...)
 	defer release(scattered)
@@ -479,6 +481,7 @@ func TestApplyPlacementErrors(t *testing.T) {
 		{"features for a distance model", "tsne-dist", map[string][]arrow.RecordBatch{"in": newRows}, nil, transforms.ErrInvalidOption, "distances"},
 		{"distances for a feature model", "tsne", map[string][]arrow.RecordBatch{"distances": newPairs}, nil, transforms.ErrInvalidOption, "distances"},
 		{"unknown reference object", "tsne-dist", map[string][]arrow.RecordBatch{"distances": unknownRef}, nil, transforms.ErrInvalidData, "not a reference object"},
+		{"too few distances", "tsne-dist", map[string][]arrow.RecordBatch{"distances": fewPairs}, nil, transforms.ErrInvalidData, "needs at least 6"},
 		{"objects not grouped", "tsne-dist", map[string][]arrow.RecordBatch{"distances": scattered}, nil, transforms.ErrInvalidData, "not contiguous"},
 	}
 	for _, c := range cases {
