@@ -135,6 +135,9 @@ func runDemo(c *cli.Context) error {
 	if err := demoCKPCA(c, w, dir, run); err != nil {
 		return err
 	}
+	if err := demoPlace(c, w, dir, run); err != nil {
+		return err
+	}
 	outputs, err := demoOutputs(dir)
 	if err != nil {
 		return err
