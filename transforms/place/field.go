@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/dsp/fourier"
 
 	"github.com/ordinate/ordinate/kernels"
 )
@@ -56,9 +59,6 @@ type RepulsionField struct {
 	n     [2]int
 	table []float64
 }
-
-// fieldGrain is the number of grid rows per chunk when building a table.
-const fieldGrain = 1
 
 // NewRepulsionField tabulates the field of ref (for Dims 1 and 2; for
 // Dims ≥ 3 it only keeps ref and Eval sums directly). Node values are exact
@@ -118,51 +118,35 @@ func NewRepulsionField(ctx context.Context, ref Reference, o FieldOptions, threa
 		f.lo[c] = bmin[c] - o.Margin - h
 	}
 	f.table = make([]float64, f.n[0]*f.n[1]*(ref.Dims+1))
-	if err := kernels.ParallelFor(ctx, f.n[1], threads, fieldGrain, func(lo, hi int) {
-		for i1 := lo; i1 < hi; i1++ {
-			f.fillRow(i1)
+	if ref.Dims == 2 {
+		if err := f.fill2(ctx, threads); err != nil {
+			return nil, err
 		}
+		return f, nil
+	}
+	if err := kernels.ParallelFor(ctx, f.n[0], threads, fieldGrain1, func(lo, hi int) {
+		f.fill1(lo, hi)
 	}); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// fillRow computes the exact values at the nodes of grid row i1. The loop
-// runs over reference points outside and nodes inside, which keeps each
-// node's sums in point order while giving the processor independent work.
-func (f *RepulsionField) fillRow(i1 int) {
-	n0 := f.n[0]
-	row := f.table[i1*n0*(f.ref.Dims+1) : (i1+1)*n0*(f.ref.Dims+1)]
-	y := f.ref.Y
-	if f.ref.Dims == 1 {
-		for k := range f.ref.N {
-			yk := y[k]
-			for i0 := range n0 {
-				d := f.lo[0] + float64(i0)*f.h[0] - yk
-				w := 1 / (1 + d*d)
-				row[2*i0] += w
-				row[2*i0+1] += w * w * d
-			}
-		}
-		return
-	}
-	x1 := f.lo[1] + float64(i1)*f.h[1]
-	x0 := make([]float64, n0)
-	for i0 := range x0 {
-		x0[i0] = f.lo[0] + float64(i0)*f.h[0]
-	}
-	for k := range f.ref.N {
-		yk0, d1 := y[2*k], x1-y[2*k+1]
-		q := 1 + d1*d1
-		for i0, x := range x0 {
-			d0 := x - yk0
-			w := 1 / (q + d0*d0)
-			w2 := w * w
-			t := row[3*i0 : 3*i0+3 : 3*i0+3]
-			t[0] += w
-			t[1] += w2 * d0
-			t[2] += w2 * d1
+// fieldGrain1 is the number of nodes per chunk of a 1-D table.
+const fieldGrain1 = 16
+
+// fill1 computes the exact values at the nodes lo..hi−1 of a 1-D grid:
+// O(nodes·N), at most 1024·N. The loop runs over reference points outside
+// and nodes inside, which keeps each node's sums in point order while
+// giving the processor independent work.
+func (f *RepulsionField) fill1(lo, hi int) {
+	row := f.table[2*lo : 2*hi]
+	for _, yk := range f.ref.Y {
+		for i := range hi - lo {
+			d := f.lo[0] + float64(lo+i)*f.h[0] - yk
+			w := 1 / (1 + d*d)
+			row[2*i] += w
+			row[2*i+1] += w * w * d
 		}
 	}
 }
@@ -287,5 +271,287 @@ func lagrange4(t float64) [4]float64 {
 		tp1 * tm1 * tm2 / 2,
 		-tp1 * t * tm2 / 2,
 		tp1 * t * tm1 / 6,
+	}
+}
+
+// fieldNear is the half-width, in cells, of the patch of nodes around each
+// point's cell whose values fill2 sums exactly: nodes c−fieldNear+1 ..
+// c+fieldNear on each axis of a point in cell c, so every pair left to the
+// spread sum is at least fieldNear spacings apart.
+const fieldNear = 4
+
+// fill2 computes the node values of a 2-D grid as particle–particle
+// particle–mesh sums. Each point is spread onto the 4×4 nodes around it
+// with the cubic Lagrange weights of its position (the interpolation that
+// Eval uses); the spread charges are convolved with the three kernels w,
+// w²·d0, w²·d1 at the node offsets by FFT, which is exact for charges on
+// nodes; and for the nodes within fieldNear cells of each point, that
+// point's spread term is replaced by its exact term. What remains
+// approximate is the interpolation of the kernels in the source position
+// at distances of at least fieldNear spacings (see the package doc for the
+// measured error). Every sum runs in an order fixed by the grid and the
+// point indices, and each FFT line is computed on its own, so the table is
+// bit-identical for any thread count.
+func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
+	n0, n1 := f.n[0], f.n[1]
+	ref := f.ref
+	// The points by cell row (stable), and the spread charges, summed in
+	// point order.
+	start := make([]int32, n1+1)
+	q := make([]float64, n0*n1)
+	for k := range ref.N {
+		c0, c1, a, b := f.cell2(ref.Y[2*k : 2*k+2])
+		start[c1+1]++
+		for m1 := range 4 {
+			row := q[(c1-1+m1)*n0+c0-1 : (c1-1+m1)*n0+c0+3]
+			for m0 := range 4 {
+				row[m0] += b[m1] * a[m0]
+			}
+		}
+	}
+	for i := range n1 {
+		start[i+1] += start[i]
+	}
+	order := make([]int32, ref.N)
+	pos := slices.Clone(start[:n1])
+	for k := range ref.N {
+		c1 := int((ref.Y[2*k+1] - f.lo[1]) / f.h[1])
+		order[pos[c1]] = int32(k)
+		pos[c1]++
+	}
+
+	// Mesh: the linear convolution of q with each kernel, on an FFT grid
+	// at least 2n−1 long per axis so that no offset wraps around.
+	t := newFFT2(fftSize(2*n0-1), fftSize(2*n1-1), threads)
+	qs, ks := t.spectrum(), t.spectrum()
+	if err := t.forward(ctx, qs, func(r int, row []float64) bool {
+		if r >= n1 {
+			return false
+		}
+		copy(row, q[r*n0:(r+1)*n0])
+		return true
+	}); err != nil {
+		return err
+	}
+	scale := 1 / float64(t.p0*t.p1)
+	for comp := range 3 {
+		if err := t.forward(ctx, ks, func(r int, row []float64) bool {
+			d1 := r
+			if r >= n1 {
+				d1 = r - t.p1
+				if d1 <= -n1 {
+					return false
+				}
+			}
+			for i := range row {
+				d0 := i
+				if i >= n0 {
+					d0 = i - t.p0
+					if d0 <= -n0 {
+						row[i] = 0
+						continue
+					}
+				}
+				row[i] = fieldKernel(float64(d0)*f.h[0], float64(d1)*f.h[1], comp)
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for i, v := range qs {
+			ks[i] *= v
+		}
+		if err := t.inverse(ctx, ks, n1, func(r int, row []float64) {
+			dst := f.table[r*n0*3 : (r+1)*n0*3]
+			for i0, v := range row[:n0] {
+				dst[3*i0+comp] = v * scale
+			}
+		}); err != nil {
+			return err
+		}
+	}
+
+	// Near field: the exact minus the spread terms of each point at the
+	// nodes within fieldNear cells of it. A chunk owns a band of node rows
+	// and visits the points of the cell rows that reach it, in row then
+	// point order: the order of every node's sum is that, whatever the
+	// chunks.
+	return kernels.ParallelFor(ctx, n1, threads, fieldBand, func(lo, hi int) {
+		// The kernels at the offsets −fieldNear−2 .. fieldNear+1 between
+		// a node and a spreading node, per axis.
+		const span = 2*fieldNear + 4
+		var kt [3][span][span]float64
+		for comp := range 3 {
+			for i1 := range span {
+				for i0 := range span {
+					kt[comp][i1][i0] = fieldKernel(float64(i0-fieldNear-2)*f.h[0], float64(i1-fieldNear-2)*f.h[1], comp)
+				}
+			}
+		}
+		for c1 := max(lo-fieldNear, 0); c1 <= min(hi+fieldNear-1, n1-1); c1++ {
+			for _, k := range order[start[c1]:start[c1+1]] {
+				yk := ref.Y[2*k : 2*k+2]
+				c0, _, a, b := f.cell2(yk)
+				for i1 := max(c1-fieldNear+1, lo); i1 <= min(c1+fieldNear, hi-1); i1++ {
+					// bs[comp][j] = Σ_m1 b_m1·K(j−fieldNear−2, i1 − (c1−1+m1)).
+					var bs [3][span]float64
+					for m1 := range 4 {
+						d1 := i1 - (c1 - 1 + m1) + fieldNear + 2
+						for comp := range 3 {
+							for j, v := range kt[comp][d1] {
+								bs[comp][j] += b[m1] * v
+							}
+						}
+					}
+					dst := f.table[i1*n0*3 : (i1+1)*n0*3]
+					d1 := f.lo[1] + float64(i1)*f.h[1] - yk[1]
+					q1 := 1 + d1*d1
+					for i0 := max(c0-fieldNear+1, 0); i0 <= min(c0+fieldNear, n0-1); i0++ {
+						d0 := f.lo[0] + float64(i0)*f.h[0] - yk[0]
+						w := 1 / (q1 + d0*d0)
+						w2 := w * w
+						// Offsets i0 − (c0−1+m0), shifted.
+						j := i0 - c0 + 1 + fieldNear + 2
+						t := dst[3*i0 : 3*i0+3 : 3*i0+3]
+						t[0] += w - (a[0]*bs[0][j] + a[1]*bs[0][j-1] + a[2]*bs[0][j-2] + a[3]*bs[0][j-3])
+						t[1] += w2*d0 - (a[0]*bs[1][j] + a[1]*bs[1][j-1] + a[2]*bs[1][j-2] + a[3]*bs[1][j-3])
+						t[2] += w2*d1 - (a[0]*bs[2][j] + a[1]*bs[2][j-1] + a[2]*bs[2][j-2] + a[3]*bs[2][j-3])
+					}
+				}
+			}
+		}
+	})
+}
+
+// fieldBand is the number of node rows per chunk of fill2's near field:
+// each point is visited by about 1 + (2·fieldNear−1)/fieldBand chunks.
+const fieldBand = 16
+
+// cell2 returns the grid cell (c0, c1) of a reference point y and its
+// cubic Lagrange weights along each axis: the point spreads onto nodes
+// c0−1..c0+2 × c1−1..c1+2, which NewRepulsionField's margin keeps inside
+// the grid.
+func (f *RepulsionField) cell2(y []float64) (c0, c1 int, a, b [4]float64) {
+	u0 := (y[0] - f.lo[0]) / f.h[0]
+	u1 := (y[1] - f.lo[1]) / f.h[1]
+	c0, c1 = int(u0), int(u1)
+	return c0, c1, lagrange4(u0 - float64(c0)), lagrange4(u1 - float64(c1))
+}
+
+// fieldKernel is the kernel of Z (comp 0) or of R's component comp−1 at
+// the offset (d0, d1): w, w²·d0 or w²·d1 with w = 1/(1 + d0² + d1²).
+func fieldKernel(d0, d1 float64, comp int) float64 {
+	w := 1 / (1 + d0*d0 + d1*d1)
+	switch comp {
+	case 0:
+		return w
+	case 1:
+		return w * w * d0
+	}
+	return w * w * d1
+}
+
+// fft2 is a 2-D real-to-complex FFT over p1 rows of p0 values. A spectrum
+// holds p1 rows of h0 = p0/2+1 coefficients. Every row and column is
+// transformed on its own, so the results do not depend on the thread count.
+type fft2 struct {
+	p0, p1, h0 int
+	threads    int
+	workers    []fft2Worker
+}
+
+type fft2Worker struct {
+	r    *fourier.FFT
+	c    *fourier.CmplxFFT
+	rbuf []float64
+	cbuf []complex128
+}
+
+func newFFT2(p0, p1, threads int) *fft2 {
+	t := &fft2{p0: p0, p1: p1, h0: p0/2 + 1, threads: threads}
+	t.workers = make([]fft2Worker, kernels.Workers(max(p1, t.h0), threads, 1))
+	for i := range t.workers {
+		t.workers[i] = fft2Worker{
+			r: fourier.NewFFT(p0), c: fourier.NewCmplxFFT(p1),
+			rbuf: make([]float64, p0), cbuf: make([]complex128, p1),
+		}
+	}
+	return t
+}
+
+func (t *fft2) spectrum() []complex128 { return make([]complex128, t.p1*t.h0) }
+
+// forward writes to dst the spectrum of the grid whose row r fill writes
+// (p0 values; it returns false for a row of zeros).
+func (t *fft2) forward(ctx context.Context, dst []complex128, fill func(r int, row []float64) bool) error {
+	h0 := t.h0
+	if err := kernels.ParallelForWorker(ctx, t.p1, t.threads, 1, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for r := lo; r < hi; r++ {
+			out := dst[r*h0 : (r+1)*h0]
+			clear(tw.rbuf)
+			if !fill(r, tw.rbuf) {
+				clear(out)
+				continue
+			}
+			tw.r.Coefficients(out, tw.rbuf)
+		}
+	}); err != nil {
+		return err
+	}
+	return t.columns(ctx, dst, t.p1, false)
+}
+
+// inverse transforms the spectrum s in place (unnormalised: the grid times
+// p0·p1) and hands the first rows rows to out.
+func (t *fft2) inverse(ctx context.Context, s []complex128, rows int, out func(r int, row []float64)) error {
+	if err := t.columns(ctx, s, rows, true); err != nil {
+		return err
+	}
+	h0 := t.h0
+	return kernels.ParallelForWorker(ctx, rows, t.threads, 1, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for r := lo; r < hi; r++ {
+			tw.r.Sequence(tw.rbuf, s[r*h0:(r+1)*h0])
+			out(r, tw.rbuf)
+		}
+	})
+}
+
+// columns transforms each column of s (forward, or inverse) and writes
+// back its first rows rows.
+func (t *fft2) columns(ctx context.Context, s []complex128, rows int, inverse bool) error {
+	h0 := t.h0
+	return kernels.ParallelForWorker(ctx, h0, t.threads, 1, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for j := lo; j < hi; j++ {
+			for r := range tw.cbuf {
+				tw.cbuf[r] = s[r*h0+j]
+			}
+			if inverse {
+				tw.c.Sequence(tw.cbuf, tw.cbuf)
+			} else {
+				tw.c.Coefficients(tw.cbuf, tw.cbuf)
+			}
+			for r, v := range tw.cbuf[:rows] {
+				s[r*h0+j] = v
+			}
+		}
+	})
+}
+
+// fftSize returns the smallest even n' ≥ n whose only prime factors are 2,
+// 3 and 5 (fast lengths for dsp/fourier).
+func fftSize(n int) int {
+	for m := max(n+n%2, 2); ; m += 2 {
+		r := m
+		for _, p := range []int{2, 3, 5} {
+			for r%p == 0 {
+				r /= p
+			}
+		}
+		if r == 1 {
+			return m
+		}
 	}
 }
