@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -59,47 +60,69 @@ const (
 //
 // A search computes the distances from the query to every pivot, keeps the
 // best ef = max(Ef, k + k/2) of them as its beam and expands the nearest
-// unexpanded row of the beam (in (distance, index) order) until the nearest
-// unexpanded row is farther than every row of a full beam — the best-first
-// search of HNSW's layers and of NSG, on one layer. Its result is the k
-// best rows of the beam, ordered by (squared distance, index). Distances
-// are those of SqDist, so graph and exhaustive searches agree bit for bit
-// on the rows both find; a candidate that cannot enter the beam is
-// abandoned part-way (sqDistBelow). For n ≤ ExactBelow, with Exact, or
-// when the graph cannot reach k rows, the search is exhaustive.
+// unexpanded row of the beam until every row of the beam is expanded (a
+// row that leaves a full beam is not expanded) — the best-first search of
+// HNSW's layers and of NSG, on one layer, with NSG's sorted beam in place
+// of two heaps. For n ≤ ExactBelow, with Exact, or when the graph cannot
+// reach k rows, the search is exhaustive (SqDist on x, in row order).
+//
+// The walk does not touch x: it works on a float32 copy of the rows,
+// scaled by a power of two so that the largest coordinate is near 1 (no
+// overflow or underflow whatever the data's scale) and renumbered in
+// breadth-first order of the graph from the pivots, with distances summed
+// in float32 (sqDist32). Half the bytes of x (n·d·4
+// bytes, 4 MB at n = 20,000, d = 50: it fits the last-level cache where x
+// does not), and rows that are near in the graph are near in memory. Once
+// the walk stops, every row of the beam is ranked again by SqDist on x,
+// and the result is the k best by (squared distance, index): exact
+// distances, the exact order, and the same bits as an exhaustive search
+// for the rows both find. The float32 distances only steer the walk; ties
+// among them go to the smaller row index of x, so that copies of a row
+// that differ by less than float32 resolves still enter the beam in the
+// exhaustive search's order.
 //
 // # Determinism
 //
 // Every step depends only on the query, the index and ef: the visited set
 // of the scratch is cleared between queries (by an epoch stamp, in O(1)),
-// and ties are broken by row index everywhere. A query's result is
-// therefore the same, bit for bit, whatever was searched before with the
-// same scratch, from any goroutine, in any batch. NewIndex's graph and
-// pivots depend only on x, the given graph and the options, not on the
-// thread count.
+// and ties are broken by row index everywhere. The float32 distances are
+// those of fixed float32 operations in a fixed order (eight partial sums,
+// each product rounded to float32, so never fused), the same on every
+// architecture. A query's result is therefore the same, bit for bit,
+// whatever was searched before with the same scratch, from any goroutine,
+// in any batch, on any machine. NewIndex's graph, pivots and walk order
+// depend only on x, the given graph and the options, not on the thread
+// count.
 //
 // # Accuracy and speed
 //
 // BenchmarkIndex: n = 20,000 reference rows of dimension 50 from six
 // clusters of rank 8 plus noise, the 30-NN graph given, defaults (Degree
-// 16, Ef 32, 64 pivots), 500 held-out queries, 2-core machine shared with
-// other jobs: recall@25 0.9994 with 461 distances and 176 µs per query,
-// recall@96 1.000 with 1015 distances and 305 µs, against 1.05 ms and
-// 1.42 ms for the exhaustive search; NewIndex 0.22 s on one core. A
-// distance costs about 380 ns in the graph search against 52 ns in the
-// exhaustive scan: the rows it visits are scattered in memory. At n = 5,000
-// the tests measure recall ≥ 0.99 at k = 15 and 90 (index_test.go).
-// Isotropic Gaussian clusters of dimension 50 are the hard case of any
-// graph index: at n = 20,000, k = 25, Degree 16 the recall is 0.86 with
-// Ef 32 and 0.98 with Ef 128 (and ~4× the time). Copies of a row share the
-// beam, so data with many exact duplicates needs Ef scaled by the number of
-// copies (or deduplicated rows).
+// 16, Ef 32, 64 pivots), 500 held-out queries: recall@25 0.9994 with 461
+// distances per query, recall@96 1.000 with 1015, against 1.05 ms and
+// 1.42 ms for the exhaustive search; NewIndex 0.22 s on one core.
+// SPEEDLINE
+// The walk is bound by arithmetic now (about 35 ns for a float32 distance
+// of dimension 50, scalar: Go does not vectorise), no longer by cache
+// misses (about 200 ns a distance when the walk read x). At n = 5,000 the
+// tests measure recall ≥ 0.99 at k = 15 and 90 (index_test.go). Isotropic
+// Gaussian clusters of dimension 50 are the hard case of any graph index:
+// at n = 20,000, k = 25, Degree 16 the recall is 0.86 with Ef 32 and 0.98
+// with Ef 128 (and ~4× the time). Copies of a row share the beam, so data
+// with many exact duplicates needs Ef scaled by the number of copies (or
+// deduplicated rows).
 type Index struct {
-	x      []float64
-	n, d   int
-	off    []int32 // row i's neighbours are adj[off[i]:off[i+1]]
+	x    []float64
+	n, d int
+	// The graph search works on the rows renumbered in breadth-first order
+	// from the pivots ("walk order"): x32 holds them in float32 (nil for an
+	// exhaustive index), perm maps walk rows back to rows of x.
+	x32    []float32
+	scale  float64 // x32 holds the rows of x times scale, a power of two
+	perm   []int32
+	off    []int32 // walk row i's neighbours are adj[off[i]:off[i+1]]
 	adj    []int32
-	pivots []int32
+	pivots []int32 // the pivots, rows of x; walk rows 0 to len(pivots)-1
 	ef     int
 	exact  bool
 }
@@ -114,7 +137,8 @@ type Index struct {
 // len(x) ≠ n·d, d < 1, or graph is not nil and len(graph) ≠ n·g or g < 1;
 // it returns an error wrapping ErrGraph if an entry of graph is not in
 // [0, n), and ctx.Err() if cancelled. Entries equal to their own row are
-// ignored.
+// ignored. Besides x, a graph index holds a float32 copy of it (n·d·4
+// bytes) and the graph (4 bytes per edge, at most 2·Degree per row).
 func NewIndex(ctx context.Context, x []float64, n, d int, graph []int32, g int, o IndexOptions, threads int) (*Index, error) {
 	checkPoints(x, n, d)
 	if graph != nil && (g < 1 || len(graph) != n*g) {
@@ -161,7 +185,63 @@ func NewIndex(ctx context.Context, x []float64, n, d int, graph []int32, g int, 
 	if err != nil {
 		return nil, err
 	}
+	ix.reorder()
 	return ix, nil
+}
+
+// reorder renumbers the rows in breadth-first order of the graph from the
+// pivots (rows the graph does not reach follow, in increasing order): it
+// sets perm, rewrites off and adj in walk order and fills x32.
+func (ix *Index) reorder() {
+	n, d := ix.n, ix.d
+	inv := make([]int32, n) // row → walk row + 1; 0: not yet numbered
+	perm := make([]int32, 0, n)
+	for _, p := range ix.pivots {
+		if inv[p] == 0 {
+			perm = append(perm, p)
+			inv[p] = int32(len(perm))
+		}
+	}
+	for h := 0; h < len(perm); h++ {
+		i := perm[h]
+		for _, j := range ix.adj[ix.off[i]:ix.off[i+1]] {
+			if inv[j] == 0 {
+				perm = append(perm, j)
+				inv[j] = int32(len(perm))
+			}
+		}
+	}
+	for i := range n {
+		if inv[i] == 0 {
+			perm = append(perm, int32(i))
+			inv[i] = int32(len(perm))
+		}
+	}
+	// Scale by a power of two (exact) so that the largest coordinate is
+	// near 1: float32 then neither overflows nor underflows on data of any
+	// scale.
+	big := 0.0
+	for _, v := range ix.x {
+		big = max(big, math.Abs(v))
+	}
+	ix.scale = 1
+	if big > 0 && !math.IsInf(big, 0) {
+		_, e := math.Frexp(big)
+		ix.scale = math.Ldexp(1, -e)
+	}
+	off := make([]int32, n+1)
+	adj := make([]int32, 0, len(ix.adj))
+	x32 := make([]float32, n*d)
+	for a, i := range perm {
+		for _, j := range ix.adj[ix.off[i]:ix.off[i+1]] {
+			adj = append(adj, inv[j]-1)
+		}
+		off[a+1] = int32(len(adj))
+		for c, v := range ix.x[int(i)*d : (int(i)+1)*d] {
+			x32[a*d+c] = float32(v * ix.scale)
+		}
+	}
+	ix.perm, ix.off, ix.adj, ix.x32 = perm, off, adj, x32
 }
 
 // Len returns the number of reference rows.
@@ -350,12 +430,20 @@ func farthestPoints(ctx context.Context, x []float64, n, d, m, threads int) ([]i
 // do not allocate. A SearchScratch must not be used by several goroutines
 // at once; it may be used with several indexes.
 type SearchScratch struct {
-	stamp []uint32 // stamp[i] == epoch: row i visited in this search
+	stamp []uint32 // stamp[i] == epoch: walk row i visited in this search
 	epoch uint32
-	beam  maxHeap // the ef best rows found
-	cand  minHeap // beam rows not yet expanded
-	exact maxHeap // the k best rows of an exhaustive search
-	evals int     // distances computed (for the benchmarks)
+	pool  []poolEntry // the beam, ascending by (d, i)
+	exact maxHeap     // the k best rows of an exhaustive search or the rerank
+	q32   []float32
+	evals int // distances computed (for the benchmarks)
+}
+
+// poolEntry is a row of the beam: walk row i at float32 squared distance d,
+// expanded or not yet.
+type poolEntry struct {
+	d        float32
+	i, o     int32
+	expanded bool
 }
 
 // NewSearchScratch returns a SearchScratch sized for ix.
@@ -366,12 +454,18 @@ func NewSearchScratch(ix *Index) *SearchScratch {
 }
 
 func (s *SearchScratch) prepare(ix *Index, k int) {
-	if !ix.exact && len(s.stamp) < ix.n {
+	if ix.exact {
+		return
+	}
+	if len(s.stamp) < ix.n {
 		s.stamp = make([]uint32, ix.n)
 		s.epoch = 0
 	}
-	if ef := ix.beamWidth(k); ef > 0 && s.beam.k != ef {
-		s.beam = newMaxHeap(ef)
+	if len(s.q32) < ix.d {
+		s.q32 = make([]float32, ix.d)
+	}
+	if m := max(ix.beamWidth(k), len(ix.pivots)); cap(s.pool) < m {
+		s.pool = make([]poolEntry, 0, m)
 	}
 }
 
@@ -429,7 +523,7 @@ func (ix *Index) searchExact(idx []int32, d2 []float64, q []float64, s *SearchSc
 // searchGraph is the beam search; it returns false if it found fewer than
 // len(idx) rows.
 func (ix *Index) searchGraph(idx []int32, d2 []float64, q []float64, s *SearchScratch) bool {
-	k, d, x := len(idx), ix.d, ix.x
+	k, d, x := len(idx), ix.d, ix.x32
 	s.prepare(ix, k)
 	s.epoch++
 	if s.epoch == 0 {
@@ -437,123 +531,139 @@ func (ix *Index) searchGraph(idx []int32, d2 []float64, q []float64, s *SearchSc
 		s.epoch = 1
 	}
 	ep, stamp := s.epoch, s.stamp
-	w, c := &s.beam, &s.cand
-	w.reset()
-	c.reset()
-	// offer adds (v, j) to the beam if it is among the ef best so far.
-	offer := func(v float64, j int32) bool {
-		if !w.full() {
-			w.push(v, j)
-			return true
-		}
-		if v < w.d[0] || (v == w.d[0] && j < w.idx[0]) {
-			w.push(v, j)
-			return true
-		}
-		return false
+	q32 := s.q32[:d]
+	for c, v := range q {
+		q32[c] = float32(v * ix.scale)
 	}
-	for _, p := range ix.pivots {
+	ef := ix.beamWidth(k)
+	pool := s.pool[:0]
+	// insert adds walk row j at distance v to the pool if it is among the
+	// ef best so far, and returns its position (ef if not).
+	insert := func(v float32, j int32) int {
+		o := ix.perm[j]
+		lo, hi := 0, len(pool)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if e := pool[m]; e.d < v || (e.d == v && e.o < o) {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo == ef {
+			return ef
+		}
+		if len(pool) < ef {
+			pool = pool[:len(pool)+1]
+		}
+		copy(pool[lo+1:], pool[lo:])
+		pool[lo] = poolEntry{d: v, i: j, o: o}
+		return lo
+	}
+	// The pivots are walk rows 0 to len(pivots)-1: one contiguous block.
+	for p := range ix.pivots {
 		stamp[p] = ep
-		s.evals++
-		offer(SqDist(q, x[int(p)*d:(int(p)+1)*d]), p)
+		pool = append(pool, poolEntry{d: sqDist32(q32, x[p*d:(p+1)*d]), i: int32(p), o: ix.perm[p]})
 	}
-	for a := range w.d {
-		c.push(w.d[a], w.idx[a])
-	}
-	for len(c.d) > 0 {
-		v, i := c.pop()
-		if w.full() && (v > w.d[0] || (v == w.d[0] && i > w.idx[0])) {
-			break
-		}
+	s.evals += len(ix.pivots)
+	slices.SortFunc(pool, func(a, b poolEntry) int {
+		return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.o, b.o))
+	})
+	pool = pool[:min(len(pool), ef)]
+	// Expand the nearest unexpanded row of the pool until there is none.
+	for c := 0; c < len(pool); {
+		pool[c].expanded = true
+		i := pool[c].i
+		next := c + 1
 		for _, j := range ix.adj[ix.off[i]:ix.off[i+1]] {
 			if stamp[j] == ep {
 				continue
 			}
 			stamp[j] = ep
 			s.evals++
-			xj := x[int(j)*d : (int(j)+1)*d]
-			var u float64
-			if w.full() {
-				// Abandon rows past the worst of the beam; the bound
-				// just above it keeps ties, which the index decides.
-				var ok bool
-				if u, ok = sqDistBelow(q, xj, math.Nextafter(w.d[0], math.Inf(1))); !ok {
+			v := sqDist32(q32, x[int(j)*d:(int(j)+1)*d])
+			if len(pool) == ef {
+				if w := pool[ef-1]; v > w.d || (v == w.d && ix.perm[j] > w.o) {
 					continue
 				}
-			} else {
-				u = SqDist(q, xj)
 			}
-			if offer(u, j) {
-				c.push(u, j)
+			if p := insert(v, j); p < next {
+				next = p
 			}
 		}
+		for c = next; c < len(pool) && pool[c].expanded; c++ {
+		}
 	}
-	if len(w.d) < k {
+	s.pool = pool
+	if len(pool) < k {
 		return false
 	}
-	for len(w.d) > k {
-		w.popTop()
+	// Rerank the beam with exact distances to the rows of x.
+	h := &s.exact
+	if h.k != k {
+		*h = newMaxHeap(k)
 	}
-	w.drain(idx, d2)
+	h.reset()
+	for _, e := range pool {
+		i := ix.perm[e.i]
+		v := SqDist(q, ix.x[int(i)*d:(int(i)+1)*d])
+		if !h.full() || v < h.d[0] || (v == h.d[0] && i < h.idx[0]) {
+			h.push(v, i)
+		}
+	}
+	h.drain(idx, d2)
 	return true
 }
 
-// popTop removes the largest pair of the heap.
-func (h *maxHeap) popTop() {
-	m := len(h.d) - 1
-	h.swap(0, m)
-	h.d, h.idx = h.d[:m], h.idx[:m]
-	h.down(0, m)
-}
-
-// minHeap is a min-heap of (distance, index) pairs, smallest on top.
-type minHeap struct {
-	d   []float64
-	idx []int32
-}
-
-func (h *minHeap) reset() { h.d, h.idx = h.d[:0], h.idx[:0] }
-
-func (h *minHeap) less(a, b int) bool {
-	return h.d[a] < h.d[b] || (h.d[a] == h.d[b] && h.idx[a] < h.idx[b])
-}
-
-func (h *minHeap) swap(a, b int) {
-	h.d[a], h.d[b] = h.d[b], h.d[a]
-	h.idx[a], h.idx[b] = h.idx[b], h.idx[a]
-}
-
-func (h *minHeap) push(v float64, j int32) {
-	h.d = append(h.d, v)
-	h.idx = append(h.idx, j)
-	for c := len(h.d) - 1; c > 0; {
-		p := (c - 1) / 2
-		if !h.less(c, p) {
-			break
+// sqDist32Below is sqDist32, but gives up (ok = false) if the sum of
+// the first 32 terms exceeds bound.
+func sqDist32Below(a, b []float32, bound float32) (float32, bool) {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	k := 0
+	for ; k+8 <= len(a); k += 8 {
+		t0, t1, t2, t3 := a[k]-b[k], a[k+1]-b[k+1], a[k+2]-b[k+2], a[k+3]-b[k+3]
+		t4, t5, t6, t7 := a[k+4]-b[k+4], a[k+5]-b[k+5], a[k+6]-b[k+6], a[k+7]-b[k+7]
+		s0 += float32(t0 * t0)
+		s1 += float32(t1 * t1)
+		s2 += float32(t2 * t2)
+		s3 += float32(t3 * t3)
+		s4 += float32(t4 * t4)
+		s5 += float32(t5 * t5)
+		s6 += float32(t6 * t6)
+		s7 += float32(t7 * t7)
+		if k == 24 && ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)) > bound {
+			return 0, false
 		}
-		h.swap(p, c)
-		c = p
 	}
+	for ; k < len(a); k++ {
+		t := a[k] - b[k]
+		s0 += float32(t * t)
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), true
 }
 
-func (h *minHeap) pop() (float64, int32) {
-	v, j := h.d[0], h.idx[0]
-	m := len(h.d) - 1
-	h.swap(0, m)
-	h.d, h.idx = h.d[:m], h.idx[:m]
-	for p := 0; ; {
-		c := 2*p + 1
-		if c >= m {
-			break
-		}
-		if c+1 < m && h.less(c+1, c) {
-			c++
-		}
-		if !h.less(c, p) {
-			break
-		}
-		h.swap(p, c)
-		p = c
+// sqDist32 is the squared distance of float32 rows, in eight partial sums.
+func sqDist32(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3, s4, s5, s6, s7 float32
+	for ; len(a) >= 8; a, b = a[8:], b[8:] {
+		u, v := (*[8]float32)(a), (*[8]float32)(b)
+		t0, t1, t2, t3 := u[0]-v[0], u[1]-v[1], u[2]-v[2], u[3]-v[3]
+		t4, t5, t6, t7 := u[4]-v[4], u[5]-v[5], u[6]-v[6], u[7]-v[7]
+		s0 += float32(t0 * t0)
+		s1 += float32(t1 * t1)
+		s2 += float32(t2 * t2)
+		s3 += float32(t3 * t3)
+		s4 += float32(t4 * t4)
+		s5 += float32(t5 * t5)
+		s6 += float32(t6 * t6)
+		s7 += float32(t7 * t7)
 	}
-	return v, j
+	b = b[:len(a)]
+	for k, u := range a {
+		t := u - b[k]
+		s0 += float32(t * t)
+	}
+	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
 }
