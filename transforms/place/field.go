@@ -54,10 +54,10 @@ type RepulsionField struct {
 	// Grid, for Dims ≤ 2 only (n[1] = 1 when Dims = 1): node (i0, i1) is at
 	// lo + (i0·h[0], i1·h[1]) and stores Dims+1 values, Z then R, at
 	// table[((i1·n[0]+i0)·(Dims+1)):].
-	grid  bool
-	lo, h [2]float64
-	n     [2]int
-	table []float64
+	grid        bool
+	lo, h, invH [2]float64 // invH = 1/h
+	n           [2]int
+	table       []float64
 }
 
 // NewRepulsionField tabulates the field of ref (for Dims 1 and 2; for
@@ -113,7 +113,7 @@ func NewRepulsionField(ctx context.Context, ref Reference, o FieldOptions, threa
 			cells = o.MaxNodes - 1
 			h = span / float64(cells-2)
 		}
-		f.h[c] = h
+		f.h[c], f.invH[c] = h, 1/h
 		f.n[c] = cells + 1
 		f.lo[c] = bmin[c] - o.Margin - h
 	}
@@ -226,51 +226,65 @@ func (f *RepulsionField) Eval(y, r []float64) (z float64) {
 	if len(y) != f.ref.Dims || len(r) != f.ref.Dims {
 		panic(fmt.Sprintf("place: len(y) = %d, len(r) = %d, want Dims = %d", len(y), len(r), f.ref.Dims))
 	}
+	if f.ref.Dims == 2 {
+		z, r[0], r[1] = f.eval2(y[0], y[1])
+		return z
+	}
 	// Cell i covers [lo + i·h, lo + (i+1)·h); its cubic uses nodes i−1..i+2,
 	// so the usable cells are 1..n−3.
-	u0 := (y[0] - f.lo[0]) / f.h[0]
+	u0 := (y[0] - f.lo[0]) * f.invH[0]
 	if !(u0 >= 1 && u0 < float64(f.n[0]-2)) {
 		return f.EvalExact(y, r)
 	}
 	i0 := int(u0)
 	a := lagrange4(u0 - float64(i0))
-	if f.ref.Dims == 1 {
-		t := f.table[2*(i0-1) : 2*(i0+3)]
-		z = a[0]*t[0] + a[1]*t[2] + a[2]*t[4] + a[3]*t[6]
-		r[0] = a[0]*t[1] + a[1]*t[3] + a[2]*t[5] + a[3]*t[7]
-		return z
+	t := f.table[2*(i0-1) : 2*(i0+3)]
+	z = a[0]*t[0] + a[1]*t[2] + a[2]*t[4] + a[3]*t[6]
+	r[0] = a[0]*t[1] + a[1]*t[3] + a[2]*t[5] + a[3]*t[7]
+	return z
+}
+
+// eval2 is Eval for Dims = 2 on a grid, with scalar arguments and results
+// (Place's inner loop).
+func (f *RepulsionField) eval2(y0, y1 float64) (z, r0, r1 float64) {
+	u0 := (y0 - f.lo[0]) * f.invH[0]
+	u1 := (y1 - f.lo[1]) * f.invH[1]
+	if !(u0 >= 1 && u0 < float64(f.n[0]-2) && u1 >= 1 && u1 < float64(f.n[1]-2)) {
+		var y, r [2]float64
+		y[0], y[1] = y0, y1
+		z = f.EvalExact(y[:], r[:])
+		return z, r[0], r[1]
 	}
-	u1 := (y[1] - f.lo[1]) / f.h[1]
-	if !(u1 >= 1 && u1 < float64(f.n[1]-2)) {
-		return f.EvalExact(y, r)
-	}
-	i1 := int(u1)
+	i0, i1 := int(u0), int(u1)
+	a := lagrange4(u0 - float64(i0))
 	b := lagrange4(u1 - float64(i1))
 	n0 := f.n[0]
-	var r0, r1 float64
+	// The 4×4 nodes from (i0−1, i1−1): 12 values per grid row.
+	base := ((i1-1)*n0 + i0 - 1) * 3
+	stride := n0 * 3
+	t := f.table[base : base+3*stride+12]
 	for m := range 4 {
-		base := ((i1-1+m)*n0 + i0 - 1) * 3
-		t := f.table[base : base+12 : base+12]
-		z0 := a[0]*t[0] + a[1]*t[3] + a[2]*t[6] + a[3]*t[9]
-		x0 := a[0]*t[1] + a[1]*t[4] + a[2]*t[7] + a[3]*t[10]
-		x1 := a[0]*t[2] + a[1]*t[5] + a[2]*t[8] + a[3]*t[11]
+		v := t[m*stride : m*stride+12 : m*stride+12]
+		z0 := a[0]*v[0] + a[1]*v[3] + a[2]*v[6] + a[3]*v[9]
+		x0 := a[0]*v[1] + a[1]*v[4] + a[2]*v[7] + a[3]*v[10]
+		x1 := a[0]*v[2] + a[1]*v[5] + a[2]*v[8] + a[3]*v[11]
 		z += b[m] * z0
 		r0 += b[m] * x0
 		r1 += b[m] * x1
 	}
-	r[0], r[1] = r0, r1
-	return z
+	return z, r0, r1
 }
 
 // lagrange4 returns the weights of the cubic through the nodes −1, 0, 1, 2
 // evaluated at t ∈ [0, 1).
 func lagrange4(t float64) [4]float64 {
+	const sixth = 1.0 / 6 // a product: a division costs several
 	tm1, tp1, tm2 := t-1, t+1, t-2
 	return [4]float64{
-		-t * tm1 * tm2 / 6,
-		tp1 * tm1 * tm2 / 2,
-		-tp1 * t * tm2 / 2,
-		tp1 * t * tm1 / 6,
+		-t * tm1 * tm2 * sixth,
+		tp1 * tm1 * tm2 * 0.5,
+		-tp1 * t * tm2 * 0.5,
+		tp1 * t * tm1 * sixth,
 	}
 }
 
@@ -315,7 +329,7 @@ func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
 	order := make([]int32, ref.N)
 	pos := slices.Clone(start[:n1])
 	for k := range ref.N {
-		c1 := int((ref.Y[2*k+1] - f.lo[1]) / f.h[1])
+		_, c1, _, _ := f.cell2(ref.Y[2*k : 2*k+2])
 		order[pos[c1]] = int32(k)
 		pos[c1]++
 	}
@@ -432,8 +446,8 @@ const fieldBand = 16
 // c0−1..c0+2 × c1−1..c1+2, which NewRepulsionField's margin keeps inside
 // the grid.
 func (f *RepulsionField) cell2(y []float64) (c0, c1 int, a, b [4]float64) {
-	u0 := (y[0] - f.lo[0]) / f.h[0]
-	u1 := (y[1] - f.lo[1]) / f.h[1]
+	u0 := (y[0] - f.lo[0]) * f.invH[0]
+	u1 := (y[1] - f.lo[1]) * f.invH[1]
 	c0, c1 = int(u0), int(u1)
 	return c0, c1, lagrange4(u0 - float64(c0)), lagrange4(u1 - float64(c1))
 }

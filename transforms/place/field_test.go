@@ -174,7 +174,7 @@ func TestRepulsionFieldOutside(t *testing.T) {
 		for i, y := range fieldQueries(ref, 0, 50, 200, 4) {
 			inside := true
 			for a := range dims {
-				u := (y[a] - f.lo[a]) / f.h[a]
+				u := (y[a] - f.lo[a]) * f.invH[a]
 				inside = inside && u >= 1 && u < float64(f.n[a]-2)
 			}
 			if inside {

@@ -31,8 +31,12 @@ type TSNEOptions struct {
 	Momentum float64 `json:"momentum"`
 	// MaxGradNorm clips the Euclidean norm of ½·∂C/∂y; 0 does not clip.
 	MaxGradNorm float64 `json:"max_grad_norm"`
-	// Iterations is the fixed number of gradient steps (≥ 0).
+	// Iterations is the largest number of gradient steps (≥ 0).
 	Iterations int `json:"iterations"`
+	// Tol stops a row early, before the step at which both the norm of
+	// ½·∂C_α/∂y (unclipped) and that of the last update are at most Tol
+	// (≥ 0; 0 runs all Iterations).
+	Tol float64 `json:"tol,omitempty"`
 	// InitNeighbors is how many nearest reference rows the median
 	// initialisation uses (≥ 1).
 	InitNeighbors int `json:"init_neighbors"`
@@ -52,6 +56,7 @@ func DefaultTSNEOptions() TSNEOptions {
 		Momentum:      0.8,
 		MaxGradNorm:   0.25,
 		Iterations:    250,
+		Tol:           1e-4,
 		InitNeighbors: 25,
 	}
 }
@@ -91,6 +96,8 @@ func NewTSNE(ctx context.Context, ref Reference, o TSNEOptions, threads int) (*T
 		return nil, bad("max gradient norm", o.MaxGradNorm, "a finite value ≥ 0 (0: no clipping)")
 	case o.Iterations < 0:
 		return nil, bad("iterations", o.Iterations, "≥ 0")
+	case !(o.Tol >= 0) || math.IsInf(o.Tol, 1):
+		return nil, bad("tolerance", o.Tol, "a finite value ≥ 0")
 	case o.InitNeighbors < 1:
 		return nil, bad("init neighbours", o.InitNeighbors, "≥ 1")
 	}
@@ -115,6 +122,7 @@ func (t *TSNE) Field() *RepulsionField { return t.field }
 // to use, and Place does not allocate once it has grown.
 type Scratch struct {
 	p, buf                []float64
+	yn                    []float64 // the affinity neighbours' positions
 	y, r, g, update, gain []float64
 }
 
@@ -122,6 +130,9 @@ func (s *Scratch) grow(m, dims int) {
 	if cap(s.p) < m {
 		s.p = make([]float64, m)
 		s.buf = make([]float64, m)
+	}
+	if cap(s.yn) < m*dims {
+		s.yn = make([]float64, m*dims)
 	}
 	if cap(s.y) < dims {
 		s.y = make([]float64, dims)
@@ -178,39 +189,132 @@ func (t *TSNE) Place(dst []float64, nbr []int32, d2 []float64, s *Scratch) (kl f
 	nbr = nbr[:k]
 	y := s.y[:dims]
 	MedianInit(y, t.ref, nbr[:min(t.o.InitNeighbors, m)], s.buf)
+	yn := t.gather(s.yn[:k*dims], nbr)
+	if dims == 2 {
+		y[0], y[1], _ = t.descend2(y[0], y[1], yn, p)
+	} else {
+		t.descend(y, yn, p, s)
+	}
+	copy(dst, y)
+	return t.cost(y, nbr, p, s.r[:dims], false), nil
+}
+
+// gather copies the positions of the reference points nbr to dst (len(nbr)
+// rows) and returns it: the inner loops then read them in order.
+func (t *TSNE) gather(dst []float64, nbr []int32) []float64 {
+	dims := t.ref.Dims
+	for i, j := range nbr {
+		copy(dst[i*dims:(i+1)*dims], t.ref.Row(j))
+	}
+	return dst
+}
+
+// descend runs the optimiser from y (any Dims; descend2 is the same for
+// Dims = 2 on scalars).
+func (t *TSNE) descend(y, yn, p []float64, s *Scratch) {
+	dims := t.ref.Dims
 	g, update, gain := s.g[:dims], s.update[:dims], s.gain[:dims]
 	for c := range dims {
 		update[c], gain[c] = 0, 1
 	}
-	eta, mom, clip := t.o.LearningRate, t.o.Momentum, t.o.MaxGradNorm
+	eta, mom, tol2 := t.o.LearningRate, t.o.Momentum, t.o.Tol*t.o.Tol
 	for range t.o.Iterations {
-		t.halfGrad(g, y, nbr, p, t.o.Exaggeration, s.r[:dims], false)
-		if clip > 0 {
-			var n2 float64
-			for _, v := range g {
-				n2 += v * v
-			}
-			// openTSNE's rule, with its guard against a zero norm.
-			if f := clip / (math.Sqrt(n2) + 1e-6); f < 1 {
-				for c := range g {
-					g[c] *= f
-				}
+		t.halfGrad(g, y, yn, p, t.o.Exaggeration, s.r[:dims], false)
+		n2 := dotSelf(g)
+		if n2 <= tol2 && dotSelf(update) <= tol2 {
+			break
+		}
+		if f := clipFactor(n2, t.o.MaxGradNorm); f < 1 {
+			for c := range g {
+				g[c] *= f
 			}
 		}
-		// openTSNE's gains: up by 0.2 when the gradient's sign differs
-		// from the last update's (sign(0) = 0), else ×0.8 + 0.01.
 		for c, v := range g {
-			if tsneSign(v) != tsneSign(update[c]) {
-				gain[c] += 0.2
-			} else {
-				gain[c] = gain[c]*0.8 + 0.01
-			}
-			update[c] = mom*update[c] - eta*gain[c]*v
+			update[c], gain[c] = gainStep(v, update[c], gain[c], eta, mom)
 			y[c] += update[c]
 		}
 	}
-	copy(dst, y)
-	return t.cost(y, nbr, p, s.r[:dims], false), nil
+}
+
+// descend2 is descend for Dims = 2 on scalars (the same arithmetic in the
+// same order, bit for bit); it also returns the number of steps taken.
+func (t *TSNE) descend2(y0, y1 float64, yn, p []float64) (float64, float64, int) {
+	var u0, u1 float64
+	k0, k1 := 1.0, 1.0
+	alpha, eta, mom, clip := t.o.Exaggeration, t.o.LearningRate, t.o.Momentum, t.o.MaxGradNorm
+	tol2 := t.o.Tol * t.o.Tol
+	// clipFactor(n2, clip) < 1 needs √n2 > clip − 1e-6; the bound below
+	// that is loose enough for rounding.
+	clip2 := 0.99 * max(clip-1e-6, 0) * max(clip-1e-6, 0)
+	for it := range t.o.Iterations {
+		a0, a1 := attract2(y0, y1, yn, p)
+		z, r0, r1 := t.field.eval2(y0, y1)
+		inv := 1 / z
+		g0, g1 := alpha*a0-r0*inv, alpha*a1-r1*inv
+		n2 := g0*g0 + g1*g1
+		if n2 <= tol2 && u0*u0+u1*u1 <= tol2 {
+			return y0, y1, it
+		}
+		if n2 > clip2 { // else clipFactor ≥ 1: skip its root and division
+			if f := clipFactor(n2, clip); f < 1 {
+				g0, g1 = g0*f, g1*f
+			}
+		}
+		u0, k0 = gainStep(g0, u0, k0, eta, mom)
+		u1, k1 = gainStep(g1, u1, k1, eta, mom)
+		y0 += u0
+		y1 += u1
+	}
+	return y0, y1, t.o.Iterations
+}
+
+// attract2 returns Σ_i p_i·w_i·(y − yn_i) over the 2-D positions yn, in two
+// partial sums (even and odd i) added at the end: independent chains keep
+// the divisions flowing.
+func attract2(y0, y1 float64, yn, p []float64) (float64, float64) {
+	var e0, e1, o0, o1 float64
+	yn = yn[:2*len(p)]
+	i := 0
+	for ; i+1 < len(p); i += 2 {
+		v := yn[2*i : 2*i+4 : 2*i+4]
+		d0, d1 := y0-v[0], y1-v[1]
+		f0, f1 := y0-v[2], y1-v[3]
+		pw := p[i] / (1 + d0*d0 + d1*d1)
+		qw := p[i+1] / (1 + f0*f0 + f1*f1)
+		e0 += pw * d0
+		e1 += pw * d1
+		o0 += qw * f0
+		o1 += qw * f1
+	}
+	if i < len(p) {
+		d0, d1 := y0-yn[2*i], y1-yn[2*i+1]
+		pw := p[i] / (1 + d0*d0 + d1*d1)
+		e0 += pw * d0
+		e1 += pw * d1
+	}
+	return e0 + o0, e1 + o1
+}
+
+// clipFactor is openTSNE's gradient clipping, with its guard against a
+// zero norm: the factor to multiply a gradient of squared norm n2 by when
+// it is below 1 (clip = 0: no clipping).
+func clipFactor(n2, clip float64) float64 {
+	if clip == 0 {
+		return 1
+	}
+	return clip / (math.Sqrt(n2) + 1e-6)
+}
+
+// gainStep is openTSNE's update of one coordinate: the gain grows by 0.2
+// when the gradient's sign differs from the last update's (sign(0) = 0),
+// else becomes gain·0.8 + 0.01, and update ← mom·update − eta·gain·g.
+func gainStep(g, update, gain, eta, mom float64) (float64, float64) {
+	if tsneSign(g) != tsneSign(update) {
+		gain += 0.2
+	} else {
+		gain = gain*0.8 + 0.01
+	}
+	return mom*update - eta*gain*g, gain
 }
 
 // halfGrad writes to g half the gradient of the row's objective with the
@@ -218,24 +322,17 @@ func (t *TSNE) Place(dst []float64, nbr []int32, d2 []float64, s *Scratch) (kl f
 //
 //	½·∂C_α/∂y = α·Σ_j p_j·w_j·(y − y_j) − R(y)/Z(y),
 //
-// from the interpolated field, or the exact one when exact is set; r is
-// Dims values of scratch. It returns Z(y).
-func (t *TSNE) halfGrad(g, y []float64, nbr []int32, p []float64, alpha float64, r []float64, exact bool) float64 {
+// with the neighbours' positions y_j gathered in yn, from the interpolated
+// field, or the exact one when exact is set; r is Dims values of scratch.
+// It returns Z(y).
+func (t *TSNE) halfGrad(g, y, yn, p []float64, alpha float64, r []float64, exact bool) float64 {
 	dims := t.ref.Dims
 	clear(g)
 	if dims == 2 {
-		var g0, g1 float64
-		for i, j := range nbr {
-			yj := t.ref.Y[2*int(j) : 2*int(j)+2 : 2*int(j)+2]
-			d0, d1 := y[0]-yj[0], y[1]-yj[1]
-			pw := p[i] / (1 + d0*d0 + d1*d1)
-			g0 += pw * d0
-			g1 += pw * d1
-		}
-		g[0], g[1] = g0, g1
+		g[0], g[1] = attract2(y[0], y[1], yn, p)
 	} else {
-		for i, j := range nbr {
-			yj := t.ref.Row(j)
+		for i := range p {
+			yj := yn[i*dims : (i+1)*dims]
 			s := 1.0
 			for c, v := range yj {
 				d := y[c] - v
@@ -283,6 +380,15 @@ func (t *TSNE) cost(y []float64, nbr []int32, p, r []float64, exact bool) float6
 		kl += p[i] * math.Log(p[i]*z*s)
 	}
 	return kl
+}
+
+// dotSelf returns Σ v_i².
+func dotSelf(v []float64) float64 {
+	var s float64
+	for _, x := range v {
+		s += x * x
+	}
+	return s
 }
 
 // tsneSign is −1, 0 or 1 (numpy's sign, which openTSNE's gains use).
