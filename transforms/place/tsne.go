@@ -47,7 +47,8 @@ type TSNEOptions struct {
 // DefaultTSNEOptions returns the defaults: openTSNE's transform settings
 // (perplexity 5, 25 neighbours for the median initialisation, learning rate
 // 0.1, exaggeration 1.5, momentum 0.8, gradient norm clipped at 0.25, 250
-// iterations); the package doc has the measurements that kept them.
+// iterations) and an early stop at Tol 1e-4; the package doc has the
+// measurements behind them.
 func DefaultTSNEOptions() TSNEOptions {
 	return TSNEOptions{
 		Perplexity:    5,
