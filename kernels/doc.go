@@ -1,8 +1,10 @@
 // Package kernels holds the numeric building blocks that several transforms
 // share: a deterministic chunked parallel-for, pairwise distances, exact
-// k-nearest neighbours and neighbour ranks, kernel (Gram) matrices
-// (Kernel), perplexity calibration, spectrum corrections and the
-// Barnes–Hut tree (BHTree) over an embedding. It knows nothing of Arrow.
+// k-nearest neighbours and neighbour ranks, a graph index for the nearest
+// reference rows of new points (Index: approximate search, exact
+// distances), kernel (Gram) matrices (Kernel), perplexity calibration,
+// spectrum corrections and the Barnes–Hut tree (BHTree) over an embedding.
+// It knows nothing of Arrow.
 //
 // Numerics that serve a single method live in that method's package: the
 // t-SNE gradients and KL in transforms/tsne, the NeRV stresses (exact and
