@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Placement speed: place 1,000,000 rows (D = 50) into a 20,000-row t-SNE map and a
-# 20,000-row NeRV (Barnes–Hut) map, with wall time, rows/s and peak memory; 100,000 rows
-# as well, to show that peak memory does not grow with the rows placed; and openTSNE's
-# transform of 20,000 rows into its own 20,000-row map, side by side.
+# Placement speed: place 1,000,000 rows (D = 50) into a 20,000-row t-SNE map, with wall
+# time, rows/s and peak memory; 100,000 rows as well, to show that peak memory does not grow
+# with the rows placed; 100,000 rows into a 5,000-row ClassNeRV (Barnes–Hut) map; and
+# openTSNE's transform of 20,000 rows into its own 20,000-row map, side by side.
 # Usage: scripts/placement/speed.sh [WORKDIR]   (needs Go; Python with numpy, pyarrow, openTSNE
-# in $PYTHON, default python3). Takes about 30 minutes on 2 cores, most of it fitting the maps.
+# in $PYTHON, default python3). Takes about 20 minutes on 2 cores, most of it fitting the maps
+# and openTSNE.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -17,13 +18,14 @@ ord="$work/ordinate"
 [ -f "$work/new.parquet" ] || "$py" "$here/gen.py" 1000000 "$work/new.parquet" 2 10000000
 [ -f "$work/new100k.parquet" ] || "$py" "$here/gen.py" 100000 "$work/new100k.parquet" 3 20000000
 [ -f "$work/new20k.parquet" ] || "$py" "$here/gen.py" 20000 "$work/new20k.parquet" 4 30000000
+[ -f "$work/ref5k.parquet" ] || "$py" "$here/gen.py" 5000 "$work/ref5k.parquet" 6 50000000
 [ -f "$work/new1.parquet" ] || "$py" "$here/gen.py" 1 "$work/new1.parquet" 5 40000000
 measure() { # label, command…
   local label=$1; shift
   /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$@" 2>&1 >/dev/null | grep "^$label:"
 }
 [ -f "$work/tsne.model.parquet" ] || measure "fit tsne bh 20k" "$ord" tsne --quiet --in "$work/ref.parquet" --id id --label label --method bh --out "$work/tsne.parquet" --model-out "$work/tsne.model.parquet"
-[ -f "$work/nerv.model.parquet" ] || measure "fit nerv bh 20k" "$ord" nerv --quiet --in "$work/ref.parquet" --id id --label label --method bh --out "$work/nerv.parquet" --model-out "$work/nerv.model.parquet"
+[ -f "$work/nerv.model.parquet" ] || measure "fit nerv bh 5k" "$ord" nerv --quiet --in "$work/ref5k.parquet" --id id --label label --method bh --out "$work/nerv.parquet" --model-out "$work/nerv.model.parquet"
 for m in tsne nerv; do
   for rows in 100k ""; do
     in="$work/new${rows}.parquet"
