@@ -33,7 +33,7 @@ type ApplyOptions struct {
 	Label      string            `opt:"label" help:"nerv models fitted with classes: the new rows' class column (classes of the model); without it, or for a null soft-label row, Λ = γ"`
 	SoftLabels []string          `opt:"soft-labels" help:"nerv models fitted with soft labels: the new rows' soft-label columns, the model's columns in its order"`
 	Perplexity float64           `opt:"perplexity" help:"tsne and nerv models: perplexity of a placed row's affinities to its nearest reference rows (0: the model's, 5 for t-SNE as in openTSNE, the fit's finest for NeRV)"`
-	Iterations int               `opt:"iterations" help:"tsne and nerv models: optimisation steps per placed row (0: the model's)"`
+	Iterations int               `opt:"iterations" help:"tsne and nerv models: the most optimisation steps per placed row (0: the model's, 250 for t-SNE, 30 L-BFGS iterations for NeRV)"`
 }
 
 // Validate implements Options.
@@ -67,8 +67,9 @@ has the layout of the fitting stage's embedding.
 Linear and kernel models map rows in closed form (the training rows get their fitted
 values back). t-SNE and NeRV models place each new row by itself into the fixed
 reference map: its nearest reference rows (a neighbour index built once per model),
-affinities to them at --perplexity, a start at the median of their positions, and a
-fixed number of optimisation steps against the fixed map. A row's position depends
+affinities to them at --perplexity, a start at the median of their positions, and at
+most --iterations optimisation steps against the fixed map (a row stops early once
+settled). A row's position depends
 only on the model and the row: the same bits in any batch size, order or thread count.
 A NeRV model fitted with classes takes the new rows' --label or --soft-labels (Λ from
 the class community with each reference row), else treats them as unlabelled (Λ = γ).
