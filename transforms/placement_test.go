@@ -189,6 +189,10 @@ func TestPlacementIsAFunctionOfTheRow(t *testing.T) {
 			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 4500, batches: []int{4500, 1, 7, 4096}},
 		{name: "classnerv with labels", stage: nerv.Stage{}, fit: map[string]string{"id": "id", "label": "label", "perplexity": "10"},
 			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id", "label": "label"}, rows: 300, batches: []int{300, 1, 7}},
+		{name: "tsne bh", stage: tsne.Stage{}, fit: map[string]string{"id": "id", "label": "label", "method": "bh", "perplexity": "10"},
+			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 500, batches: []int{500, 1, 7}},
+		{name: "nerv bh", stage: nerv.Stage{}, fit: map[string]string{"id": "id", "label": "", "features": "f*", "method": "bh", "perplexity": "10"},
+			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 200, batches: []int{200, 1, 7}},
 		{name: "tsne distances", stage: tsne.Stage{}, fit: map[string]string{},
 			fitIn: map[string][]arrow.RecordBatch{"distances": refPairs}, rows: 200, distances: true, batches: []int{1 << 20, 1, 7, 4096}},
 	}
