@@ -618,34 +618,6 @@ func (ix *Index) searchGraph(idx []int32, d2 []float64, q []float64, s *SearchSc
 	return true
 }
 
-// sqDist32Below is sqDist32, but gives up (ok = false) if the sum of
-// the first 32 terms exceeds bound.
-func sqDist32Below(a, b []float32, bound float32) (float32, bool) {
-	b = b[:len(a)]
-	var s0, s1, s2, s3, s4, s5, s6, s7 float32
-	k := 0
-	for ; k+8 <= len(a); k += 8 {
-		t0, t1, t2, t3 := a[k]-b[k], a[k+1]-b[k+1], a[k+2]-b[k+2], a[k+3]-b[k+3]
-		t4, t5, t6, t7 := a[k+4]-b[k+4], a[k+5]-b[k+5], a[k+6]-b[k+6], a[k+7]-b[k+7]
-		s0 += float32(t0 * t0)
-		s1 += float32(t1 * t1)
-		s2 += float32(t2 * t2)
-		s3 += float32(t3 * t3)
-		s4 += float32(t4 * t4)
-		s5 += float32(t5 * t5)
-		s6 += float32(t6 * t6)
-		s7 += float32(t7 * t7)
-		if k == 24 && ((s0+s1)+(s2+s3))+((s4+s5)+(s6+s7)) > bound {
-			return 0, false
-		}
-	}
-	for ; k < len(a); k++ {
-		t := a[k] - b[k]
-		s0 += float32(t * t)
-	}
-	return ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), true
-}
-
 // sqDist32 is the squared distance of float32 rows, in eight partial sums.
 func sqDist32(a, b []float32) float32 {
 	b = b[:len(a)]
