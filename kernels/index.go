@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -564,15 +563,13 @@ func (ix *Index) searchGraph(idx []int32, d2 []float64, q []float64, s *SearchSc
 		return lo
 	}
 	// The pivots are walk rows 0 to len(pivots)-1: one contiguous block.
+	// Inserting each pivot keeps the ef best in (distance, index) order, as
+	// sorting all of them would, without sorting the ones that fall out.
 	for p := range ix.pivots {
 		stamp[p] = ep
-		pool = append(pool, poolEntry{d: sqDist32(q32, x[p*d:(p+1)*d]), i: int32(p), o: ix.perm[p]})
+		insert(sqDist32(q32, x[p*d:(p+1)*d]), int32(p))
 	}
 	s.evals += len(ix.pivots)
-	slices.SortFunc(pool, func(a, b poolEntry) int {
-		return cmp.Or(cmp.Compare(a.d, b.d), cmp.Compare(a.o, b.o))
-	})
-	pool = pool[:min(len(pool), ef)]
 	// Expand the nearest unexpanded row of the pool until there is none.
 	for c := 0; c < len(pool); {
 		pool[c].expanded = true
