@@ -64,6 +64,9 @@ func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) 
 		return nil, err
 	}
 	if path == "-" {
+		if !cfg.shard.IsZero() {
+			return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: shard %s needs a Parquet input, not a stream", ErrShard, cfg.shard)}
+		}
 		return openStdin(ctx, &cfg)
 	}
 	files, size, format, err := resolveInput(path)
@@ -71,6 +74,10 @@ func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) 
 		return nil, err
 	}
 	src := Source{Path: path, Files: files, Bytes: size}
+	if !cfg.shard.IsZero() && format != FormatParquet {
+		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: shard %s needs a Parquet input (it splits row groups)", ErrShard, cfg.shard)}
+	}
+	cfg.units = &shardState{Shard: cfg.shard}
 	switch format {
 	case FormatParquet:
 		return openParquet(ctx, src, &cfg)
@@ -453,6 +460,15 @@ func checkSchema(first, file string, want **arrow.Schema, got *arrow.Schema) err
 	return nil
 }
 
+// skippedRows returns (and resets) the rows a part passed over because they
+// belong to another shard, which still count in the row numbers.
+func skippedRows(p partReader) int64 {
+	if s, ok := p.(interface{ takeSkipped() int64 }); ok {
+		return s.takeSkipped()
+	}
+	return 0
+}
+
 // multiReader is the Reader of every format: it reads the parts one after
 // the other, numbers the rows, cuts batches larger than the batch size and
 // gives every batch the reader's schema.
@@ -553,6 +569,7 @@ func (m *multiReader) Next() bool {
 			m.fail(readError(file, m.next, err))
 			return false
 		}
+		m.next += skippedRows(m.part)
 		if rec == nil {
 			m.closePart()
 			m.i++

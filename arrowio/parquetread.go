@@ -31,6 +31,16 @@ type parquetPart struct {
 	rr     pqarrow.RecordReader
 	want   int64 // rows the footer gives for the row group being read
 	got    int64 // rows read from it
+
+	units   *shardState // numbers the row groups across the files; nil: all
+	skipped int64       // rows of row groups of other shards not yet counted
+}
+
+// takeSkipped returns and resets the rows of the row groups passed over.
+func (p *parquetPart) takeSkipped() int64 {
+	n := p.skipped
+	p.skipped = 0
+	return n
 }
 
 // openParquet checks the schemas of all files and returns a reader over
@@ -145,6 +155,9 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 		return nil, err
 	}
 	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema}
+	if !cfg.shard.IsZero() {
+		p.units = cfg.units
+	}
 	// Map the top-level fields to their leaf columns through the schema
 	// manifest, so that nested (list) columns are read whole.
 	for _, i := range pr.idx {
@@ -173,11 +186,15 @@ func (p *parquetPart) next(ctx context.Context) (arrow.RecordBatch, error) {
 			rg := p.rg
 			p.rg++
 			p.want, p.got = p.pf.MetaData().RowGroup(rg).NumRows(), 0
-			if p.want == 0 {
-				continue
-			}
 			if p.want < 0 {
 				return nil, fmt.Errorf("row group %d has %d rows", rg, p.want)
+			}
+			if p.units != nil && !p.units.take() {
+				p.skipped += p.want
+				continue
+			}
+			if p.want == 0 {
+				continue
 			}
 			if err := p.checkRowGroup(rg); err != nil {
 				return nil, err

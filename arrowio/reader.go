@@ -55,6 +55,8 @@ type readConfig struct {
 	batchSize int
 	stdin     io.Reader // the stream read for "-" (WithStdin; default os.Stdin)
 	columns   []string  // top-level columns to read (WithColumns); nil for all
+	shard     Shard     // WithShard; zero for everything
+	units     *shardState
 }
 
 // ReadOption configures Open.

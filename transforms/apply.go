@@ -34,6 +34,7 @@ type ApplyOptions struct {
 	SoftLabels []string          `opt:"soft-labels" help:"nerv models fitted with soft labels: the new rows' soft-label columns, the model's columns in its order"`
 	Perplexity float64           `opt:"perplexity" help:"tsne and nerv models: perplexity of a placed row's affinities to its nearest reference rows (0: the model's, 5 for t-SNE as in openTSNE, the fit's finest for NeRV)"`
 	Iterations int               `opt:"iterations" help:"tsne and nerv models: the most optimisation steps per placed row (0: the model's, 250 for t-SNE, 30 L-BFGS iterations for NeRV)"`
+	Shard      arrowio.Shard     `opt:"shard" help:"read only shard i/N (0-based) of a Parquet input: its row groups u with u mod N = i, numbered over the files in path order; row numbers (and a synthesised row id) stay the whole input's, so N runs together place every row once (Kubernetes Indexed Jobs: --shard $JOB_COMPLETION_INDEX/N)"`
 }
 
 // Validate implements Options.
@@ -124,7 +125,7 @@ func (ApplyStage) Run(ctx context.Context, env *Env, o Options) error {
 	case !env.Has("in"):
 		return Optionf("in", "%w: give the new rows with in", ErrNoTable)
 	}
-	r, err := env.Open(ctx, role)
+	r, err := env.OpenShard(ctx, role, opts.Shard)
 	if err != nil {
 		return err
 	}

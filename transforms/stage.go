@@ -321,6 +321,26 @@ func (env *Env) Open(ctx context.Context, role string) (arrowio.Reader, error) {
 	return r, nil
 }
 
+// OpenShard opens shard s of the input of role (all of it for the zero
+// Shard): the tables must be files that can be sharded (FileTables), and
+// the input Parquet.
+func (env *Env) OpenShard(ctx context.Context, role string, s arrowio.Shard) (arrowio.Reader, error) {
+	if s.IsZero() {
+		return env.Open(ctx, role)
+	}
+	if !env.Tables.Has(role) {
+		return nil, &OptionError{Option: role, Err: ErrNoTable}
+	}
+	st, ok := env.Tables.(interface {
+		OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error)
+	})
+	if !ok {
+		return nil, Optionf("shard", "%w: %T cannot read a shard; give the host's share of the rows as the input", arrowio.ErrShard, env.Tables)
+	}
+	env.Figure("shard", s.String())
+	return st.OpenShard(ctx, role, env.Mem, s)
+}
+
 // Input records an input of the run in the provenance: its role, source,
 // rows read and rows dropped, and the kind and stage of the table when it
 // carries provenance of its own.

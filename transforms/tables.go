@@ -57,6 +57,15 @@ func (t *FileTables) Open(ctx context.Context, role string, mem memory.Allocator
 	return arrowio.Open(ctx, t.Paths[role], opts...)
 }
 
+// OpenShard opens shard s of the Parquet input of role (arrowio.Shard).
+func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error) {
+	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s)}
+	if t.Stdin != nil {
+		opts = append(opts, arrowio.WithStdin(t.Stdin))
+	}
+	return arrowio.Open(ctx, t.Paths[role], opts...)
+}
+
 func (t *FileTables) Create(ctx context.Context, role string, schema *arrow.Schema, mem memory.Allocator) (arrowio.Writer, error) {
 	opts := []arrowio.WriteOption{arrowio.WithWriteAllocator(mem)}
 	if t.Stdout != nil {
