@@ -120,6 +120,9 @@ func (ApplyStage) Run(ctx context.Context, env *Env, o Options) error {
 			return Optionf("distances", "%w: the model was fitted on distances: give the new objects' distances to the reference objects with distances, not in", ErrNoTable)
 		}
 		role = "distances"
+		if !opts.Shard.IsZero() {
+			return Optionf("shard", "cannot split a distance table: an object's rows could fall in two shards")
+		}
 	case env.Has("distances"):
 		return Optionf("distances", "is for t-SNE models fitted on distances; this %s model reads features: give in", h.Stage)
 	case !env.Has("in"):
@@ -141,7 +144,7 @@ func (ApplyStage) Run(ctx context.Context, env *Env, o Options) error {
 		w, err = env.Create(ctx, "out", s)
 		return w, err
 	}
-	cfg := ApplyConfig{Progress: env.Progress, Mem: env.Mem, Threads: env.Threads}
+	cfg := ApplyConfig{Progress: env.Progress, Mem: env.Mem, Threads: env.Threads, AllowEmpty: !opts.Shard.IsZero()}
 	var st ApplyStats
 	if role == "distances" {
 		st, err = ApplyDistances(ctx, m.(*Placement), r, create, cfg)
@@ -215,6 +218,9 @@ type ApplyConfig struct {
 	Progress Progress
 	Mem      memory.Allocator
 	Threads  int
+	// AllowEmpty writes an empty output for an input without rows (a shard
+	// may hold no row group) instead of failing with arrowio.ErrEmpty.
+	AllowEmpty bool
 }
 
 // ApplyStats counts what Apply did.
@@ -335,10 +341,42 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 	if err := ctx.Err(); err != nil {
 		return st, err
 	}
-	if st.Rows == 0 {
+	if st.Rows == 0 && !cfg.AllowEmpty {
 		return st, noRows(r.Source().Path, st.Dropped)
 	}
+	if w == nil {
+		// No batch at all: the output still gets its schema, from an empty
+		// batch of the input's.
+		cols := emptyColumns(mem, r.Schema())
+		empty := array.NewRecordBatch(r.Schema(), cols, 0)
+		for _, c := range cols {
+			c.Release()
+		}
+		defer empty.Release()
+		f, err := plan.Extract(empty, r.Source().Path, 0)
+		if err != nil {
+			return st, err
+		}
+		defer f.Release()
+		if schema, err = table.EmbeddingSchema(f, h.Dims); err != nil {
+			return st, err
+		}
+		if _, err := create(schema); err != nil {
+			return st, err
+		}
+	}
 	return st, nil
+}
+
+// emptyColumns makes a zero-length array of every field of schema.
+func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {
+	cols := make([]arrow.Array, schema.NumFields())
+	for i, f := range schema.Fields() {
+		b := array.NewBuilder(mem, f.Type)
+		cols[i] = b.NewArray()
+		b.Release()
+	}
+	return cols
 }
 
 func noRows(path string, dropped int64) error {
