@@ -40,6 +40,10 @@ type Options struct {
 	ExcludeEndpoints bool    // leave-pair-out: drop l = i and l = j from the Parzen sums of (i, j)
 	Neighbors        int     // K for SparseDistances; must be 0 for Distances
 	Threads          int     // ≤ 0: GOMAXPROCS
+	// Pairs, if not nil, restricts Distances to the unordered pairs {a, b}
+	// for which it returns true (see PathParams.Pairs); the other entries
+	// of the result are meaningless.
+	Pairs func(a, b int) bool
 	// Progress, if not nil, receives the work done and its total (pairs
 	// i < j for Distances, rows for SparseDistances). Calls come from worker
 	// goroutines but never concurrently, with done increasing; keep it fast.
@@ -138,7 +142,7 @@ func validate(ctx context.Context, s []float64, n int, classes []int, k int, o O
 func params(o Options) PathParams {
 	return PathParams{
 		Sigma: o.Sigma, Steps: o.steps(), ExcludeEndpoints: o.ExcludeEndpoints,
-		Threads: o.Threads, Progress: o.Progress,
+		Threads: o.Threads, Progress: o.Progress, Pairs: o.Pairs,
 	}
 }
 

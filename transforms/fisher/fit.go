@@ -107,7 +107,7 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 	res.Figures["sigma"] = sigma
 	var last atomic.Int64 // Progress reports cumulative counts from worker goroutines
 	fo := Options{Sigma: sigma, Steps: o.Steps, Rule: o.Rule, ExcludeEndpoints: o.ExcludeEndpoints,
-		Neighbors: o.Neighbors, Threads: threads,
+		Neighbors: o.Neighbors, Threads: threads, Pairs: o.Tile.pairs(n),
 		Progress: func(done, total int64) { prog.Add(done - last.Swap(done)) }}
 	if o.Neighbors > 0 {
 		prog.Start("pair distances", int64(n)) // rows

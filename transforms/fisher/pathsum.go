@@ -20,6 +20,13 @@ type PathParams struct {
 	// SparsePathSums). Calls come from worker goroutines but never
 	// concurrently, with done increasing; keep it fast.
 	Progress func(done, total int64)
+	// Pairs, if not nil, restricts PathSums to the unordered pairs {a, b}
+	// (indices of s) for which it returns true, in either order; the
+	// entries of the other pairs are left 0. A pair's values do not depend
+	// on which other pairs are computed, so a restricted run gives the same
+	// bits as the full one where it computes (the tiles of the fisher
+	// stage). SparsePathSums ignores it.
+	Pairs func(a, b int) bool
 }
 
 // fisherUnderflow is the smallest Parzen normaliser W that the table
@@ -147,6 +154,9 @@ func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k
 		for j := i0 + 1; j < n; j++ {
 			sj := sp[j*n : (j+1)*n]
 			for i := i0; i < min(i1, j); i++ {
+				if p.Pairs != nil && !p.Pairs(ord[i], ord[j]) {
+					continue
+				}
 				si := sp[i*n : (i+1)*n]
 				g := wk.g
 				for l := range g {

@@ -37,6 +37,7 @@ type StageOptions struct {
 	Metric           Metric     `opt:"metric" help:"fisher, or kernel: the corrected kernel distances √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ) themselves (the paper's \"original\")"`
 	Upper            bool       `opt:"upper" help:"long output: only pairs i < j"`
 	Format           Format     `opt:"format" help:"output layout: long (i, j, distance) or square (id, then one column per object)"`
+	Tile             Tile       `opt:"tile" help:"compute and write only tile I,J/T of the long table (0 ≤ I, J < T): the rows split in T contiguous blocks, block b = rows [b·n/T, (b+1)·n/T), and the pairs with i in block I and j in block J; the T² tiles (with upper the T(T+1)/2 tiles I ≤ J) together are the whole table, bit for bit"`
 }
 
 // NewOptions returns the defaults.
@@ -71,6 +72,12 @@ func (o *StageOptions) Validate() error {
 		return transforms.Optionf("upper", "applies to format long only")
 	case o.Format == FormatSquare && o.Neighbors > 0:
 		return transforms.Optionf("format", "square needs dense distances (no neighbors)")
+	case !o.Tile.IsZero() && o.Format == FormatSquare:
+		return transforms.Optionf("tile", "applies to format long only (a tile of the square table is not a table)")
+	case !o.Tile.IsZero() && o.Neighbors > 0:
+		return transforms.Optionf("tile", "needs dense distances: with neighbors each row's K nearest pairs can lie in any tile")
+	case !o.Tile.IsZero() && o.Upper && o.Tile.I > o.Tile.J:
+		return transforms.Optionf("tile", "%s: with upper only the tiles I ≤ J exist", o.Tile)
 	}
 	return nil
 }
@@ -102,11 +109,20 @@ from the Parzen sums (use it when the distances feed an evaluation on the same r
 
 The output is plain (not squared) distances, long form i, j, distance (--upper:
 only i < j; kind distance_pairs), or --format square (kind distance_square);
---neighbors K keeps each row's K nearest pairs.`,
+--neighbors K keeps each row's K nearest pairs.
+
+--tile I,J/T computes and writes one tile of the long table, so that T² tasks
+(T(T+1)/2 with --upper) on other machines make the whole table together: the
+objects are split in T contiguous blocks of rows (block b = rows [b·n/T, (b+1)·n/T)),
+and the tile holds the pairs with i in block I and j in block J. Every task
+reads the same inputs and repeats the shared set-up (symmetrising, eigenvalue
+correction, bandwidth); only the path sums, the expensive part, are restricted
+to the tile, and each pair's distance has the same bits as in the untiled run.`,
 		Examples: []string{
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --out fisher.parquet",
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --features 's_*' --labels testdata/similarity/aural_sonar.parquet --id id --label label --exclude-endpoints --upper --out fisher-upper.parquet",
 			"ordinate fisher --similarity testdata/similarity/protein.parquet --id id --label label --metric kernel --neighbors 10 --out kernel-knn.parquet",
+			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --upper --tile 0,1/2 --out fisher-tile-0-1.parquet",
 			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --format square --out fisher-rbf.csv",
 		},
 		Inputs: []transforms.Role{
@@ -137,6 +153,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	env.Figures(res.Figures)
 	env.Figure("classes", obj.cls.Names)
+	if !o.Tile.IsZero() {
+		env.Figures(o.Tile.figures(obj.n))
+	}
 	env.Log.Info("fisher", "objects", obj.n, "sigma", res.Sigma, "negative_eigenvalue_share", res.Figures["negative_eigenvalue_share"])
 	ids := obj.frame.ID
 	if o.Format == FormatSquare {
@@ -154,12 +173,20 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	defer w.Abort()
-	env.Progress.Start("writing out", int64(obj.n))
+	rows := obj.n
+	if !o.Tile.IsZero() {
+		lo, hi := o.Tile.Block(o.Tile.I, obj.n)
+		rows = hi - lo
+	}
+	env.Progress.Start("writing out", int64(rows))
 	var last int64
 	done := func(rows int64) { env.Progress.Add(rows - last); last = rows }
-	if res.K > 0 {
+	switch {
+	case !o.Tile.IsZero():
+		err = writeTilePairs(ctx, w, env.Mem, ids, res.Dist, o.Tile, o.Upper, done)
+	case res.K > 0:
 		err = table.WriteNeighborPairs(ctx, w, env.Mem, ids, res.Idx, res.Dist, res.K, o.Upper, done)
-	} else {
+	default:
 		err = table.WriteDensePairs(ctx, w, env.Mem, ids, res.Dist, o.Upper, done)
 	}
 	env.Progress.Finish()

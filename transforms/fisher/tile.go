@@ -1,0 +1,138 @@
+package fisher
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/table"
+)
+
+// Tile selects one block of the pair matrix, so that independent tasks
+// (Spark tasks, the pods of a Kubernetes Indexed Job, a shell loop) can
+// compute the long distance table together: the n objects are split in
+// Count contiguous blocks in row order, block b holding the rows
+// [b·n/Count, (b+1)·n/Count), and tile (I, J) holds the pairs (i, j) with i
+// in block I and j in block J. The Count² tiles are the whole table; with
+// upper (pairs i < j) only the tiles I ≤ J exist. The zero Tile is the
+// whole table.
+type Tile struct {
+	I, J, Count int
+}
+
+// IsZero reports whether t is the whole table.
+func (t Tile) IsZero() bool { return t.Count == 0 }
+
+// MarshalText writes "I,J/T", or "" for the zero Tile.
+func (t Tile) MarshalText() ([]byte, error) {
+	if t.IsZero() {
+		return nil, nil
+	}
+	return fmt.Appendf(nil, "%d,%d/%d", t.I, t.J, t.Count), nil
+}
+
+// UnmarshalText reads "I,J/T" with 0 ≤ I, J < T; "" is the zero Tile.
+func (t *Tile) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		*t = Tile{}
+		return nil
+	}
+	bad := fmt.Errorf("%w: tile %q: want I,J/T with 0 ≤ I, J < T, such as 0,1/4", ErrOption, s)
+	ij, ts, ok := strings.Cut(s, "/")
+	if !ok {
+		return bad
+	}
+	is, js, ok := strings.Cut(ij, ",")
+	if !ok {
+		return bad
+	}
+	var v [3]int
+	for q, f := range []string{is, js, ts} {
+		x, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			return bad
+		}
+		v[q] = x
+	}
+	if v[2] < 1 || v[0] < 0 || v[0] >= v[2] || v[1] < 0 || v[1] >= v[2] {
+		return bad
+	}
+	*t = Tile{I: v[0], J: v[1], Count: v[2]}
+	return nil
+}
+
+// String returns the tile as "I,J/T".
+func (t Tile) String() string { b, _ := t.MarshalText(); return string(b) }
+
+// Block returns the rows [lo, hi) of block b of n objects.
+func (t Tile) Block(b, n int) (lo, hi int) {
+	return b * n / t.Count, (b + 1) * n / t.Count
+}
+
+// blocks returns the block of each of n rows.
+func (t Tile) blocks(n int) []int {
+	bl := make([]int, n)
+	for b := range t.Count {
+		lo, hi := t.Block(b, n)
+		for i := lo; i < hi; i++ {
+			bl[i] = b
+		}
+	}
+	return bl
+}
+
+// pairs returns the filter of the unordered pairs {a, b} the tile needs
+// (either order may be written, so both are computed), or nil for the
+// zero Tile.
+func (t Tile) pairs(n int) func(a, b int) bool {
+	if t.IsZero() {
+		return nil
+	}
+	bl := t.blocks(n)
+	return func(a, b int) bool {
+		x, y := bl[a], bl[b]
+		return x == t.I && y == t.J || x == t.J && y == t.I
+	}
+}
+
+// figures returns the provenance figures of the tile over n objects.
+func (t Tile) figures(n int) map[string]any {
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	return map[string]any{"tile": t.String(), "tiles": t.Count, "tile_rows": []int{ilo, ihi}, "tile_columns": []int{jlo, jhi}}
+}
+
+// writeTilePairs writes the pairs of tile t of the n×n row-major dist
+// (n = ids.Len()) as a long table to w: i in block I, j in block J, i ≠ j,
+// and with upper only i < j, ordered by i then j as the whole table is.
+// done, if not nil, is called with the rows of the tile written so far.
+func writeTilePairs(ctx context.Context, w arrowio.Writer, mem memory.Allocator, ids arrow.Array, dist []float64, t Tile, upper bool, done func(rows int64)) error {
+	n := ids.Len()
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	p := table.NewPairWriter(w, mem, ids)
+	defer p.Release()
+	for i := ilo; i < ihi; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for j := jlo; j < jhi; j++ {
+			if j == i || upper && j < i {
+				continue
+			}
+			if err := p.Append(i, j, dist[i*n+j]); err != nil {
+				return err
+			}
+		}
+		if done != nil {
+			done(int64(i - ilo + 1))
+		}
+	}
+	return p.Flush()
+}

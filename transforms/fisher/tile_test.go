@@ -1,0 +1,197 @@
+package fisher
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// pairKey is one row of a long distance table: the ids and the distance's
+// bits.
+type pairKey struct {
+	i, j string
+	bits uint64
+}
+
+// runFile runs the stage on files and returns the rows of its long output
+// as a set (each row must occur once) and the output's figures.
+func runFile(t *testing.T, in map[string]string, set func(o *StageOptions)) (map[pairKey]bool, map[string]any) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "out.parquet")
+	paths := map[string]string{"out": out}
+	for k, v := range in {
+		paths[k] = v
+	}
+	o := NewStageOptions()
+	o.ID, o.Label = "id", "label"
+	set(o)
+	if err := transforms.Run(context.Background(), Stage{}, o, &transforms.Env{Tables: &transforms.FileTables{Paths: paths}}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := arrowio.Open(context.Background(), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	rows := map[pairKey]bool{}
+	for r.Next() {
+		rec := r.RecordBatch()
+		is, js := rec.Column(0), rec.Column(1)
+		ds := rec.Column(2).(*array.Float64)
+		for q := range int(rec.NumRows()) {
+			k := pairKey{is.ValueStr(q), js.ValueStr(q), math.Float64bits(ds.Value(q))}
+			if rows[k] {
+				t.Fatalf("row %v twice", k)
+			}
+			rows[k] = true
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return rows, transforms.TableProvenance(r.Schema()).Figures
+}
+
+// TestTilesUnion checks that the tiles of the pair table together are the
+// untiled table bit for bit, for T = 1, 2, 3, on the bundled similarity
+// matrices and the stage's dense modes.
+func TestTilesUnion(t *testing.T) {
+	sets := []string{"aural_sonar", "protein"}
+	if !testing.Short() {
+		sets = append(sets, "voting")
+	}
+	modes := []struct {
+		name string
+		set  func(o *StageOptions)
+	}{
+		{"fisher", func(o *StageOptions) {}},
+		{"left exclude-endpoints", func(o *StageOptions) { o.Rule, o.ExcludeEndpoints, o.Steps = Left, true, 5 }},
+		{"upper", func(o *StageOptions) { o.Upper = true }},
+		{"kernel", func(o *StageOptions) { o.Metric = MetricKernel }},
+		{"kernel upper", func(o *StageOptions) { o.Metric, o.Upper = MetricKernel, true }},
+	}
+	for _, ds := range sets {
+		in := map[string]string{"similarity": filepath.Join("..", "..", "testdata", "similarity", ds+".parquet")}
+		for _, m := range modes {
+			if ds == "voting" && m.name != "upper" {
+				continue // the largest set: one mode is enough
+			}
+			full, _ := runFile(t, in, m.set)
+			upper := false
+			{
+				o := NewStageOptions()
+				m.set(o)
+				upper = o.Upper
+			}
+			for T := 1; T <= 3; T++ {
+				union := map[pairKey]bool{}
+				for I := range T {
+					for J := range T {
+						if upper && I > J {
+							continue
+						}
+						tile := Tile{I: I, J: J, Count: T}
+						rows, fig := runFile(t, in, func(o *StageOptions) { m.set(o); o.Tile = tile })
+						if fig["tile"] != tile.String() || fig["tiles"] != float64(T) {
+							t.Errorf("%s %s tile %s: figures tile %v, tiles %v", ds, m.name, tile, fig["tile"], fig["tiles"])
+						}
+						for k := range rows {
+							if union[k] {
+								t.Errorf("%s %s tile %s: row %v also in an earlier tile", ds, m.name, tile, k)
+							}
+							union[k] = true
+						}
+					}
+				}
+				if len(union) != len(full) {
+					t.Errorf("%s %s T=%d: %d rows in the tiles, %d untiled", ds, m.name, T, len(union), len(full))
+				}
+				var diff int
+				for k := range full {
+					if !union[k] {
+						diff++
+					}
+				}
+				if diff > 0 {
+					t.Errorf("%s %s T=%d: %d untiled rows missing from the tiles (or with other bits)", ds, m.name, T, diff)
+				}
+			}
+		}
+	}
+}
+
+func TestTileText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want Tile
+		ok   bool
+	}{
+		{"", Tile{}, true},
+		{"0,0/1", Tile{0, 0, 1}, true},
+		{"2,1/3", Tile{2, 1, 3}, true},
+		{" 1, 2/3 ", Tile{1, 2, 3}, true},
+		{"3,0/3", Tile{}, false},
+		{"0,3/3", Tile{}, false},
+		{"0,0/0", Tile{}, false},
+		{"-1,0/2", Tile{}, false},
+		{"0/2", Tile{}, false},
+		{"0,1", Tile{}, false},
+		{"a,b/c", Tile{}, false},
+	} {
+		var got Tile
+		err := got.UnmarshalText([]byte(tc.in))
+		if tc.ok != (err == nil) || tc.ok && got != tc.want {
+			t.Errorf("%q: %v, %v; want %v, ok %v", tc.in, got, err, tc.want, tc.ok)
+			continue
+		}
+		if tc.ok {
+			if b, _ := got.MarshalText(); string(b) != tc.want.String() {
+				t.Errorf("%q: text %q", tc.in, b)
+			}
+		}
+	}
+	// Blocks cover the rows once, in order, also with more blocks than rows.
+	for _, c := range [][2]int{{10, 3}, {2, 5}, {7, 7}, {0, 2}} {
+		n, T := c[0], c[1]
+		next := 0
+		for b := range T {
+			lo, hi := Tile{Count: T}.Block(b, n)
+			if lo != next || hi < lo {
+				t.Errorf("n=%d T=%d: block %d = [%d, %d), want it to start at %d", n, T, b, lo, hi, next)
+			}
+			next = hi
+		}
+		if next != n {
+			t.Errorf("n=%d T=%d: blocks end at %d", n, T, next)
+		}
+	}
+}
+
+func TestTileErrors(t *testing.T) {
+	rec := featureRecord(t)
+	for _, tc := range []struct {
+		name string
+		set  func(o *StageOptions)
+	}{
+		{"square", func(o *StageOptions) { o.Format = FormatSquare }},
+		{"neighbors", func(o *StageOptions) { o.Neighbors = 3 }},
+		{"upper below the diagonal", func(o *StageOptions) { o.Upper = true; o.Tile = Tile{1, 0, 2} }},
+	} {
+		_, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) {
+			o.Label, o.Kernel, o.Tile = "label", LinearKernel, Tile{0, 1, 2}
+			tc.set(o)
+		})
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != "tile" {
+			t.Errorf("%s: error %v, want an option error on tile", tc.name, err)
+		}
+	}
+}
