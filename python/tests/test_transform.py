@@ -1,0 +1,231 @@
+"""ordinate.spark.transform in local[2] mode against `ordinate apply` on the
+same files, bit for bit; the binary's failures; ORDINATE_BIN; the process's
+lifetime."""
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import ordinate
+from ordinate import OrdinateError
+from ordinate import spark as ospark
+
+REPO = Path(__file__).resolve().parents[2]
+THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
+FEATURES = ["x1", "x2", "x3", "x4", "x5"]
+
+
+@pytest.fixture(scope="session")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    s = (
+        SparkSession.builder.master("local[2]")
+        .appName("ordinate-test-transform")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    yield s
+    s.stop()
+
+
+@pytest.fixture(scope="session")
+def data(tmp_path_factory):
+    """Models fitted on newthyroid and a four-file Parquet dataset of 4,300
+    rows around its rows (seeded noise), with an id and a text column."""
+    d = tmp_path_factory.mktemp("data")
+    models = {}
+    for stage in ["pca", "tsne"]:
+        models[stage] = d / f"{stage}.model.parquet"
+        ordinate.run([stage, "--in", THYROID, "--label", "label", "--out", d / f"{stage}.parquet",
+                      "--model-out", models[stage], "--quiet"])
+
+    base = pacsv.read_csv(THYROID)
+    rng = np.random.default_rng(14)
+    n = 4300
+    pick = rng.integers(0, base.num_rows, n)
+    cols = {"id": np.arange(n, dtype=np.int64) * 7 + 3}
+    for f in FEATURES:
+        x = base.column(f).to_numpy()[pick]
+        cols[f] = x + rng.normal(0, 0.05 * x.std(), n)
+    cols["label"] = base.column("label").to_numpy()[pick]
+    cols["tag"] = np.array([f"t{i % 11}" for i in range(n)])
+    table = pa.table(cols)
+    parts = d / "parts"
+    parts.mkdir()
+    for i, start in enumerate(range(0, n, 1100)):
+        pq.write_table(table.slice(start, 1100), parts / f"part-{i}.parquet", row_group_size=400)
+    return {"dir": d, "parts": parts, "models": models, "n": n}
+
+
+def reference(data, model, *args):
+    """`ordinate apply` on the whole dataset on one machine, sorted by id."""
+    out = data["dir"] / f"ref-{model.stem}-{abs(hash(args))}.parquet"
+    ordinate.run(["apply", "--model", model, "--in", data["parts"], "--out", out, "--quiet", *args])
+    return pq.read_table(out).sort_by("id")
+
+
+def collect(df):
+    if hasattr(df, "toArrow"):  # Spark >= 4
+        return df.toArrow().sort_by("id")
+    return pa.Table.from_pandas(df.toPandas(), preserve_index=False).sort_by("id")
+
+
+def assert_same_bits(got, want):
+    assert got.column_names == want.column_names
+    assert got.num_rows == want.num_rows
+    for name in want.column_names:
+        g, w = got.column(name).to_numpy(zero_copy_only=False), want.column(name).to_numpy(zero_copy_only=False)
+        if g.dtype == np.float64:
+            assert np.array_equal(g.view(np.int64), w.view(np.int64)), name
+        else:
+            assert list(g) == list(w), name
+
+
+@pytest.mark.parametrize("stage", ["pca", "tsne"])
+def test_transform_matches_cli(spark, data, stage):
+    model = data["models"][stage]
+    # More partitions than files, one of them empty-prone, in shuffled order.
+    df = spark.read.parquet(str(data["parts"])).repartition(7)
+    out = ospark.transform(df, str(model), id="id", keep=["label", "tag"])
+    assert out.columns == ["id", "label", "tag", "emb_0", "emb_1"]
+    assert [f.dataType.simpleString() for f in out.schema.fields] == ["bigint", "bigint", "string", "double", "double"]
+    assert_same_bits(collect(out), reference(data, model, "--id", "id", "--keep", "label,tag"))
+
+
+def test_transform_without_id_or_keep(spark, data):
+    df = spark.read.parquet(str(data["parts"])).select(*FEATURES)
+    out = ospark.transform(df, str(data["models"]["pca"]))
+    assert out.columns == ["emb_0", "emb_1"]
+    assert out.count() == data["n"]
+
+
+def test_transform_empty_partitions(spark, data):
+    df = spark.read.parquet(str(data["parts"])).where("id < 50").repartition(8)
+    got = collect(ospark.transform(df, str(data["models"]["pca"]), id="id"))
+    want = reference(data, data["models"]["pca"], "--id", "id").filter(pa.compute.less(pa.compute.field("id"), 50))
+    assert_same_bits(got, want)
+
+
+def test_bad_model_path(spark, data):
+    df = spark.read.parquet(str(data["parts"]))
+    with pytest.raises(OrdinateError, match="no such file"):
+        ospark.transform(df, str(data["dir"] / "missing.model.parquet"), id="id")
+
+
+def test_not_a_model(spark, data):
+    df = spark.read.parquet(str(data["parts"]))
+    with pytest.raises(OrdinateError) as e:
+        ospark.transform(df, str(THYROID), id="id")
+    assert e.value.returncode not in (None, 0)
+    assert e.value.stderr.strip() and e.value.stderr.strip() in str(e.value)
+
+
+def test_wrong_features(spark, data):
+    df = spark.read.parquet(str(data["parts"])).drop("x3")
+    with pytest.raises(OrdinateError) as e:
+        ospark.transform(df, str(data["models"]["pca"]), id="id")
+    assert "x3" in e.value.stderr
+
+
+def test_task_failure_carries_stderr(spark, data):
+    # A NaN only the executors see: the task fails with the binary's message.
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(str(data["parts"])).withColumn(
+        "x2", F.when(F.col("id") == 7 * 1234 + 3, F.lit(float("nan"))).otherwise(F.col("x2")))
+    out = ospark.transform(df, str(data["models"]["pca"]), id="id")
+    with pytest.raises(Exception) as e:
+        out.collect()
+    msg = str(e.value)
+    assert "OrdinateError" in msg and "exited with code" in msg
+    assert '"x2"' in msg and "8641" in msg  # the column and the row's id, from the binary's stderr
+
+
+def wrapper(tmp_path, real):
+    """An executable that logs each call (with its pid) and runs the real binary."""
+    log = tmp_path / "calls.log"
+    w = tmp_path / "ordinate-wrapper"
+    w.write_text(f'#!/bin/sh\necho "$$ $*" >> "{log}"\nexec "{real}" "$@"\n')
+    w.chmod(w.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+    return w, log
+
+
+def test_ordinate_bin(spark, data, tmp_path, monkeypatch):
+    want = reference(data, data["models"]["pca"], "--id", "id")
+    w, log = wrapper(tmp_path, ordinate.binary())
+    monkeypatch.setenv("ORDINATE_BIN", str(w))  # the driver
+    sc = spark.sparkContext
+    sc.environment["ORDINATE_BIN"] = str(w)  # the Python workers (spark.executorEnv)
+    try:
+        assert ordinate.binary() == str(w)
+        df = spark.read.parquet(str(data["parts"])).repartition(3)
+        got = collect(ospark.transform(df, str(data["models"]["pca"]), id="id"))
+    finally:
+        del sc.environment["ORDINATE_BIN"]
+    assert_same_bits(got, want)
+    calls = log.read_text().splitlines()
+    # One call on the driver (the output schema), one per partition.
+    assert len(calls) == 4 and all(" apply --model " in c for c in calls)
+
+
+def test_binary_resolution(tmp_path, monkeypatch):
+    monkeypatch.setenv("ORDINATE_BIN", str(tmp_path / "nope"))
+    with pytest.raises(OrdinateError, match="ORDINATE_BIN"):
+        ordinate.binary()
+    monkeypatch.delenv("ORDINATE_BIN")
+    assert os.access(ordinate.binary(), os.X_OK)
+
+
+def test_run_error():
+    with pytest.raises(OrdinateError) as e:
+        ordinate.run(["apply", "--model", "/nonexistent.parquet", "--in", THYROID, "--out", "-"])
+    assert e.value.returncode != 0 and "/nonexistent.parquet" in e.value.stderr
+
+
+def batches(data, fail_after=None):
+    t = pq.read_table(data["parts"]).select(["id", *FEATURES])
+    for i, b in enumerate(t.to_batches(max_chunksize=500)):
+        if fail_after is not None and i == fail_after:
+            raise ValueError("upstream failed")
+        yield b
+
+
+def gone(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def test_early_close_kills_process(data, tmp_path):
+    w, log = wrapper(tmp_path, ordinate.binary())
+    argv = [str(w), "apply", "--model", str(data["models"]["tsne"]), "--in", "-", "--out", "-", "--quiet", "--id", "id"]
+    it = ospark._stream(argv, batches(data))
+    first = next(it)
+    assert first.num_rows > 0
+    pid = int(log.read_text().split()[0])
+    assert not gone(pid)
+    it.close()
+    assert gone(pid)
+
+
+def test_input_failure_kills_process(data, tmp_path):
+    w, log = wrapper(tmp_path, ordinate.binary())
+    argv = [str(w), "apply", "--model", str(data["models"]["pca"]), "--in", "-", "--out", "-", "--quiet", "--id", "id"]
+    with pytest.raises(ValueError, match="upstream failed"):
+        for _ in ospark._stream(argv, batches(data, fail_after=3)):
+            pass
+    assert gone(int(log.read_text().split()[0]))
