@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -273,28 +273,18 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 	)
 	p.Start("placing", 0)
 	defer p.Finish()
-	for r.Next() {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		file, first := r.Position()
-		f, err := plan.Extract(r.RecordBatch(), file, first)
-		if err != nil {
-			return st, err
-		}
+	err = eachFrame(ctx, r, plan, func(f *arrowio.Frame) error {
 		st.Dropped += f.Dropped
+		var err error
 		if pick, err = modelColumns(m, f, r.Source().Path); err != nil {
-			f.Release()
-			return st, err
+			return err
 		}
 		if w == nil {
 			if schema, err = table.EmbeddingSchema(f, h.Dims); err != nil {
-				f.Release()
-				return st, err
+				return err
 			}
 			if w, err = create(schema); err != nil {
-				f.Release()
-				return st, err
+				return err
 			}
 		}
 		if f.N > 0 {
@@ -311,6 +301,10 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 				if ws, err = labelWeights(ws, placement, f); err == nil {
 					err = placement.PlaceRows(ctx, emb, in, ws, f.N, cfg.Threads)
 				}
+				if ie := (*ItemError)(nil); errors.As(err, &ie) {
+					err = &arrowio.Error{File: f.Source.Path, Row: f.Rows[ie.Item], ID: f.ID.ValueStr(ie.Item),
+						Err: fmt.Errorf("%w: the row cannot be placed: %w", arrowio.ErrInvalidValue, ie.Err)}
+				}
 			} else {
 				m.Transform(emb, in, f.N)
 			}
@@ -318,27 +312,21 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 				err = CheckEmbedding(f, emb, h.Dims)
 			}
 			if err != nil {
-				f.Release()
-				return st, err
+				return err
 			}
 			rec := table.EmbeddingRecord(mem, schema, f, emb)
 			err = w.Write(rec)
 			rec.Release()
+			if err != nil {
+				return err
+			}
 		}
 		st.Rows += int64(f.N)
 		st.Batches++
 		p.Add(int64(f.N) + f.Dropped)
-		f.Release()
-		if err != nil {
-			return st, err
-		}
-	}
-	if err := r.Err(); err != nil {
-		return st, err
-	}
-	// A reader may end early when its input is closed under it (stdin at an
-	// interrupt): never report success for a cancelled run.
-	if err := ctx.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return st, err
 	}
 	if st.Rows == 0 && !cfg.AllowEmpty {
@@ -377,6 +365,33 @@ func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {
 		b.Release()
 	}
 	return cols
+}
+
+// eachFrame extracts the frame of every batch of r with plan and hands it
+// to fn (the frame is released after fn returns). It stops at the first
+// error, and fails a run whose context was cancelled even when the reader
+// simply ended: a reader may end early when its input is closed under it
+// (stdin at an interrupt), and a cancelled run must never report success.
+func eachFrame(ctx context.Context, r arrowio.Reader, plan *arrowio.Plan, fn func(*arrowio.Frame) error) error {
+	for r.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		file, first := r.Position()
+		f, err := plan.Extract(r.RecordBatch(), file, first)
+		if err != nil {
+			return err
+		}
+		err = fn(f)
+		f.Release()
+		if err != nil {
+			return err
+		}
+	}
+	if err := r.Err(); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 func noRows(path string, dropped int64) error {
@@ -448,29 +463,14 @@ func ApplyDistances(ctx context.Context, m *Placement, r arrowio.Reader, create 
 	defer g.release()
 	p.Start("placing", 0)
 	defer p.Finish()
-	for r.Next() {
-		if err := ctx.Err(); err != nil {
-			return st, err
-		}
-		file, first := r.Position()
-		f, err := plan.Extract(r.RecordBatch(), file, first)
-		if err != nil {
-			return st, err
-		}
-		err = g.add(f)
-		f.Release()
-		if err == nil {
-			err = g.flush(ctx, create, cfg.Threads, false, &st)
-		}
-		if err != nil {
-			return st, err
+	err = eachFrame(ctx, r, plan, func(f *arrowio.Frame) error {
+		if err := g.add(f); err != nil {
+			return err
 		}
 		p.Add(int64(f.N))
-	}
-	if err := r.Err(); err != nil {
-		return st, err
-	}
-	if err := ctx.Err(); err != nil {
+		return g.flush(ctx, create, cfg.Threads, false, &st)
+	})
+	if err != nil {
 		return st, err
 	}
 	if err := g.flush(ctx, create, cfg.Threads, true, &st); err != nil {
@@ -506,11 +506,7 @@ func (g *distanceGroups) release() {
 
 func (g *distanceGroups) add(f *arrowio.Frame) error {
 	if g.idB == nil {
-		t := arrow.DataType(arrow.BinaryTypes.String)
-		if _, ok := f.ID.(*array.Int64); ok {
-			t = arrow.PrimitiveTypes.Int64
-		}
-		g.idB = array.NewBuilder(g.mem, t)
+		g.idB = array.NewBuilder(g.mem, table.IDType(f.ID))
 	}
 	jcol := f.Keep[0]
 	for r := range f.N {
@@ -522,9 +518,7 @@ func (g *distanceGroups) add(f *arrowio.Frame) error {
 			}
 			g.seen[iv] = true
 			g.ids = append(g.ids, iv)
-			if err := appendValue(g.idB, f.ID, r); err != nil {
-				return err
-			}
+			table.AppendID(g.idB, f.ID, r)
 			g.refs, g.dist = append(g.refs, nil), append(g.dist, nil)
 		}
 		j, ok := g.m.ReferenceRow(jv)
@@ -556,29 +550,18 @@ func (g *distanceGroups) flush(ctx context.Context, create func(*arrow.Schema) (
 	}
 	d := g.m.Dims
 	emb := make([]float64, n*d)
-	scratch := make([]DistanceScratch, kernels.Workers(n, threads, placeGrain))
-	errs := make([]error, kernels.NumChunks(n, placeGrain))
 	for o := range n {
 		if need := g.m.MinDistances(); len(g.refs[o]) < need {
 			return &arrowio.Error{File: g.path, Column: table.PairJ, Row: -1, ID: g.ids[o],
 				Err: fmt.Errorf("%w: object %q has distances to %d reference objects; placing it needs at least %d (more than the perplexity)", arrowio.ErrInvalidValue, g.ids[o], len(g.refs[o]), need)}
 		}
 	}
-	err := kernels.ParallelForWorker(ctx, n, threads, placeGrain, func(w, lo, hi int) {
-		for o := lo; o < hi; o++ {
-			if err := g.m.PlaceFromDistances(emb[o*d:(o+1)*d], g.refs[o], g.dist[o], &scratch[w]); err != nil {
-				errs[lo/placeGrain] = fmt.Errorf("object %q: %w", g.ids[o], err)
-				return
-			}
+	if err := g.m.PlaceObjects(ctx, emb, g.refs[:n], g.dist[:n], threads); err != nil {
+		if ie := (*ItemError)(nil); errors.As(err, &ie) {
+			return &arrowio.Error{File: g.path, Row: -1, ID: g.ids[ie.Item],
+				Err: fmt.Errorf("%w: object %q cannot be placed: %w", arrowio.ErrInvalidValue, g.ids[ie.Item], ie.Err)}
 		}
-	})
-	if err != nil {
 		return err
-	}
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
 	}
 	all := g.idB.NewArray()
 	ids := array.NewSlice(all, 0, int64(n))
@@ -586,10 +569,8 @@ func (g *distanceGroups) flush(ctx context.Context, create func(*arrow.Schema) (
 	all.Release()
 	defer ids.Release()
 	defer rest.Release()
-	for i := range rest.Len() {
-		if err := appendValue(g.idB, rest, i); err != nil {
-			return err
-		}
+	for i := range rest.Len() { // the open object's id stays for the next flush
+		table.AppendID(g.idB, rest, i)
 	}
 	f := &arrowio.Frame{N: n, IDName: "id", ID: ids}
 	if g.w == nil {
@@ -609,17 +590,6 @@ func (g *distanceGroups) flush(ctx context.Context, create func(*arrow.Schema) (
 	st.Rows += int64(n)
 	st.Batches++
 	g.ids, g.refs, g.dist = g.ids[n:], g.refs[n:], g.dist[n:]
-	return nil
-}
-
-// appendValue appends value i of the id array a to b: int64 ids stay
-// int64, other ids become text (as in the pair tables).
-func appendValue(b array.Builder, a arrow.Array, i int) error {
-	if ia, ok := a.(*array.Int64); ok {
-		b.(*array.Int64Builder).Append(ia.Value(i))
-		return nil
-	}
-	b.(*array.StringBuilder).Append(a.ValueStr(i))
 	return nil
 }
 

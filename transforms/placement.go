@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -71,6 +72,7 @@ type Placement struct {
 	Params map[string]any // the fit's parameters, for provenance
 
 	prep    sync.Once
+	scratch sync.Pool // *placeScratch, reused across batches
 	prepErr error
 	index   *kernels.Index
 	tsne    *place.TSNE
@@ -215,7 +217,8 @@ const placeGrain = 64
 // model's InputFeatures order) into dst (n×Dims). soft, for NeRV, holds the
 // rows' label weights (n×len(Classes); a NaN row is unlabelled) or is nil.
 // Each row's position depends on the model and that row alone: the same bits
-// for any n, batch or thread count.
+// for any n, batch or thread count. A row that cannot be placed fails the
+// call with an *ItemError naming it.
 func (m *Placement) PlaceRows(ctx context.Context, dst, x, soft []float64, n, threads int) error {
 	if err := m.Prepare(ctx, threads); err != nil {
 		return err
@@ -225,24 +228,44 @@ func (m *Placement) PlaceRows(ctx context.Context, dst, x, soft []float64, n, th
 		panic(fmt.Sprintf("transforms: PlaceRows: %d features and %d outputs for n = %d, D = %d, dims = %d", len(x), len(dst), n, D, m.Dims))
 	}
 	k := min(m.Neighbors(), m.N())
-	workers := kernels.Workers(n, threads, placeGrain)
-	scratch := make([]placeScratch, workers)
+	return m.parallel(ctx, n, threads, func(s *placeScratch, i int) error {
+		s.init(k, D)
+		for j := range D {
+			s.z[j] = standardized(x[i*D+j], m.Scaling.Mean[j], m.Scaling.Scale[j])
+		}
+		m.index.Search(s.nbr, s.d2, s.z, &s.search)
+		var row []float64
+		if soft != nil {
+			row = soft[i*c : (i+1)*c]
+		}
+		return m.placeOne(dst[i*m.Dims:(i+1)*m.Dims], s.nbr, s.d2, row, s)
+	})
+}
+
+// parallel calls fn for the items 0 … n−1 on up to threads goroutines, in
+// chunks of placeGrain, each goroutine with a scratch from the model's pool
+// (kept across batches: a search scratch holds a mark per reference row).
+// It returns the error of the first chunk that failed.
+func (m *Placement) parallel(ctx context.Context, n, threads int, fn func(s *placeScratch, i int) error) error {
+	scratch := make([]*placeScratch, kernels.Workers(n, threads, placeGrain))
+	defer func() {
+		for _, s := range scratch {
+			if s != nil {
+				m.scratch.Put(s)
+			}
+		}
+	}()
 	errs := make([]error, kernels.NumChunks(n, placeGrain))
 	err := kernels.ParallelForWorker(ctx, n, threads, placeGrain, func(w, lo, hi int) {
-		s := &scratch[w]
-		s.init(k, D)
+		if scratch[w] == nil {
+			scratch[w], _ = m.scratch.Get().(*placeScratch)
+			if scratch[w] == nil {
+				scratch[w] = &placeScratch{}
+			}
+		}
 		for i := lo; i < hi; i++ {
-			z := s.z
-			for j := range D {
-				z[j] = standardized(x[i*D+j], m.Scaling.Mean[j], m.Scaling.Scale[j])
-			}
-			m.index.Search(s.nbr, s.d2, z, &s.search)
-			var row []float64
-			if soft != nil {
-				row = soft[i*c : (i+1)*c]
-			}
-			if err := m.placeOne(dst[i*m.Dims:(i+1)*m.Dims], s.nbr, s.d2, row, s); err != nil {
-				errs[lo/placeGrain] = fmt.Errorf("row %d: %w", i, err)
+			if err := fn(scratch[w], i); err != nil {
+				errs[lo/placeGrain] = &ItemError{Item: i, Err: err}
 				return
 			}
 		}
@@ -257,6 +280,16 @@ func (m *Placement) PlaceRows(ctx context.Context, dst, x, soft []float64, n, th
 	}
 	return nil
 }
+
+// ItemError is the failure of one row (or object) of a PlaceRows (or
+// PlaceObjects) call, by its index in the call.
+type ItemError struct {
+	Item int
+	Err  error
+}
+
+func (e *ItemError) Error() string { return fmt.Sprintf("item %d: %v", e.Item, e.Err) }
+func (e *ItemError) Unwrap() error { return e.Err }
 
 // placeOne places one row from its nearest reference rows.
 func (m *Placement) placeOne(dst []float64, nbr []int32, d2, soft []float64, s *placeScratch) error {
@@ -296,40 +329,38 @@ func (s *placeScratch) init(k, d int) {
 	}
 }
 
-// PlaceFromDistances places one new object given its PLAIN distances dist
-// to the reference rows ref (indices into the model's rows; other
-// reference rows count as far: they are not neighbours, and still repel
-// through the map). The nearest Neighbors() given are used. s is reused
-// across calls of one goroutine.
-func (m *Placement) PlaceFromDistances(dst []float64, ref []int32, dist []float64, s *DistanceScratch) error {
-	if len(ref) != len(dist) || len(dst) != m.Dims {
-		panic("transforms: PlaceFromDistances: mismatched lengths")
+// PlaceObjects places new objects from their PLAIN distances to reference
+// rows: object o has the distances dist[o] to the reference rows ref[o]
+// (indices into the model's rows). Reference rows not given for an object
+// count as far: they are not its neighbours, and still repel through the
+// map. Each object uses the nearest Neighbors() of its distances.
+func (m *Placement) PlaceObjects(ctx context.Context, dst []float64, ref [][]int32, dist [][]float64, threads int) error {
+	if err := m.Prepare(ctx, threads); err != nil {
+		return err
 	}
-	ps := &s.s
-	ps.pairs = ps.pairs[:0]
-	for q, j := range ref {
-		ps.pairs = append(ps.pairs, pairDist{j, dist[q] * dist[q]})
+	n := len(ref)
+	if len(dist) != n || len(dst) != n*m.Dims {
+		panic("transforms: PlaceObjects: mismatched lengths")
 	}
-	slices.SortFunc(ps.pairs, func(a, b pairDist) int {
-		if a.d2 != b.d2 {
-			if a.d2 < b.d2 {
-				return -1
-			}
-			return 1
+	return m.parallel(ctx, n, threads, func(s *placeScratch, o int) error {
+		if len(ref[o]) != len(dist[o]) {
+			panic("transforms: PlaceObjects: mismatched lengths")
 		}
-		return int(a.j) - int(b.j)
+		s.pairs = s.pairs[:0]
+		for q, j := range ref[o] {
+			s.pairs = append(s.pairs, pairDist{j, dist[o][q] * dist[o][q]})
+		}
+		slices.SortFunc(s.pairs, func(a, b pairDist) int {
+			return cmp.Or(cmp.Compare(a.d2, b.d2), cmp.Compare(a.j, b.j))
+		})
+		k := min(len(s.pairs), m.Neighbors())
+		s.init(k, 0)
+		for q := range k {
+			s.nbr[q], s.d2[q] = s.pairs[q].j, s.pairs[q].d2
+		}
+		return m.placeOne(dst[o*m.Dims:(o+1)*m.Dims], s.nbr, s.d2, nil, s)
 	})
-	k := min(len(ps.pairs), m.Neighbors())
-	ps.init(k, 0)
-	for q := range k {
-		ps.nbr[q], ps.d2[q] = ps.pairs[q].j, ps.pairs[q].d2
-	}
-	return m.placeOne(dst, ps.nbr, ps.d2, nil, ps)
 }
-
-// DistanceScratch holds the buffers of PlaceFromDistances for one goroutine;
-// the zero value is ready to use.
-type DistanceScratch struct{ s placeScratch }
 
 // ReferenceRow returns the row of the reference id (compared as text), or
 // false.

@@ -50,14 +50,11 @@ func (t *FileTables) WriteFile(role string, data []byte) error {
 func (t *FileTables) Path(role string) string { return t.Paths[role] }
 
 func (t *FileTables) Open(ctx context.Context, role string, mem memory.Allocator) (arrowio.Reader, error) {
-	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem)}
-	if t.Stdin != nil {
-		opts = append(opts, arrowio.WithStdin(t.Stdin))
-	}
-	return arrowio.Open(ctx, t.Paths[role], opts...)
+	return t.OpenShard(ctx, role, mem, arrowio.Shard{})
 }
 
-// OpenShard opens shard s of the Parquet input of role (arrowio.Shard).
+// OpenShard opens shard s of the Parquet input of role (arrowio.Shard;
+// the zero Shard is all of it).
 func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error) {
 	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s)}
 	if t.Stdin != nil {

@@ -160,17 +160,17 @@ func HasColumns(schema *arrow.Schema, names ...string) bool {
 	return true
 }
 
-// idType is the type under which ids are written: int64 ids stay int64,
+// IDType is the type under which ids are written: int64 ids stay int64,
 // any other id type is written as its text.
-func idType(ids arrow.Array) arrow.DataType {
+func IDType(ids arrow.Array) arrow.DataType {
 	if _, ok := ids.(*array.Int64); ok {
 		return arrow.PrimitiveTypes.Int64
 	}
 	return arrow.BinaryTypes.String
 }
 
-// appendID appends the id of row r of ids to b (of the type idType gives).
-func appendID(b array.Builder, ids arrow.Array, r int) {
+// AppendID appends the id of row r of ids to b (of the type IDType gives).
+func AppendID(b array.Builder, ids arrow.Array, r int) {
 	if a, ok := ids.(*array.Int64); ok {
 		b.(*array.Int64Builder).Append(a.Value(r))
 		return
@@ -182,7 +182,7 @@ func appendID(b array.Builder, ids arrow.Array, r int) {
 // ids are ids: i and j (int64 ids stay int64, others are text) and
 // distance (float64).
 func PairsSchema(ids arrow.Array) *arrow.Schema {
-	t := idType(ids)
+	t := IDType(ids)
 	return arrow.NewSchema([]arrow.Field{
 		{Name: PairI, Type: t}, {Name: PairJ, Type: t}, {Name: PairDistance, Type: arrow.PrimitiveTypes.Float64},
 	}, nil)
@@ -209,8 +209,8 @@ func NewPairWriter(w arrowio.Writer, mem memory.Allocator, ids arrow.Array) *Pai
 
 // Append adds the pair (row i, row j) with distance d.
 func (p *PairWriter) Append(i, j int, d float64) error {
-	appendID(p.b.Field(0), p.ids, i)
-	appendID(p.b.Field(1), p.ids, j)
+	AppendID(p.b.Field(0), p.ids, i)
+	AppendID(p.b.Field(1), p.ids, j)
 	p.b.Field(2).(*array.Float64Builder).Append(d)
 	if p.rows++; p.rows == PairBatch {
 		return p.Flush()
@@ -302,8 +302,8 @@ func DistinctIDs(mem memory.Allocator, pairs *arrowio.Frame) (*arrowio.Frame, er
 		panic("table: DistinctIDs wants a frame with id i and kept column j")
 	}
 	jcol := pairs.Keep[0]
-	t := idType(pairs.ID)
-	if !arrow.TypeEqual(t, idType(jcol)) {
+	t := IDType(pairs.ID)
+	if !arrow.TypeEqual(t, IDType(jcol)) {
 		return nil, &arrowio.Error{File: pairs.Source.Path, Column: pairs.KeepFields[0].Name, Row: -1,
 			Err: fmt.Errorf("%w: columns %s and %s hold ids of different types (%s, %s)", arrowio.ErrInvalidValue,
 				pairs.IDName, pairs.KeepFields[0].Name, pairs.ID.DataType(), jcol.DataType())}
@@ -315,7 +315,7 @@ func DistinctIDs(mem memory.Allocator, pairs *arrowio.Frame) (*arrowio.Frame, er
 	add := func(col arrow.Array, r int) {
 		if v := col.ValueStr(r); !seen[v] {
 			seen[v] = true
-			appendID(b, col, r)
+			AppendID(b, col, r)
 			rows = append(rows, int64(len(rows)))
 		}
 	}

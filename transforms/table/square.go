@@ -17,7 +17,7 @@ import (
 // repeat, or the id column's own name) is an error.
 func SquareSchema(idName string, ids arrow.Array) (*arrow.Schema, error) {
 	fields := make([]arrow.Field, 0, 1+ids.Len())
-	fields = append(fields, arrow.Field{Name: idName, Type: idType(ids)})
+	fields = append(fields, arrow.Field{Name: idName, Type: IDType(ids)})
 	seen := map[string]bool{idName: true}
 	for r := range ids.Len() {
 		name := ids.ValueStr(r)
@@ -41,7 +41,7 @@ func SquareRecord(mem memory.Allocator, schema *arrow.Schema, ids arrow.Array, d
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
 	for i := range n {
-		appendID(b.Field(0), ids, i)
+		AppendID(b.Field(0), ids, i)
 	}
 	col := make([]float64, n)
 	for j := range n {
