@@ -70,8 +70,8 @@ func featureRecords(x []float64, d int, labels []string, first int64, batch int)
 
 // pairRecords is a long distance table (i, j, distance) of the objects
 // (ids first + row) of x to the reference objects (ids refFirst + row) of
-// ref, grouped by i, in batches of batch rows; all: every pair, else only
-// the pairs with j < keep.
+// ref, grouped by i, in batches of batch rows: the pairs with j < keep
+// (every pair for a large keep), without i = j when the ids coincide.
 func pairRecords(x, ref []float64, d int, first, refFirst int64, keep, batch int) []arrow.RecordBatch {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "i", Type: arrow.PrimitiveTypes.Int64}, {Name: "j", Type: arrow.PrimitiveTypes.Int64},
 		{Name: "distance", Type: arrow.PrimitiveTypes.Float64}}, nil)
@@ -105,6 +105,20 @@ func pairRecords(x, ref []float64, d int, first, refFirst int64, keep, batch int
 	}
 	flush()
 	return recs
+}
+
+// placementFixture draws reference and new rows from one mixture of k
+// clusters: the reference as a feature table and as its all-pairs
+// distance table (released at the end of the test), and the new rows'
+// values and labels.
+func placementFixture(t *testing.T, seed uint64, nRef, nNew, d, k int) (xRef, xNew []float64, lNew []string, ref, refPairs []arrow.RecordBatch) {
+	rng := rand.New(rand.NewPCG(13, seed))
+	xRef, lRef := mixture(rng, nRef, d, k)
+	xNew, lNew = mixture(rng, nNew, d, k)
+	ref = featureRecords(xRef, d, lRef, 0, 1<<20)
+	refPairs = pairRecords(xRef, xRef, d, 0, 0, 1<<30, 1<<20)
+	t.Cleanup(func() { release(ref); release(refPairs) })
+	return xRef, xNew, lNew, ref, refPairs
 }
 
 func release(recs []arrow.RecordBatch) {
@@ -166,14 +180,8 @@ func embedding(t *testing.T, m *transforms.MemTable) (ids []int64, y []float64, 
 // batches of 1, 7 and 4,096, and with 1 and 2 threads, into t-SNE and NeRV
 // maps (from features, and from distances), and wants identical bits.
 func TestPlacementIsAFunctionOfTheRow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 1))
 	const d = 8
-	xRef, lRef := mixture(rng, 300, d, 4)
-	xNew, lNew := mixture(rng, 4500, d, 4)
-	ref := featureRecords(xRef, d, lRef, 0, 1<<20)
-	defer release(ref)
-	refPairs := pairRecords(xRef, xRef, d, 0, 0, 1<<30, 1<<20)
-	defer release(refPairs)
+	xRef, xNew, lNew, ref, refPairs := placementFixture(t, 1, 300, 4500, d, 4)
 
 	cases := []struct {
 		name      string
@@ -430,14 +438,8 @@ func readThyroid(t *testing.T) ([]float64, []string) {
 // TestApplyPlacementErrors: options and tables that do not fit the model
 // are refused with the kind of error that names them.
 func TestApplyPlacementErrors(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 3))
 	const d = 4
-	xRef, lRef := mixture(rng, 120, d, 3)
-	xNew, lNew := mixture(rng, 10, d, 3)
-	ref := featureRecords(xRef, d, lRef, 0, 1<<20)
-	defer release(ref)
-	refPairs := pairRecords(xRef, xRef, d, 0, 0, 1<<30, 1<<20)
-	defer release(refPairs)
+	xRef, xNew, lNew, ref, refPairs := placementFixture(t, 3, 120, 10, d, 3)
 	models := map[string]*transforms.MemTables{}
 	for name, fit := range map[string]struct {
 		stage transforms.Stage
