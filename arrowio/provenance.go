@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+
+	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // Provenance is what every output records about the run that made it,
@@ -42,6 +44,17 @@ type InputInfo struct {
 	// RunID is the input's own run id: two inputs made by one run (an
 	// embedding and its model) share it.
 	RunID string `json:"run_id,omitempty"`
+}
+
+// Metadata is the schema metadata that carries p (its JSON under
+// MetadataKey), for a table built in memory that should read as a stage's
+// output.
+func (p *Provenance) Metadata() (arrow.Metadata, error) {
+	js, err := p.JSON()
+	if err != nil {
+		return arrow.Metadata{}, err
+	}
+	return arrow.NewMetadata([]string{MetadataKey}, []string{js}), nil
 }
 
 // JSON encodes p compactly. It never fails on values: NaN and ±Inf, which

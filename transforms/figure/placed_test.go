@@ -50,11 +50,10 @@ func embTable(t *testing.T, n, dims int, labels []string, soft bool, p *arrowio.
 	}
 	var md *arrow.Metadata
 	if p != nil {
-		js, err := p.JSON()
+		m, err := p.Metadata()
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := arrow.NewMetadata([]string{arrowio.MetadataKey}, []string{js})
 		md = &m
 	}
 	r := array.NewRecordBatch(arrow.NewSchema(fs, md), cols, int64(n))
@@ -134,11 +133,10 @@ func TestPointsWithPlaced(t *testing.T) {
 	// and many among the placed rows (a number, by auto on its own) is
 	// read as categories in both.
 	grades := func(g []int64, p *arrowio.Provenance) arrow.RecordBatch {
-		js, err := p.JSON()
+		md, err := p.Metadata()
 		if err != nil {
 			t.Fatal(err)
 		}
-		md := arrow.NewMetadata([]string{arrowio.MetadataKey}, []string{js})
 		b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
 			{Name: "grade", Type: arrow.PrimitiveTypes.Int64},
 			{Name: "emb_0", Type: arrow.PrimitiveTypes.Float64},

@@ -19,8 +19,7 @@ import (
 // provenance (schema metadata "ordinate") says it is an embedding, and the
 // figure comes back as the bytes of the file output "out".
 func ExampleStage() {
-	prov, _ := (&arrowio.Provenance{Tool: "ordinate", Stage: "pca", Kind: table.Embedding, Params: map[string]any{"dims": 2}}).JSON()
-	md := arrow.NewMetadata([]string{arrowio.MetadataKey}, []string{prov})
+	md, _ := (&arrowio.Provenance{Tool: "ordinate", Stage: "pca", Kind: table.Embedding, Params: map[string]any{"dims": 2}}).Metadata()
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "label", Type: arrow.BinaryTypes.String},
 		{Name: "emb_0", Type: arrow.PrimitiveTypes.Float64},

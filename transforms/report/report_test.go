@@ -47,11 +47,10 @@ func rec(t *testing.T, fields []string, n int, p *arrowio.Provenance) arrow.Reco
 	}
 	var md *arrow.Metadata
 	if p != nil {
-		js, err := p.JSON()
+		m, err := p.Metadata()
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := arrow.NewMetadata([]string{arrowio.MetadataKey}, []string{js})
 		md = &m
 	}
 	r := array.NewRecordBatch(arrow.NewSchema(fs, md), cols, int64(n))
