@@ -624,13 +624,20 @@ func loadPlacement(rd arrowio.Reader, h ModelHeader) (*Placement, error) {
 // NewFeaturePlacement is the placement model of a map y (n×dims) fitted on
 // the feature table ft: the reference rows are ft's rows, with their
 // features as fitted (ft.Z) and ft's standardisation, and a graph of each
-// row's PlacementGraphDegree nearest rows (exact k-NN) for the neighbour
-// index. The caller sets TSNE or NeRV (and the NeRV labels) and Params.
-func NewFeaturePlacement(ctx context.Context, stage string, ft *FeatureTable, standardized bool, y []float64, dims, threads int) (*Placement, error) {
+// row's PlacementGraphDegree nearest rows for the neighbour index. knn, if
+// not nil, holds each row's k nearest rows by (squared distance, index) as
+// the fit found them (k ≥ the degree: its first columns are the graph);
+// otherwise the graph is an exact k-NN search. The caller sets TSNE or NeRV
+// (and the NeRV labels) and Params.
+func NewFeaturePlacement(ctx context.Context, stage string, ft *FeatureTable, standardized bool, y []float64, dims int, knn []int32, k, threads int) (*Placement, error) {
 	n, D := ft.N, ft.K()
 	g := min(n-1, PlacementGraphDegree)
 	graph := make([]int32, n*g)
-	if err := kernels.KNN(ctx, graph, make([]float64, n*g), ft.Z, n, D, g, threads); err != nil {
+	if knn != nil && k >= g && len(knn) == n*k {
+		for i := range n {
+			copy(graph[i*g:(i+1)*g], knn[i*k:])
+		}
+	} else if err := kernels.KNN(ctx, graph, nil, ft.Z, n, D, g, threads); err != nil {
 		return nil, err
 	}
 	return &Placement{Stage: stage, Source: FromFeatures, Scaling: ft.Scaling, FeatureList: ft.FeatureList,

@@ -56,7 +56,7 @@ func benchPlacement(b *testing.B, n, d int, stage string) (*Placement, []float64
 	}
 	ft := &FeatureTable{Frame: &arrowio.Frame{N: n, D: d, ID: ib.NewArray(), X: x}, Scaling: s, Z: x}
 	ib.Release()
-	m, err := NewFeaturePlacement(context.Background(), stage, ft, false, y, 2, 0)
+	m, err := NewFeaturePlacement(context.Background(), stage, ft, false, y, 2, nil, 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}

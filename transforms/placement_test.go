@@ -17,6 +17,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/nerv"
 	"github.com/ordinate/ordinate/transforms/tsne"
@@ -500,5 +501,53 @@ func TestApplyPlacementErrors(t *testing.T) {
 		if !errors.Is(err, c.kind) || err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: err = %v, want %v mentioning %q", c.name, err, c.kind, c.msg)
 		}
+	}
+}
+
+// TestPlacementGraphIsExactKNN: the graph a model stores is each reference
+// row's exact nearest rows, whether the fit's own neighbour lists were
+// reused (Barnes–Hut) or a search made it (exact methods).
+func TestPlacementGraphIsExactKNN(t *testing.T) {
+	const d = 5
+	_, _, _, ref, _ := placementFixture(t, 4, 300, 1, d, 3)
+	for _, c := range []struct {
+		name  string
+		stage transforms.Stage
+		opts  map[string]string
+	}{
+		{"tsne bh", tsne.Stage{}, map[string]string{"method": "bh", "perplexity": "10"}},
+		{"tsne exact", tsne.Stage{}, map[string]string{"method": "exact", "perplexity": "10"}},
+		{"nerv bh", nerv.Stage{}, map[string]string{"method": "bh", "perplexity": "10", "features": "f*", "label": ""}},
+	} {
+		c.opts["id"] = "id"
+		if c.opts["label"] == "" && c.stage.Info().Name == "tsne" {
+			c.opts["label"] = "label"
+		}
+		fit, err := run(t, c.stage, map[string][]arrow.RecordBatch{"in": ref}, []string{"out", "model-out"}, c.opts, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rec := fit.Out("model-out").Records[0]
+		n := int(rec.NumRows())
+		col := func(name string) arrow.Array { return rec.Column(rec.Schema().FieldIndices(name)[0]) }
+		x := make([]float64, n*d)
+		for j := range d {
+			for i, v := range col(fmt.Sprintf("x_%d", j)).(*array.Float64).Float64Values() {
+				x[i*d+j] = v
+			}
+		}
+		g := transforms.PlacementGraphDegree
+		want := make([]int32, n*g)
+		if err := kernels.KNN(context.Background(), want, nil, x, n, d, g, 1); err != nil {
+			t.Fatal(err)
+		}
+		for c2 := range g {
+			for i, v := range col(fmt.Sprintf("nn_%d", c2)).(*array.Int32).Int32Values() {
+				if v != want[i*g+c2] {
+					t.Fatalf("%s: neighbour %d of reference row %d is %d, exact k-NN says %d", c.name, c2, i, v, want[i*g+c2])
+				}
+			}
+		}
+		fit.Release()
 	}
 }

@@ -100,6 +100,10 @@ type Result struct {
 	// Width is the global output width s of the finest scale (the mean
 	// σᵢ), or 0 with Transfer (each point's own σᵢ).
 	Width float64
+	// NeighborIdx holds, with BarnesHut, each point's NeighborK nearest
+	// points by (squared distance, index), row-major; nil otherwise.
+	NeighborIdx []int32
+	NeighborK   int
 }
 
 // Levels returns the perplexities Fit runs through for n points: Schedule,
@@ -190,6 +194,9 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		}
 	}
 	res.Y = y
+	if sl, ok := lv.(*sparseLevels); ok {
+		res.NeighborIdx, res.NeighborK = sl.idx, sl.kn
+	}
 	res.Stress = res.Levels[len(res.Levels)-1].Stress
 	return res, nil
 }

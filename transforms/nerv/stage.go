@@ -181,7 +181,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if !env.Has("model-out") {
 		return nil
 	}
-	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, c.Dims, env.Threads)
+	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, c.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
 	if err != nil {
 		return err
 	}

@@ -129,7 +129,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			return stageError(err)
 		}
 		if env.Has("model-out") {
-			if model, err = transforms.NewFeaturePlacement(ctx, "tsne", ft, o.Standardize, res.Y, o.Dims, env.Threads); err != nil {
+			if model, err = transforms.NewFeaturePlacement(ctx, "tsne", ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.Neighbors, env.Threads); err != nil {
 				return err
 			}
 		}

@@ -96,6 +96,10 @@ type Result struct {
 	Method       string    // "exact" or "bh"
 	Init         string    // "pca", "mds" or "random"
 	Neighbors    int       // neighbours per point in P (N−1 for exact)
+	// NeighborIdx holds, from features with BH, each point's Neighbors
+	// nearest points by (squared distance, index), row-major; nil
+	// otherwise. A placement model reuses them as its graph.
+	NeighborIdx []int32
 }
 
 func (o Options) withDefaults(n int) (Options, error) {
@@ -221,6 +225,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		return nil, wrapf(ErrOption, "PCA initialisation needs d ≥ Dims, got d = %d, Dims = %d; use InitRandom", d, o.Dims)
 	}
 	a := &affinities{}
+	var knn []int32
 	if o.Method == Exact {
 		o.Reporter.Start("affinities", int64(n))
 		d2 := make([]float64, n*n)
@@ -242,6 +247,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		}
 		o.Reporter.Start("affinities", int64(n))
 		err = a.fromSparse(ctx, idx, d2, n, k, o)
+		knn = idx
 	}
 	o.Reporter.Finish()
 	if err != nil {
@@ -251,7 +257,11 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	return optimize(ctx, y, a, n, o, initName)
+	res, err := optimize(ctx, y, a, n, o, initName)
+	if res != nil {
+		res.NeighborIdx = knn
+	}
+	return res, err
 }
 
 // FromDistances embeds n points given the n×n row-major matrix dist of
