@@ -73,6 +73,25 @@
 // built; memory is O(N) per thread. Integer sums are exact in any order, so
 // results are bit-identical for every thread count.
 //
+// # Blocks
+//
+// Because the sums are integers, the work splits exactly over points:
+// EvaluatePartial and EvaluateDistancesPartial score the points of one
+// Block (block b of B holds [b·N/B, (b+1)·N/B), the rows of fisher's tiles),
+// each still ranked among all N points, and return a Partial: the integer
+// sums, N, the ks, the class values and a fingerprint of the inputs. Merge
+// adds the partials of blocks that cover every point once and computes the
+// metrics from the totals, so the result is the Report of one run, bit for
+// bit (Evaluate is itself one block merged). The co-ranking histogram
+// behind R_NX travels as its non-zero counts; the ordinal metrics (a
+// function of the whole embedding, O(N·d)) travel with the block that starts
+// at point 0, their floats as IEEE 754 bits. Merge refuses partials of other
+// inputs or options (the fingerprint: a 64-bit hash of every coordinate,
+// class and option), a point in no block and a point in two. PartialRecord
+// and ReadPartials give the partial's table (kind metrics_partial: lo, hi,
+// part, index, value, all int64 but part), whose every row names its
+// block, so that the tables of many blocks can be concatenated.
+//
 // # Stage
 //
 // Stage is the evaluate stage on the one stage contract (transforms.Stage):
@@ -87,7 +106,8 @@
 // provenance records what was used (figures features, standardize,
 // features_source, standardize_source) and every metric under a snake_case
 // key (trustworthiness_k10, knn_accuracy_k5_input). The rank computations
-// report progress per point.
+// report progress per point. The block option writes a block's partial
+// table instead of the metrics; the partials input merges them.
 //
 // # Errors
 //

@@ -33,3 +33,7 @@ func wrapf(sentinel error, format string, args ...any) error {
 func inputError(matrix string, row, col int, sentinel error, format string, args ...any) *arrowio.Error {
 	return arrowio.MatrixError(matrix, row, col, fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...))
 }
+
+// ErrPartial is partial sums that do not merge: blocks of different inputs
+// or options, a point in no block, or a point in two.
+var ErrPartial = arrowio.NewSentinel(arrowio.ErrInvalidData, "partial sums do not merge")

@@ -87,39 +87,11 @@ func (r *Report) add(metric string, k int, subset string, v float64) {
 // range) give an error wrapping a sentinel of errors.go, a bad value at a
 // position an *arrowio.Error naming it; cancellation gives ctx.Err().
 func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options) (*Report, error) {
-	n, err := checkCoordinates(x, D, y, d)
+	p, err := EvaluatePartial(ctx, x, D, y, d, classes, opts, Block{})
 	if err != nil {
 		return nil, err
 	}
-	ks, err := checkKs(opts.Ks, n)
-	if err != nil {
-		return nil, err
-	}
-	var lab *labels
-	if classes != nil {
-		if lab, err = newLabels(classes, n); err != nil {
-			return nil, err
-		}
-	} else if opts.Ordinal {
-		return nil, wrapf(ErrNoClasses, "the ordinal metrics need classes")
-	}
-	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, ks, lab, opts.Threads, opts.Progress)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{N: n}
-	c.structureRows(rep, n, ks, lab != nil)
-	if lab != nil {
-		c.classRows(rep, n, ks, SubsetEmbedding, SubsetInput)
-	}
-	if opts.Ordinal {
-		o := ordinalMetrics(y, n, d, lab)
-		rep.add(MetricOrdinalSpearman, 0, SubsetAll, o.spearman)
-		rep.add(MetricCenterSpearman, 0, SubsetAll, o.centerSpearman)
-		rep.add(MetricCenterDiscordantPairs, 0, SubsetAll, float64(o.discordant))
-		rep.CenterOrder = o.centerOrder
-	}
-	return rep, nil
+	return Merge(p)
 }
 
 // EvaluateDistances gives the classification metrics (nn_error and
@@ -128,36 +100,40 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 // used (plain or squared distances give the same results); the matrix need
 // not be symmetric. classes are required; opts.Ordinal is refused.
 func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int, opts Options) (*Report, error) {
-	if n < 4 {
-		return nil, wrapf(ErrTooFewPoints, "N = %d", n)
-	}
-	if len(dist) != n*n {
-		return nil, wrapf(ErrSize, "len(dist) = %d for N = %d (want N² = %d)", len(dist), n, n*n)
-	}
-	if err := checkFinite("dist", dist, n); err != nil {
+	p, err := EvaluateDistancesPartial(ctx, dist, n, classes, opts, Block{})
+	if err != nil {
 		return nil, err
 	}
+	return Merge(p)
+}
+
+// checkDistances checks EvaluateDistances' arguments and returns the sorted
+// ks and the classes.
+func checkDistances(dist []float64, n int, classes []int, opts Options) ([]int, *labels, error) {
+	if n < 4 {
+		return nil, nil, wrapf(ErrTooFewPoints, "N = %d", n)
+	}
+	if len(dist) != n*n {
+		return nil, nil, wrapf(ErrSize, "len(dist) = %d for N = %d (want N² = %d)", len(dist), n, n*n)
+	}
+	if err := checkFinite("dist", dist, n); err != nil {
+		return nil, nil, err
+	}
 	if opts.Ordinal {
-		return nil, wrapf(ErrOption, "the ordinal metrics need embedding coordinates")
+		return nil, nil, wrapf(ErrOption, "the ordinal metrics need embedding coordinates")
 	}
 	ks, err := checkKs(opts.Ks, n)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if classes == nil {
-		return nil, wrapf(ErrNoClasses, "the classification metrics need classes")
+		return nil, nil, wrapf(ErrNoClasses, "the classification metrics need classes")
 	}
 	lab, err := newLabels(classes, n)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c, err := classify(ctx, matrixSpace(dist, n), n, ks, lab, opts.Threads, opts.Progress)
-	if err != nil {
-		return nil, err
-	}
-	rep := &Report{N: n}
-	c.classRows(rep, n, ks, "", SubsetDistances)
-	return rep, nil
+	return ks, lab, nil
 }
 
 func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {

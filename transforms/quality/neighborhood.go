@@ -94,20 +94,20 @@ func newWorker(n, nk int, lab *labels, structure bool) *worker {
 	return w
 }
 
-// neighborhoods runs over all points, comparing the input space sx with the
-// embedding sy, and returns the summed counts.
-func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
-	workers := make([]*worker, kernels.Workers(n, threads, rowGrain))
+// neighborhoods runs over the points [lo, hi) of n, comparing the input
+// space sx with the embedding sy, and returns the summed counts.
+func neighborhoods(ctx context.Context, sx, sy space, n, lo, hi int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
+	workers := make([]*worker, kernels.Workers(hi-lo, threads, rowGrain))
 	for i := range workers {
 		workers[i] = newWorker(n, len(ks), lab, true)
 	}
-	err := kernels.ParallelForWorker(ctx, n, threads, rowGrain, func(wi, lo, hi int) {
+	err := kernels.ParallelForWorker(ctx, hi-lo, threads, rowGrain, func(wi, a, b int) {
 		w := workers[wi]
-		for i := lo; i < hi; i++ {
+		for i := lo + a; i < lo+b; i++ {
 			w.point(sx, sy, i, ks, lab)
 		}
 		if progress != nil {
-			progress(int64(hi - lo))
+			progress(int64(b - a))
 		}
 	})
 	if err != nil {
@@ -117,22 +117,22 @@ func neighborhoods(ctx context.Context, sx, sy space, n int, ks []int, lab *labe
 }
 
 // classify runs the classification part alone on one space (reported as the
-// input-space counts).
-func classify(ctx context.Context, sx space, n int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
-	workers := make([]*worker, kernels.Workers(n, threads, rowGrain))
+// input-space counts), over the points [lo, hi) of n.
+func classify(ctx context.Context, sx space, n, lo, hi int, ks []int, lab *labels, threads int, progress func(int64)) (*counts, error) {
+	workers := make([]*worker, kernels.Workers(hi-lo, threads, rowGrain))
 	for i := range workers {
 		workers[i] = newWorker(n, len(ks), lab, false)
 	}
-	err := kernels.ParallelForWorker(ctx, n, threads, rowGrain, func(wi, lo, hi int) {
+	err := kernels.ParallelForWorker(ctx, hi-lo, threads, rowGrain, func(wi, a, b int) {
 		w := workers[wi]
-		for i := lo; i < hi; i++ {
+		for i := lo + a; i < lo+b; i++ {
 			w.rk.NeighborOrder(w.ox, sx(w.dx, i), i)
 			if w.vote(w.ox, lab.id, lab.id[i], ks, w.c.hitX, w.c.sameX) {
 				w.c.nnX++
 			}
 		}
 		if progress != nil {
-			progress(int64(hi - lo))
+			progress(int64(b - a))
 		}
 	})
 	if err != nil {

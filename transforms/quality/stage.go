@@ -71,6 +71,7 @@ type StageOptions struct {
 	K              []int                `opt:"k" help:"neighbourhood sizes, comma list of whole numbers ≥ 1, below the row count (with split: one value is the k of the hidden-object classification, default 10)"`
 	Emb            []string             `opt:"emb" help:"embedding columns of the embedding table"`
 	TripletColumns table.TripletColumns `opt:"triplet-columns" help:"names of the i, j, k and (optional) aspect columns of the triplet table, comma list"`
+	Block          Block                `opt:"block" help:"score only block i/B of the points (0 ≤ i < B; block b = rows [b·n/B, (b+1)·n/B) of the embedding, each still ranked among all points) and write its exact partial sums (kind metrics_partial) instead of the metrics; merge the B tables with --partials"`
 }
 
 // Validate checks the options that need no data.
@@ -104,7 +105,9 @@ func (Stage) Info() transforms.Info {
 		Summary: "quality metrics of an embedding against its input table",
 		Usage: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--standardize auto|true|false] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] --out M
    ordinate evaluate --distances D --in T --id COL --label y [--k 5,10] --out M
-   ordinate evaluate --embedding MAPS --triplets TRIPLETS [--split S --attributes ATTRS] --out M`,
+   ordinate evaluate --embedding MAPS --triplets TRIPLETS [--split S --attributes ATTRS] --out M
+   ordinate evaluate (--embedding E | --distances D) --in T … --block i/B --out PART_i
+   ordinate evaluate --partials 'PART_*' --out M`,
 		Doc: `Rows of E are matched to rows of T by --id (default: the row column that ordinate
 writes when no id was given). Metrics: trustworthiness and continuity (overall, and
 the class-aware inter/intra parts), R_NX(k) and its AUC, and with labels k-NN
@@ -131,10 +134,22 @@ column), and per aspect as subset/aspect; the means are over aspects. With
 hidden_knn_accuracy: each object hidden from an aspect is classified by majority
 vote of its k nearest observed objects in that aspect's map (k = 10 unless --k
 gives one value), against its attribute value. The attributes are matched by --id,
-or else by the id column recorded in the triplets' provenance.`,
+or else by the id column recorded in the triplets' provenance.
+
+--block i/B splits the exact neighbourhood and class metrics over B tasks (Spark
+tasks, the pods of an Indexed Job): each reads the same inputs, ranks the
+neighbours of the points of its block among all points, and writes the block's
+integer sums (rank penalties, k-NN votes, the co-ranking histogram). --partials
+adds up the B tables (files, a folder, or one table of them concatenated) and
+writes the metrics that one run on all points gives, bit for bit. It refuses
+blocks of different inputs or options (a fingerprint of both), a point in no block
+and a block given twice.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --out thyroid-metrics.parquet",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --block 0/2 --out thyroid-part-0.parquet",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --block 1/2 --out thyroid-part-1.parquet",
+			"ordinate evaluate --partials thyroid-part-*.parquet --out thyroid-metrics-merged.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --features 'x*' --standardize false --label label --k 10 --out thyroid-metrics-raw.csv",
 			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 500 --split-objects 0.5 --split-out zoo-split.parquet --out zoo-triplets.parquet",
 			"ordinate soe --in zoo-triplets.parquet --per-aspect --out zoo-soe.parquet",
@@ -147,6 +162,7 @@ or else by the id column recorded in the triplets' provenance.`,
 			{Name: "triplets", Help: "with a maps table as embedding: score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
 			{Name: "split", Help: "with triplets: the observed-objects table of triplets --split-out; adds the k-NN classification of hidden objects by attribute value"},
 			{Name: "attributes", Help: "with split: the attribute table the triplets were made from"},
+			{Name: "partials", Help: "instead of all the above: the partial sums of evaluate --block runs, merged into the metrics"},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "metrics table (metric, k, subset, value)", Kind: table.Metrics, Required: true},
@@ -158,7 +174,13 @@ or else by the id column recorded in the triplets' provenance.`,
 // Run runs the stage.
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
 	opts := o.(*StageOptions)
+	if env.Has("partials") {
+		return runMerge(ctx, env, opts)
+	}
 	if env.Has("triplets") {
+		if !opts.Block.IsZero() {
+			return transforms.Optionf("block", "applies to the neighbourhood metrics, not to triplets")
+		}
 		if !env.Has("embedding") {
 			return &transforms.OptionError{Option: "embedding", Err: fmt.Errorf("%w: triplets need a maps table (aspect, id, emb_*)", transforms.ErrNoTable)}
 		}
@@ -330,6 +352,15 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 	} else if opts.Ordinal {
 		return transforms.Optionf("ordinal", "needs a label")
 	}
+	if !opts.Block.IsZero() {
+		return writePartial(ctx, env, opts.Block, n, func(o Options) (*Partial, error) {
+			p, err := EvaluatePartial(ctx, x, D, embFrame.X, d, classes, o, opts.Block)
+			if err == nil && cls != nil {
+				p.ClassNames = cls.Names
+			}
+			return p, err
+		}, qo)
+	}
 	env.Progress.Start("neighbour ranks", int64(n))
 	rep, err := Evaluate(ctx, x, D, embFrame.X, d, classes, qo)
 	env.Progress.Finish()
@@ -408,14 +439,85 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 	if err != nil {
 		return err
 	}
+	qo := Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add}
+	if !opts.Block.IsZero() {
+		return writePartial(ctx, env, opts.Block, inFrame.N, func(o Options) (*Partial, error) {
+			return EvaluateDistancesPartial(ctx, dist, inFrame.N, cls.Index, o, opts.Block)
+		}, qo)
+	}
 	env.Progress.Start("neighbour ranks", int64(inFrame.N))
-	rep, err := EvaluateDistances(ctx, dist, inFrame.N, cls.Index, Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add})
+	rep, err := EvaluateDistances(ctx, dist, inFrame.N, cls.Index, qo)
 	env.Progress.Finish()
 	if err != nil {
 		return optionK(err)
 	}
 	return writeReport(ctx, env, rep, func(b *strings.Builder) {
 		writeSummary(b, dFrame.Source.Path, rep, nil)
+	})
+}
+
+// writePartial computes the partial sums of one block of n points and
+// writes them as the out table (kind metrics_partial).
+func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval func(Options) (*Partial, error), qo Options) error {
+	if env.Has("summary") {
+		return transforms.Optionf("block", "a block has partial sums, not metrics: write the summary when merging with --partials")
+	}
+	if b.Count > n {
+		return transforms.Optionf("block", "%s: %d blocks of %d points, a block would be empty", b, b.Count, n)
+	}
+	lo, hi := b.Range(n)
+	env.Progress.Start("neighbour ranks", int64(hi-lo))
+	p, err := eval(qo)
+	env.Progress.Finish()
+	if err != nil {
+		return optionK(err)
+	}
+	env.SetKind("out", table.MetricsPartial)
+	env.Figures(map[string]any{"n": n, "block": b.String(), "block_points": []int{lo, hi}, "fingerprint": fmt.Sprintf("%016x", p.Fingerprint)})
+	rec := PartialRecord(env.Mem, p)
+	defer rec.Release()
+	return env.WriteRecord(ctx, "out", rec)
+}
+
+// runMerge adds up the partial sums of evaluate --block runs and writes the
+// metrics of all points.
+func runMerge(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+	for _, r := range []string{"embedding", "in", "distances", "triplets", "split", "attributes"} {
+		if env.Has(r) {
+			return transforms.Optionf(r, "partials are merged alone: the blocks already hold everything")
+		}
+	}
+	if !opts.Block.IsZero() {
+		return transforms.Optionf("block", "applies when computing a block, not when merging")
+	}
+	r, err := env.Open(ctx, "partials")
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	parts, err := ReadPartials(ctx, r)
+	if err != nil {
+		return err
+	}
+	env.Input("partials", r.Source(), 0, 0, transforms.TableProvenance(r.Schema()))
+	rep, err := Merge(parts...)
+	if err != nil {
+		return &arrowio.Error{File: r.Source().Path, Row: -1, Err: err}
+	}
+	env.Figure("blocks", len(parts))
+	var centres []string
+	for _, c := range rep.CenterOrder {
+		name := fmt.Sprint(c)
+		if c < len(parts[0].ClassNames) {
+			name = parts[0].ClassNames[c]
+		}
+		centres = append(centres, name)
+	}
+	if centres != nil {
+		env.Figure("center_order", centres)
+	}
+	return writeReport(ctx, env, rep, func(b *strings.Builder) {
+		writeSummary(b, r.Source().Path, rep, centres)
 	})
 }
 

@@ -2,6 +2,7 @@ package quality_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -151,5 +153,62 @@ func TestMetricsTableRoundTrip(t *testing.T) {
 	}
 	if len(got) != 2 || got[0] != rows[0] || !math.IsNaN(got[1].Value) || got[1].Key() != "rnx_auc" || got[0].Key() != "trustworthiness@5" {
 		t.Errorf("read %v", got)
+	}
+}
+
+// TestStageBlocks runs the stage on each block of an ordinal evaluation and
+// merges the partial tables (given in reverse order): the metrics table and
+// the centre order equal one run on all points.
+func TestStageBlocks(t *testing.T) {
+	rec := measurements()
+	defer rec.Release()
+	fitted := fitPCA(rec)
+	defer fitted.Release()
+	emb := fitted.Out("out").Records[0]
+	run := func(in map[string][]arrow.RecordBatch, set func(*quality.StageOptions)) *transforms.MemTable {
+		t.Helper()
+		opts := quality.Stage{}.NewOptions().(*quality.StageOptions)
+		opts.ID, opts.K, opts.Label, opts.Order = "id", []int{3, 5}, "class", []string{"c", "a", "b"}
+		set(opts)
+		tables := &transforms.MemTables{In: in, Want: []string{"out"}}
+		t.Cleanup(tables.Release)
+		if err := transforms.Run(context.Background(), quality.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
+			t.Fatal(err)
+		}
+		return tables.Out("out")
+	}
+	inputs := map[string][]arrow.RecordBatch{"embedding": {emb}, "in": {rec}}
+	whole := run(inputs, func(*quality.StageOptions) {})
+	const count = 3
+	var parts []arrow.RecordBatch
+	for i := count - 1; i >= 0; i-- {
+		out := run(inputs, func(o *quality.StageOptions) { o.Block = quality.Block{Index: i, Count: count} })
+		if k := out.Provenance().Kind; k != table.MetricsPartial {
+			t.Errorf("block %d: kind %q, want %q", i, k, table.MetricsPartial)
+		}
+		parts = append(parts, out.Records...)
+	}
+	merged := run(map[string][]arrow.RecordBatch{"partials": parts}, func(*quality.StageOptions) {})
+	read := func(m *transforms.MemTable) []table.MetricRow {
+		r := arrowio.NewRecordsReader("out", table.MetricsSchema(), m.Records)
+		defer r.Release()
+		rows, err := table.ReadMetrics(context.Background(), r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	got, want := read(merged), read(whole)
+	if len(got) != len(want) || len(want) < 20 {
+		t.Fatalf("merged %d rows, whole %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i].Key() != want[i].Key() || math.Float64bits(got[i].Value) != math.Float64bits(want[i].Value) {
+			t.Errorf("row %d: merged %+v, whole %+v", i, got[i], want[i])
+		}
+	}
+	g, w := merged.Provenance().Figures["center_order"], whole.Provenance().Figures["center_order"]
+	if fmt.Sprint(g) != fmt.Sprint(w) || w == nil {
+		t.Errorf("centre order: merged %v, whole %v", g, w)
 	}
 }

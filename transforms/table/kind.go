@@ -11,5 +11,6 @@ const (
 	Triplets       = "triplets"        // i, j, k, aspect
 	Split          = "split"           // aspect, id, observed
 	Metrics        = "metrics"         // metric, k, subset, value
+	MetricsPartial = "metrics_partial" // lo, hi, part, index, value: evaluate --block
 	Model          = "model"           // a fitted model for apply
 )
