@@ -72,7 +72,7 @@ type Partial struct {
 	// ClassNames, when set by the caller, names the classes (by class
 	// value) for the merged summary; it is carried, not checked.
 	ClassNames []string
-	Ordinal   bool
+	Ordinal    bool
 	// Fingerprint hashes everything the sums depend on (the coordinates or
 	// distances, the classes, N, the ks and the mode), so that partials of
 	// different inputs are refused rather than merged into garbage.
