@@ -144,6 +144,18 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	defer obj.frame.Release()
+	if o.Tile.empty(obj.n) {
+		// Nothing to compute: the empty table still has the output's schema
+		// (a host can learn it this way without fitting, as ordinate.spark
+		// does with tile 0,0 of 2³¹−1).
+		env.Figures(o.Tile.figures(obj.n))
+		w, err := env.Create(ctx, "out", table.PairsSchema(obj.frame.ID))
+		if err != nil {
+			return err
+		}
+		defer w.Abort()
+		return env.Close("out", w)
+	}
 	res, err := Fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Threads, env.Progress)
 	if err != nil {
 		return err

@@ -101,6 +101,17 @@ func (t Tile) pairs(n int) func(a, b int) bool {
 	}
 }
 
+// empty reports whether the tile holds no pairs of n objects: one of its
+// blocks has no rows (more tiles than objects).
+func (t Tile) empty(n int) bool {
+	if t.IsZero() {
+		return false
+	}
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	return ilo == ihi || jlo == jhi
+}
+
 // figures returns the provenance figures of the tile over n objects.
 func (t Tile) figures(n int) map[string]any {
 	ilo, ihi := t.Block(t.I, n)

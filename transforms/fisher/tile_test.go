@@ -195,3 +195,26 @@ func TestTileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyTile: a tile of more blocks than objects holds no pairs; it is
+// written (with the output's schema and the tile's figures) without a fit,
+// so that a host can learn the schema cheaply.
+func TestEmptyTile(t *testing.T) {
+	in := map[string]string{"similarity": filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet")}
+	tile := Tile{I: 0, J: 0, Count: math.MaxInt32}
+	rows, fig := runFile(t, in, func(o *StageOptions) { o.Upper, o.Tile = true, tile })
+	if len(rows) != 0 {
+		t.Errorf("%d rows, want none", len(rows))
+	}
+	if fig["tile"] != tile.String() || fig["sigma"] != nil {
+		t.Errorf("figures %v: want the tile's, and no fit (no sigma)", fig)
+	}
+	for _, tc := range []struct {
+		tile  Tile
+		empty bool
+	}{{Tile{0, 0, 100}, false}, {Tile{0, 1, 101}, true}, {Tile{100, 100, 101}, false}, {Tile{100, 0, 101}, true}, {Tile{0, 0, 1}, false}, {Tile{}, false}} {
+		if got := tc.tile.empty(100); got != tc.empty {
+			t.Errorf("tile %s of 100 objects: empty %v, want %v", tc.tile, got, tc.empty)
+		}
+	}
+}
