@@ -19,7 +19,11 @@ from ordinate.cli import OrdinateError, binary, run
 # How much of the binary's stderr to keep for an error message.
 _STDERR_LIMIT = 64 << 10
 
-__all__ = ["transform"]
+# tile 0,0 of this many holds no pairs: the binary writes the output's
+# schema without a fit (fisher --tile).
+_SCHEMA_TILES = 2**31 - 1
+
+__all__ = ["transform", "fisher_distances", "evaluate"]
 
 
 def transform(df, model, *, id=None, keep=None):
@@ -49,10 +53,7 @@ def transform(df, model, *, id=None, keep=None):
         opts += ["--keep", keep]
 
     sc = df.sparkSession.sparkContext
-    shipped = _stage_model(model)
-    name = os.path.basename(shipped)
-    if not any(f.endswith("/" + name) for f in getattr(sc, "listFiles", [])):
-        sc.addFile(shipped)
+    name = _ship(sc, model)
 
     in_schema = _arrow_schema(df.schema)
     out_arrow = _output_schema(model, in_schema, opts)
@@ -73,25 +74,194 @@ def transform(df, model, *, id=None, keep=None):
     return df.mapInArrow(apply_partition, out_schema)
 
 
-def _stage_model(model):
-    """A copy of the model named by its content, for SparkContext.addFile.
+def fisher_distances(similarity, labels=None, *, tiles, session=None, **options):
+    """The Fisher distance matrix, computed in tiles: one Spark task per tile.
+
+    similarity (and labels, when the similarity is long) are paths of
+    tables on the driver, shipped with the job; options are the fisher
+    stage's options as keywords (id="id", label="label", upper=True,
+    metric="kernel", steps=10, ...: `ordinate fisher --help`). The objects
+    are split in `tiles` blocks of rows; every task runs
+    `ordinate fisher ... --tile I,J/T --out -` for its tile (I <= J only with
+    upper=True) and each reads the whole inputs, so the union of the tiles is
+    the one-machine long table i, j, distance bit for bit (rows in another
+    order). The output schema comes from the binary on the driver (an empty
+    tile, which needs no fit), so bad inputs or options fail before any task.
+    """
+    for banned in ("tile", "out", "format", "neighbors"):
+        if banned in options:
+            raise ValueError(f"fisher_distances sets {banned} itself (tiled long tables need dense distances)")
+    if not isinstance(tiles, int) or tiles < 1:
+        raise ValueError(f"tiles = {tiles!r}: want a whole number >= 1")
+    session = _session(session)
+    sc = session.sparkContext
+    inputs = {"similarity": similarity}
+    if labels is not None:
+        inputs["labels"] = labels
+    names = {role: _ship(sc, path) for role, path in inputs.items()}
+    flags = _flags(options)
+
+    driver = [*_input_flags(inputs), *flags]
+    out = run(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"])
+    schema = _spark_schema(pa.ipc.open_stream(out).schema.remove_metadata(), None)
+
+    upper = bool(options.get("upper"))
+    pairs = [(i, j) for i in range(tiles) for j in range(tiles) if not upper or i <= j]
+
+    def tile_task(batches):
+        from pyspark import SparkFiles
+
+        local = {role: SparkFiles.get(n) for role, n in names.items()}
+        for b in batches:
+            for i, j in zip(b.column(0).to_pylist(), b.column(1).to_pylist()):
+                argv = [binary(), "fisher", *_input_flags(local), *flags, "--tile", f"{i},{j}/{tiles}", "--out", "-", "--quiet"]
+                yield from _stream(argv, None)
+
+    return _one_task_each(session, pairs, "tile_i int, tile_j int").mapInArrow(tile_task, schema)
+
+
+def evaluate(embedding, table, *, blocks, session=None, **options):
+    """The exact neighbourhood and class metrics of an embedding, in blocks.
+
+    embedding and table are paths on the driver (the embedding and the
+    table it was made from), shipped with the job; options are the evaluate
+    stage's options as keywords (id="id", label="label", k=[5, 10, 30],
+    ordinal=True, ...: `ordinate evaluate --help`). Each of `blocks` Spark
+    tasks runs `ordinate evaluate ... --block i/B --out -`: it ranks the
+    neighbours of its block's points among all points and returns the
+    block's integer sums. The driver collects the sums (about N rows per
+    block) and merges them with `ordinate evaluate --partials`, which checks
+    that every point was scored exactly once by blocks of the same inputs.
+    Returns the metrics (metric, k, subset, value) as a DataFrame, equal to
+    `ordinate evaluate` on one machine bit for bit.
+    """
+    for banned in ("block", "out", "summary", "partials", "triplets", "distances"):
+        if banned in options:
+            raise ValueError(f"evaluate does not take {banned}: it scores an embedding in blocks and merges them")
+    if not isinstance(blocks, int) or blocks < 1:
+        raise ValueError(f"blocks = {blocks!r}: want a whole number >= 1")
+    session = _session(session)
+    sc = session.sparkContext
+    inputs = {"embedding": embedding, "in": table}
+    names = {role: _ship(sc, path) for role, path in inputs.items()}
+    flags = _flags(options)
+
+    def block_task(batches):
+        from pyspark import SparkFiles
+
+        local = {role: SparkFiles.get(n) for role, n in names.items()}
+        for b in batches:
+            for i in b.column(0).to_pylist():
+                argv = [binary(), "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"]
+                yield from _stream(argv, None)
+
+    parts = _one_task_each(session, [(i,) for i in range(blocks)], "block int").mapInArrow(block_task, _spark_schema(PARTIAL_SCHEMA, None))
+    table = _collect(parts)
+    with tempfile.TemporaryDirectory(prefix="ordinate-evaluate-") as d:
+        path = os.path.join(d, "partials.arrows")
+        with pa.OSFile(path, "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
+            w.write_table(table)
+        out = run(["evaluate", "--partials", path, "--out", "-", "--quiet"])
+    metrics = pa.ipc.open_stream(out).read_all()
+    metrics = metrics.replace_schema_metadata(None)
+    return _create(session, metrics)
+
+
+# The partial sums of evaluate --block (kind metrics_partial), a data
+# contract of the binary: every value an exact int64.
+PARTIAL_SCHEMA = pa.schema(
+    [
+        pa.field("lo", pa.int64(), nullable=False),
+        pa.field("hi", pa.int64(), nullable=False),
+        pa.field("part", pa.string(), nullable=False),
+        pa.field("index", pa.int64(), nullable=False),
+        pa.field("value", pa.int64(), nullable=False),
+    ]
+)
+
+
+def _session(session):
+    if session is not None:
+        return session
+    from pyspark.sql import SparkSession
+
+    return SparkSession.builder.getOrCreate()
+
+
+def _one_task_each(session, rows, schema):
+    """A DataFrame of rows with one row per partition, so one task each."""
+    rdd = session.sparkContext.parallelize(rows, max(1, len(rows)))
+    return session.createDataFrame(rdd, schema)
+
+
+def _collect(df):
+    """A DataFrame's rows as a pyarrow Table on the driver."""
+    if hasattr(df, "toArrow"):  # Spark >= 4
+        return df.toArrow()
+    return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
+
+
+def _create(session, table):
+    """A DataFrame of a pyarrow Table."""
+    try:
+        return session.createDataFrame(table)  # Spark >= 4 takes Arrow
+    except TypeError:
+        return session.createDataFrame(table.to_pandas())
+
+
+def _input_flags(paths):
+    out = []
+    for role, path in paths.items():
+        out += [f"--{role}", str(path)]
+    return out
+
+
+def _flags(options):
+    """Keyword options as command-line flags: upper=True gives --upper,
+    k=[5, 10] gives --k 5,10, exclude_endpoints gives --exclude-endpoints;
+    False gives --flag=false and None leaves the option out."""
+    out = []
+    for key, value in options.items():
+        if value is None:
+            continue
+        flag = "--" + key.replace("_", "-")
+        if value is True:
+            out.append(flag)
+        elif value is False:
+            out.append(flag + "=false")
+        elif isinstance(value, (list, tuple)):
+            out += [flag, ",".join(map(str, value))]
+        else:
+            out += [flag, str(value)]
+    return out
+
+
+def _ship(sc, path):
+    """Ship a file with the job (SparkContext.addFile) under a name made of
+    its content hash, and return that name for SparkFiles.get.
 
     Spark refuses a second file of the same name from another path, and
     treats the same path as already shipped: naming the copy by its hash
-    makes adding the same model again a no-op and a changed one a new file.
+    makes adding the same file again a no-op and a changed one a new file.
     """
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise OrdinateError(f"{path!r}: no such file (ordinate.spark ships single files with the job)")
     h = hashlib.sha256()
-    with open(model, "rb") as f:
+    with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
-    d = os.path.join(tempfile.gettempdir(), "ordinate-spark-models")
+    d = os.path.join(tempfile.gettempdir(), "ordinate-spark-files")
     os.makedirs(d, exist_ok=True)
-    dst = os.path.join(d, h.hexdigest()[:20] + "-" + os.path.basename(model))
+    dst = os.path.join(d, h.hexdigest()[:20] + "-" + os.path.basename(path))
     if not os.path.exists(dst):
         tmp = dst + f".{os.getpid()}.tmp"
-        shutil.copyfile(model, tmp)
+        shutil.copyfile(path, tmp)
         os.replace(tmp, dst)
-    return dst
+    name = os.path.basename(dst)
+    if not any(f.endswith("/" + name) for f in getattr(sc, "listFiles", [])):
+        sc.addFile(dst)
+    return name
 
 
 def _arrow_schema(spark_schema):
@@ -102,11 +272,12 @@ def _arrow_schema(spark_schema):
 
 def _spark_schema(arrow_schema, in_schema):
     """The Spark schema of the binary's output: passed-through columns keep
-    their input type; the others (emb_*, a default id) come from Arrow."""
+    their input type (in_schema, a Spark schema or None); the others
+    (emb_*, a default id) come from Arrow."""
     from pyspark.sql.pandas.types import from_arrow_type
     from pyspark.sql.types import StructField, StructType
 
-    inputs = {f.name: f for f in in_schema.fields}
+    inputs = {f.name: f for f in in_schema.fields} if in_schema is not None else {}
     fields = []
     for f in arrow_schema:
         if f.name in inputs:
@@ -146,18 +317,23 @@ def _one_value(t):
 
 def _stream(argv, batches):
     """Stream record batches through one process: IPC in on stdin (from a
-    writer thread), IPC out on stdout (yielded here).
+    writer thread), IPC out on stdout (yielded here). batches None runs the
+    process with nothing on stdin (it reads its inputs from files).
 
     A non-zero exit raises OrdinateError with the process's stderr. The
     process is killed whenever the generator ends before it did (an error,
     the consumer closing the iterator early), so it never outlives its task.
     """
-    it = iter(batches)
-    first = next(it, None)
-    if first is None:
-        return  # an empty partition: nothing to apply (the binary refuses no rows)
+    if batches is None:
+        it, first = None, None
+    else:
+        it = iter(batches)
+        first = next(it, None)
+        if first is None:
+            return  # an empty partition: nothing to apply (the binary refuses no rows)
 
-    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    stdin = subprocess.DEVNULL if it is None else subprocess.PIPE
+    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     stderr = bytearray()
     failure = []  # an exception from the input iterator (not a broken pipe)
 
@@ -187,10 +363,9 @@ def _stream(argv, batches):
         except OSError:
             pass
 
-    threads = [
-        threading.Thread(target=drain_stderr, name="ordinate-stderr", daemon=True),
-        threading.Thread(target=feed, name="ordinate-stdin", daemon=True),
-    ]
+    threads = [threading.Thread(target=drain_stderr, name="ordinate-stderr", daemon=True)]
+    if it is not None:
+        threads.append(threading.Thread(target=feed, name="ordinate-stdin", daemon=True))
     for t in threads:
         t.start()
     try:
@@ -216,6 +391,8 @@ def _stream(argv, batches):
         for t in threads:
             t.join(timeout=10)
         for f in (proc.stdin, proc.stdout, proc.stderr):
+            if f is None:
+                continue
             try:
                 f.close()
             except OSError:
