@@ -54,13 +54,33 @@ def binary():
     if b:
         return b
     b = shutil.which(_EXE)
-    if b:
+    if b and not _is_console_script(b):
         return b
     raise OrdinateError(
         "no ordinate binary: this installation of the ordinate package carries none "
         "(it was not built from a wheel for this platform) and there is no ordinate "
         "on PATH; set ORDINATE_BIN to the binary's path"
     )
+
+
+def _is_console_script(path):
+    """Whether path is this package's `ordinate` console script (a Python
+    launcher, which would run itself), not the binary."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(2) == b"#!" and b"ordinate.cli" in f.read(4096)
+    except OSError:
+        return False
+
+
+def main():
+    """The `ordinate` console script: exec the binary with the same
+    arguments, so that `pip install` puts the carried binary on PATH."""
+    try:
+        exe = binary()
+    except OrdinateError as e:
+        sys.exit(f"ordinate: {e}")
+    os.execv(exe, [exe, *sys.argv[1:]])
 
 
 def run(args, stdin=None):
