@@ -229,3 +229,34 @@ def test_input_failure_kills_process(data, tmp_path):
         for _ in ospark._stream(argv, batches(data, fail_after=3)):
             pass
     assert gone(int(log.read_text().split()[0]))
+
+
+@pytest.mark.parametrize("cut", ["mid-message", "no end marker"])
+def test_truncated_stream_fails(data, cut):
+    """A cut input stream (a task killed mid-stream) makes the binary exit
+    non-zero, and its output never ends as a complete stream."""
+    t = pq.read_table(data["parts"]).select(["id", *FEATURES])
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, t.schema) as w:
+        for b in t.to_batches(max_chunksize=500):
+            w.write_batch(b)
+    full = sink.getvalue().to_pybytes()
+    stream = full[: len(full) // 2] if cut == "mid-message" else full[:-8]  # the end marker is 8 bytes
+    argv = [ordinate.binary(), "apply", "--model", str(data["models"]["pca"]), "--in", "-", "--out", "-", "--quiet", "--id", "id"]
+    p = subprocess.run(argv, input=stream, capture_output=True)
+    assert p.returncode != 0
+    assert b"-: damaged or unreadable file" in p.stderr, p.stderr
+    reader = pa.ipc.open_stream(p.stdout) if p.stdout else None
+    if reader is not None:
+        # pyarrow treats a stream without its end marker as ended; what
+        # was written must not claim to be all the rows.
+        assert sum(b.num_rows for b in _read_partial(reader)) < t.num_rows
+    assert not p.stdout.endswith(b"\xff\xff\xff\xff\x00\x00\x00\x00")
+
+
+def _read_partial(reader):
+    try:
+        for b in reader:
+            yield b
+    except pa.ArrowInvalid:
+        return
