@@ -1,0 +1,232 @@
+"""ordinate.spark.transform on a Spark standalone cluster (two workers, one
+core each, started by the cluster fixture) against `ordinate apply` on one
+machine, bit for bit: a million rows, a t-SNE placement, and an executor
+killed with SIGKILL in the middle of the stage."""
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import ordinate
+from cluster import alive, cmdline, descendants
+from ordinate import spark as ospark
+
+pytestmark = pytest.mark.cluster
+
+REPO = Path(__file__).resolve().parents[2]
+THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
+FEATURES = ["x1", "x2", "x3", "x4", "x5"]
+
+FILES, ROWS_PER_FILE, ROW_GROUP = 8, 125_000, 32_768
+TSNE_ROWS = 50_000
+
+
+@pytest.fixture(scope="session")
+def big(tmp_path_factory):
+    """Models fitted on newthyroid (pca, tsne) and a Parquet dataset of
+    FILES x ROWS_PER_FILE rows around its rows (seeded noise), with
+    row groups of ROW_GROUP rows; and its first TSNE_ROWS rows as a dataset
+    of its own."""
+    d = tmp_path_factory.mktemp("big")
+    models = {}
+    for stage in ["pca", "tsne"]:
+        models[stage] = d / f"{stage}.model.parquet"
+        ordinate.run([stage, "--in", THYROID, "--label", "label", "--out", d / f"{stage}.parquet",
+                      "--model-out", models[stage], "--quiet"])
+    base = pacsv.read_csv(THYROID)
+    rng = np.random.default_rng(1414)
+    parts, small = d / "parts", d / "small"
+    parts.mkdir()
+    small.mkdir()
+    # Ids are unique but neither dense nor in file order.
+    ids = rng.permutation(FILES * ROWS_PER_FILE).astype(np.int64) * 5 + 2
+    for i in range(FILES):
+        n = ROWS_PER_FILE
+        pick = rng.integers(0, base.num_rows, n)
+        cols = {"id": ids[i * n : (i + 1) * n]}
+        for f in FEATURES:
+            x = base.column(f).to_numpy()[pick]
+            cols[f] = x + rng.normal(0, 0.05 * x.std(), n)
+        cols["label"] = base.column("label").to_numpy()[pick]
+        t = pa.table(cols)
+        pq.write_table(t, parts / f"part-{i}.parquet", row_group_size=ROW_GROUP)
+        if i * n < TSNE_ROWS:
+            pq.write_table(t.slice(0, TSNE_ROWS - i * n), small / f"part-{i}.parquet", row_group_size=ROW_GROUP)
+    return {"dir": d, "parts": parts, "small": small, "models": models, "n": FILES * ROWS_PER_FILE}
+
+
+def reference(big, stage, data):
+    """`ordinate apply` on one machine over the whole dataset, sorted by id."""
+    out = big["dir"] / f"ref-{stage}-{data}.parquet"
+    if not out.exists():
+        ordinate.run(["apply", "--model", big["models"][stage], "--in", big[data], "--id", "id", "--keep", "label",
+                      "--out", out, "--quiet"])
+    return pq.read_table(out).sort_by("id")
+
+
+def run_on_cluster(df, path):
+    """Write df as Parquet (the executors write, the driver holds nothing)
+    and read it back here, sorted by id."""
+    df.write.parquet(str(path))
+    return pq.read_table(str(path)).sort_by("id")
+
+
+def assert_same_rows(got, want):
+    """Every row exactly once (unique ids, the same ids) and every column
+    equal, floats bit for bit."""
+    assert got.column_names == want.column_names
+    assert got.num_rows == want.num_rows
+    ids = got.column("id").to_numpy()
+    assert np.unique(ids).size == ids.size, "an id appears twice"
+    for name in want.column_names:
+        g = got.column(name).to_numpy(zero_copy_only=False)
+        w = want.column(name).to_numpy(zero_copy_only=False)
+        assert g.dtype == w.dtype, name
+        if g.dtype == np.float64:
+            g, w = g.view(np.int64), w.view(np.int64)
+        bad = np.flatnonzero(g != w)
+        assert bad.size == 0, f"{name}: {bad.size} rows differ, first at id {ids[bad[0]]}"
+
+
+def test_cluster_transform_million_rows(cluster, big, tmp_path):
+    spark = cluster.spark
+    df = spark.read.parquet(str(big["parts"]))
+    assert df.rdd.getNumPartitions() >= 2
+    out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+    got = run_on_cluster(out, tmp_path / "pca")
+    assert got.num_rows == big["n"]
+    assert_same_rows(got, reference(big, "pca", "parts"))
+    # Both executors worked: each has its own work directory with the model.
+    app = spark.sparkContext.applicationId
+    assert len(list((cluster.root / "work" / app).glob("*/*pca.model.parquet"))) == 2
+
+    # A t-SNE placement (every row placed against the fitted map) on a slice.
+    df = spark.read.parquet(str(big["small"])).repartition(6)
+    out = ospark.transform(df, str(big["models"]["tsne"]), id="id", keep="label")
+    assert_same_rows(run_on_cluster(out, tmp_path / "tsne"), reference(big, "tsne", "small"))
+
+
+def ordinate_applies(root):
+    """pid -> argv of every `ordinate apply` of the cluster's executors (it
+    runs in an executor's directory, below the cluster's root)."""
+    binary = ordinate.binary()
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        argv = cmdline(int(d))
+        if not (argv and argv[0] == binary and "apply" in argv and alive(int(d))):
+            continue
+        try:
+            cwd = os.readlink(f"/proc/{d}/cwd")
+        except OSError:
+            continue
+        if cwd.startswith(str(root)) or any(a.startswith(str(root)) for a in argv):
+            out[int(d)] = argv
+    return out
+
+
+class Killer(threading.Thread):
+    """Waits until the job group's last stage has finished tasks and has
+    tasks running, then kills with SIGKILL an executor that runs an ordinate
+    process, and notes the stage's progress and the ordinate processes
+    below the executor at that moment."""
+
+    def __init__(self, cluster, sc, group, tasks):
+        super().__init__(name="executor-killer", daemon=True)
+        self.cluster, self.sc, self.group, self.tasks = cluster, sc, group, tasks
+        self.stop = threading.Event()
+        self.killed = None  # (pid, stage info at kill time, ordinate pids below it)
+        self.error = None
+
+    def stage(self):
+        """The group's latest stage of `tasks` tasks: the one after the
+        shuffle, which runs the transform."""
+        st = self.sc.statusTracker()
+        found = None
+        for job in st.getJobIdsForGroup(self.group):
+            info = st.getJobInfo(job)
+            for sid in info.stageIds if info else []:
+                s = st.getStageInfo(sid)
+                if s is not None and s.numTasks == self.tasks and (found is None or s.stageId > found.stageId):
+                    found = s
+        return found
+
+    def run(self):
+        try:
+            while not self.stop.is_set():
+                s = self.stage()
+                if s is not None and s.numCompletedTasks >= 2 and s.numActiveTasks >= 1:
+                    # The victim is an executor running an ordinate process
+                    # right now, so the kill cuts a stream mid-way.
+                    binary = ordinate.binary()
+                    for victim in self.cluster.executors(self.sc.applicationId):
+                        children = {p for p in descendants([victim]) if (cmdline(p) or [""])[0] == binary}
+                        if children:
+                            os.kill(victim, signal.SIGKILL)
+                            self.killed = (victim, s, children)
+                            return
+                time.sleep(0.01)
+        except Exception as e:  # noqa: BLE001 - reported by the test
+            self.error = e
+
+
+def test_cluster_executor_kill(cluster, big, tmp_path):
+    spark = cluster.spark
+    sc = spark.sparkContext
+    tasks = 16
+    # No adaptive execution: it would merge the 16 shuffle partitions into
+    # fewer, and split the job in two.
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    killer = None
+    try:
+        before = cluster.executors(sc.applicationId)
+        assert len(before) == 2, before
+        df = spark.read.parquet(str(big["parts"])).repartition(tasks)
+        out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+        group = "ordinate-executor-kill"
+        sc.setJobGroup(group, "transform with an executor killed mid-stage")
+        killer = Killer(cluster, sc, group, tasks)
+        killer.start()
+        t0 = time.monotonic()
+        got = run_on_cluster(out, tmp_path / "killed")
+        took = time.monotonic() - t0
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        spark.conf.unset("spark.sql.adaptive.enabled")
+        if killer is not None:
+            killer.stop.set()
+            killer.join(10)
+    assert killer.error is None, killer.error
+    assert killer.killed is not None, "the stage ended before an executor could be killed"
+    victim, stage, children = killer.killed
+    # The kill fell inside the stage: tasks were still to finish.
+    assert stage.numCompletedTasks < stage.numTasks, stage
+    assert children, "the killed executor ran no ordinate process"
+    assert not alive(victim)
+    print(f"killed executor {victim} at {stage.numCompletedTasks}/{stage.numTasks} tasks done, "
+          f"{stage.numActiveTasks} running, its ordinate processes {sorted(children)}; job took {took:.1f}s")
+
+    assert_same_rows(got, reference(big, "pca", "parts"))
+
+    # The master started another executor in place of the dead one.
+    deadline = time.monotonic() + 30
+    while len(cluster.executors(sc.applicationId)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert len(cluster.executors(sc.applicationId)) == 2
+
+    # No ordinate process outlives the executor that ran it, and none of
+    # the job is left running.
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_applies(cluster.root)):
+        time.sleep(0.2)
+    assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
+    assert not ordinate_applies(cluster.root)
