@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 )
@@ -22,12 +23,37 @@ const (
 	exitInput   = 2 // usage error or bad input data: retrying will not help
 )
 
+// envExitWithParent names the environment variable by which a host asks
+// ordinate to stop when the host exits (Linux; see exitWithParent).
+const envExitWithParent = "ORDINATE_EXIT_WITH_PARENT"
+
+// parentGrace is how long a run whose parent died (exitWithParent) may take
+// to wind down before the process exits anyway: no second signal will come
+// to end a run blocked in a system call (opening a FIFO no one writes).
+const parentGrace = 5 * time.Second
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	watched, gone, err := exitWithParent()
+	if err != nil || gone {
+		if err == nil {
+			err = fmt.Errorf("%s: the parent process has exited", envExitWithParent)
+		}
+		fmt.Fprintf(os.Stderr, "ordinate: %v\n", err)
+		os.Exit(exitRuntime)
+	}
 	// After the first signal the run winds down and removes its temporary
 	// files; restoring the default handlers lets a second signal end a run
 	// that is blocked, e.g. on a silent stdin.
-	go func() { <-ctx.Done(); stop() }()
+	go func() {
+		<-ctx.Done()
+		stop()
+		if watched {
+			time.Sleep(parentGrace)
+			fmt.Fprintf(os.Stderr, "ordinate: stopped by a signal (%s is set) and still running after %v: exiting\n", envExitWithParent, parentGrace)
+			os.Exit(exitRuntime)
+		}
+	}()
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

@@ -333,7 +333,12 @@ def _stream(argv, batches):
             return  # an empty partition: nothing to apply (the binary refuses no rows)
 
     stdin = subprocess.DEVNULL if it is None else subprocess.PIPE
-    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # On Linux the binary asks for SIGTERM when this process (the thread
+    # that starts it) dies, so that a worker killed without warning leaves
+    # no ordinate computing for nobody (a tile or a block reads no stdin
+    # whose end would stop it).
+    env = dict(os.environ, ORDINATE_EXIT_WITH_PARENT=str(os.getpid()))
+    proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     stderr = bytearray()
     failure = []  # an exception from the input iterator (not a broken pipe)
 
