@@ -114,16 +114,15 @@ def test_cluster_transform_million_rows(cluster, big, tmp_path):
     assert_same_rows(run_on_cluster(out, tmp_path / "tsne"), reference(big, "tsne", "small"))
 
 
-def ordinate_applies(root):
-    """pid -> argv of every `ordinate apply` of the cluster's executors (it
-    runs in an executor's directory, below the cluster's root)."""
+def ordinate_runs(root, verb):
+    """pid -> argv of every `ordinate VERB` of the cluster's executors."""
     binary = ordinate.binary()
     out = {}
     for d in os.listdir("/proc"):
         if not d.isdigit():
             continue
         argv = cmdline(int(d))
-        if not (argv and argv[0] == binary and "apply" in argv and alive(int(d))):
+        if not (argv and argv[0] == binary and len(argv) > 1 and argv[1] == verb and alive(int(d))):
             continue
         try:
             cwd = os.readlink(f"/proc/{d}/cwd")
@@ -226,7 +225,94 @@ def test_cluster_executor_kill(cluster, big, tmp_path):
     # No ordinate process outlives the executor that ran it, and none of
     # the job is left running.
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_applies(cluster.root)):
+    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_runs(cluster.root, "apply")):
         time.sleep(0.2)
     assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
-    assert not ordinate_applies(cluster.root)
+    assert not ordinate_runs(cluster.root, "apply")
+
+
+VOTING = REPO / "testdata" / "similarity" / "voting.parquet"
+EVAL_ROWS = 8_000
+
+
+@pytest.fixture(scope="session")
+def scored(big):
+    """A PCA embedding of the dataset's first EVAL_ROWS rows, to evaluate."""
+    d = big["dir"]
+    data = d / "eval.parquet"
+    pq.write_table(pq.read_table(big["parts"] / "part-0.parquet").slice(0, EVAL_ROWS), data)
+    emb = d / "eval-pca.parquet"
+    ordinate.run(["pca", "--in", data, "--id", "id", "--label", "label", "--out", emb, "--quiet"])
+    return {"data": data, "embedding": emb}
+
+
+def evaluate_reference(scored, tmp_path, opts):
+    out = tmp_path / "metrics-cli.parquet"
+    ordinate.run(["evaluate", "--embedding", scored["embedding"], "--in", scored["data"], "--out", out, "--quiet",
+                  *ospark._flags(opts)])
+    return pq.read_table(out).replace_schema_metadata(None)
+
+
+def assert_same_metrics(got, want):
+    assert got.num_rows == want.num_rows > 10
+    for name in ["metric", "k", "subset"]:
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+    g, w = got.column("value").to_numpy(), want.column("value").to_numpy()
+    assert np.array_equal(g.view(np.int64), w.view(np.int64))
+
+
+def test_cluster_fisher_tiles(cluster, tmp_path):
+    opts = {"id": "id", "label": "label", "upper": True, "steps": 10}
+    df = ospark.fisher_distances(str(VOTING), tiles=3, session=cluster.spark, **opts)
+    got = ospark._collect(df).sort_by([("i", "ascending"), ("j", "ascending")])
+    out = tmp_path / "fisher-cli.parquet"
+    ordinate.run(["fisher", "--similarity", VOTING, "--out", out, "--quiet", *ospark._flags(opts)])
+    want = pq.read_table(out).sort_by([("i", "ascending"), ("j", "ascending")])
+    assert got.num_rows == want.num_rows == 435 * 434 // 2
+    for name in ["i", "j"]:
+        assert np.array_equal(got.column(name).to_numpy(), want.column(name).to_numpy()), name
+    g, w = got.column("distance").to_numpy(), want.column("distance").to_numpy()
+    assert np.array_equal(g.view(np.int64), w.view(np.int64))
+
+
+def test_cluster_evaluate(cluster, scored, tmp_path):
+    opts = {"id": "id", "label": "label", "ordinal": True, "k": [5, 30]}
+    got = ospark._collect(ospark.evaluate(str(scored["embedding"]), str(scored["data"]), blocks=5,
+                                          session=cluster.spark, **opts))
+    assert_same_metrics(got, evaluate_reference(scored, tmp_path, opts))
+
+
+def test_cluster_executor_kill_evaluate(cluster, scored, tmp_path):
+    """Blocks read no stdin: when their executor dies, nothing but the
+    parent-death signal (ORDINATE_EXIT_WITH_PARENT) stops them. The job
+    completes with every block once (evaluate --partials checks it) and the
+    same bits, and no ordinate evaluate is left."""
+    spark = cluster.spark
+    sc = spark.sparkContext
+    tasks = 16
+    opts = {"id": "id", "label": "label", "k": [10]}
+    group = "ordinate-executor-kill-evaluate"
+    sc.setJobGroup(group, "evaluate with an executor killed mid-stage")
+    killer = Killer(cluster, sc, group, tasks)
+    killer.start()
+    try:
+        got = ospark._collect(ospark.evaluate(str(scored["embedding"]), str(scored["data"]), blocks=tasks,
+                                              session=spark, **opts))
+    finally:
+        sc.setLocalProperty("spark.jobGroup.id", None)
+        killer.stop.set()
+        killer.join(10)
+    assert killer.error is None, killer.error
+    assert killer.killed is not None, "the stage ended before an executor could be killed"
+    victim, stage, children = killer.killed
+    assert stage.numCompletedTasks < stage.numTasks, stage
+    assert children and not alive(victim)
+    print(f"killed executor {victim} at {stage.numCompletedTasks}/{stage.numTasks} blocks done, "
+          f"its ordinate processes {sorted(children)}")
+    assert_same_metrics(got, evaluate_reference(scored, tmp_path, opts))
+
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_runs(cluster.root, "evaluate")):
+        time.sleep(0.2)
+    assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
+    assert not ordinate_runs(cluster.root, "evaluate")

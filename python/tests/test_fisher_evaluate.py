@@ -1,0 +1,100 @@
+"""ordinate.spark.fisher_distances and ordinate.spark.evaluate in local[2]
+mode against the one-machine CLI on the same files, bit for bit, and their
+failures."""
+
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import ordinate
+from ordinate import OrdinateError
+from ordinate import spark as ospark
+
+REPO = Path(__file__).resolve().parents[2]
+SONAR = REPO / "testdata" / "similarity" / "aural_sonar.parquet"
+THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
+
+
+def sorted_pairs(t):
+    return t.select(["i", "j", "distance"]).sort_by([("i", "ascending"), ("j", "ascending")])
+
+
+def same_bits(got, want):
+    assert got.num_rows == want.num_rows
+    for name in want.column_names:
+        g, w = got.column(name).to_numpy(), want.column(name).to_numpy()
+        if g.dtype == np.float64:
+            assert np.array_equal(g.view(np.int64), w.view(np.int64)), name
+        else:
+            assert np.array_equal(g, w), name
+
+
+@pytest.mark.parametrize("tiles,upper", [(1, True), (3, True), (2, False)])
+def test_fisher_tiles_match_cli(spark, tmp_path, tiles, upper):
+    opts = {"id": "id", "label": "label", "upper": upper}
+    df = ospark.fisher_distances(str(SONAR), tiles=tiles, session=spark, **opts)
+    assert df.columns == ["i", "j", "distance"]
+    # One task per tile.
+    assert df.rdd.getNumPartitions() == (tiles * (tiles + 1) // 2 if upper else tiles * tiles)
+    got = sorted_pairs(ospark._collect(df))
+    out = tmp_path / "fisher.parquet"
+    ordinate.run(["fisher", "--similarity", SONAR, "--out", out, "--quiet", *ospark._flags(opts)])
+    want = sorted_pairs(pq.read_table(out))
+    same_bits(got, want)
+    assert want.num_rows == (100 * 99 // 2 if upper else 100 * 99)
+
+
+def test_fisher_options_checked_on_driver(spark):
+    with pytest.raises(OrdinateError) as e:
+        ospark.fisher_distances(str(SONAR), tiles=2, session=spark, id="id", label="no_such_label")
+    assert "no_such_label" in e.value.stderr
+    with pytest.raises(ValueError, match="tile"):
+        ospark.fisher_distances(str(SONAR), tiles=2, session=spark, tile="0,0/2")
+    with pytest.raises(ValueError, match="tiles"):
+        ospark.fisher_distances(str(SONAR), tiles=0, session=spark)
+    with pytest.raises(OrdinateError, match="no such file"):
+        ospark.fisher_distances(str(SONAR) + ".missing", tiles=2, session=spark)
+
+
+@pytest.fixture(scope="module")
+def thyroid_tsne(tmp_path_factory):
+    d = tmp_path_factory.mktemp("evaluate")
+    emb = d / "tsne.parquet"
+    ordinate.run(["tsne", "--in", THYROID, "--label", "label", "--out", emb, "--quiet"])
+    return emb
+
+
+@pytest.mark.parametrize("blocks", [1, 4, 7])
+def test_evaluate_blocks_match_cli(spark, thyroid_tsne, tmp_path, blocks):
+    opts = {"label": "label", "ordinal": True, "k": [3, 10, 30]}
+    got = ospark._collect(ospark.evaluate(str(thyroid_tsne), str(THYROID), blocks=blocks, session=spark, **opts))
+    out = tmp_path / "metrics.parquet"
+    ordinate.run(["evaluate", "--embedding", thyroid_tsne, "--in", THYROID, "--out", out, "--quiet", *ospark._flags(opts)])
+    want = pq.read_table(out)
+    assert got.column_names == ["metric", "k", "subset", "value"]
+    assert got.num_rows == want.num_rows > 30
+    # Same rows in the same order, the same bits.
+    for name in ["metric", "k", "subset"]:
+        assert got.column(name).to_pylist() == want.column(name).to_pylist(), name
+    same_bits(got.select(["value"]), want.select(["value"]))
+
+
+def test_evaluate_task_failure_carries_stderr(spark, thyroid_tsne):
+    df_err = None
+    with pytest.raises(Exception) as e:
+        ospark.evaluate(str(thyroid_tsne), str(THYROID), blocks=2, session=spark, label="no_such_label")
+    df_err = str(e.value)
+    assert "OrdinateError" in df_err and "no_such_label" in df_err
+
+
+def test_evaluate_more_blocks_than_points(spark, thyroid_tsne):
+    with pytest.raises(Exception, match="a block would be empty"):
+        ospark.evaluate(str(thyroid_tsne), str(THYROID), blocks=216, session=spark, label="label")
+
+
+def test_flags():
+    assert ospark._flags({"upper": True, "k": [5, 10], "exclude_endpoints": False, "id": None, "steps": 5}) == [
+        "--upper", "--k", "5,10", "--exclude-endpoints=false", "--steps", "5"]
