@@ -4,7 +4,6 @@ against the one-machine CLI."""
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path

@@ -5,7 +5,6 @@ lifetime."""
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -21,23 +20,6 @@ from ordinate import spark as ospark
 REPO = Path(__file__).resolve().parents[2]
 THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
 FEATURES = ["x1", "x2", "x3", "x4", "x5"]
-
-
-@pytest.fixture(scope="session")
-def spark():
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    from pyspark.sql import SparkSession
-
-    s = (
-        SparkSession.builder.master("local[2]")
-        .appName("ordinate-test-transform")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    yield s
-    s.stop()
 
 
 @pytest.fixture(scope="session")
