@@ -1,0 +1,179 @@
+"""ordinate.spark on a two-worker standalone cluster against the CLI alone.
+
+1. transform: a PCA model applied to 10,000,000 rows x 32 float64 columns
+   (ten Parquet files) by `ordinate apply` alone (2 threads) and through the
+   cluster (two workers of one core), with two baselines on the cluster that
+   split the time: Spark reading and writing the same rows without Python
+   (plain columns), and the same rows through a pass-through mapInArrow
+   (the Python hop without ordinate). Python hop = pass-through - plain;
+   ordinate's share = transform - pass-through.
+2. fisher: the dense Fisher distances of a square similarity (n objects)
+   on one machine against fisher_distances in tiles on the cluster.
+
+Usage (from the repository root, in a venv with the package installed:
+pip install './python[spark]'):
+    python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500]
+The data (about 2.6 GB for 10M rows) is made once in WORKDIR. Takes about
+15 minutes on 2 cores.
+"""
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+
+import ordinate  # noqa: E402
+from cluster import Cluster  # noqa: E402
+from ordinate import spark as ospark  # noqa: E402
+
+COLS = 32
+FILES = 10
+
+
+def make_rows(work, rows):
+    d = work / f"rows-{rows}"
+    if d.exists():
+        return d
+    tmp = work / f"rows-{rows}.tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    rng = np.random.default_rng(14)
+    per = rows // FILES
+    centres = rng.normal(0, 3, (8, COLS))
+    for f in range(FILES):
+        c = rng.integers(0, 8, per)
+        x = centres[c] + rng.normal(0, 1, (per, COLS))
+        cols = {"id": np.arange(f * per, (f + 1) * per, dtype=np.int64)}
+        cols.update({f"x{j}": x[:, j] for j in range(COLS)})
+        pq.write_table(pa.table(cols), tmp / f"part-{f}.parquet", row_group_size=1 << 17, compression="zstd")
+    tmp.rename(d)
+    return d
+
+
+def make_similarity(work, n):
+    path = work / f"similarity-{n}.parquet"
+    if path.exists():
+        return path
+    rng = np.random.default_rng(7)
+    k = 4
+    labels = rng.integers(0, k, n)
+    x = rng.normal(0, 1, (k, 10))[labels] + rng.normal(0, 1.5, (n, 10))
+    sq = (x * x).sum(1)
+    s = np.exp(-(sq[:, None] + sq[None, :] - 2 * x @ x.T) / 20)
+    cols = {"id": np.arange(n, dtype=np.int64), "label": labels.astype(np.int64)}
+    cols.update({f"s{j}": s[:, j] for j in range(n)})
+    pq.write_table(pa.table(cols), path)
+    return path
+
+
+def timed(label, fn):
+    t0 = time.monotonic()
+    out = fn()
+    dt = time.monotonic() - t0
+    print(f"{label}: {dt:.1f} s", flush=True)
+    return dt, out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("work", nargs="?", default=None)
+    ap.add_argument("--rows", type=int, default=10_000_000)
+    ap.add_argument("--fisher-n", type=int, default=1500)
+    ap.add_argument("--tiles", type=int, nargs="+", default=[2, 3])
+    a = ap.parse_args()
+    work = Path(a.work or tempfile.mkdtemp(prefix="ordinate-spark-bench-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"work: {work}; binary: {ordinate.binary()}", flush=True)
+
+    rows = make_rows(work, a.rows)
+    sample = work / "sample.parquet"
+    if not sample.exists():
+        pq.write_table(pq.read_table(rows / "part-0.parquet").slice(0, 100_000), sample)
+    model = work / "pca.model.parquet"
+    if not model.exists():
+        ordinate.run(["pca", "--in", sample, "--id", "id", "--out", work / "pca-sample.parquet", "--model-out", model, "--quiet"])
+    sim = make_similarity(work, a.fisher_n)
+
+    results = {}
+    out = work / "out"
+    subprocess.run(["rm", "-rf", str(out)], check=True)
+    out.mkdir()
+    results["cli"], _ = timed(f"CLI alone: ordinate apply, {a.rows:,} rows x {COLS} (2 threads)",
+                              lambda: ordinate.run(["apply", "--model", model, "--in", rows, "--id", "id",
+                                                    "--out", out / "cli.parquet", "--quiet"]))
+
+    fisher_opts = {"id": "id", "label": "label", "upper": True}
+    results["fisher_cli"], _ = timed(f"CLI alone: ordinate fisher, n = {a.fisher_n} (2 threads)",
+                                     lambda: ordinate.run(["fisher", "--similarity", sim, "--out", out / "fisher.parquet",
+                                                           "--quiet", *ospark._flags(fisher_opts)]))
+
+    cluster = Cluster(work / "cluster")
+    try:
+        cluster.start()
+        spark = cluster.spark
+        from pyspark.sql import functions as F
+
+        df = spark.read.parquet(str(rows))
+        print(f"partitions: {df.rdd.getNumPartitions()}", flush=True)
+        # Warm-up: executors started, model shipped.
+        ospark.transform(df.limit(1000), str(model), id="id").count()
+
+        plain = df.select("id", F.lit(0.0).alias("emb_0"), F.lit(0.0).alias("emb_1"))
+        results["plain"], _ = timed("cluster: Spark read + write, no Python",
+                                    lambda: plain.write.mode("overwrite").parquet(str(out / "plain")))
+
+        schema = plain.schema
+
+        def passthrough(batches):
+            import pyarrow as pa
+
+            for b in batches:
+                zeros = pa.array(np.zeros(b.num_rows))
+                yield pa.RecordBatch.from_arrays([b.column(0), zeros, zeros], names=["id", "emb_0", "emb_1"])
+
+        hop = df.mapInArrow(passthrough, schema)
+        results["hop"], _ = timed("cluster: pass-through mapInArrow (the Python hop, no ordinate)",
+                                  lambda: hop.write.mode("overwrite").parquet(str(out / "hop")))
+
+        emb = ospark.transform(df, str(model), id="id")
+        results["spark"], _ = timed("cluster: ordinate.spark.transform",
+                                    lambda: emb.write.mode("overwrite").parquet(str(out / "spark")))
+
+        for t in a.tiles:
+            results[f"tiles{t}"], _ = timed(
+                f"cluster: fisher_distances, tiles = {t} ({t * (t + 1) // 2} tasks)",
+                lambda: ospark.fisher_distances(str(sim), tiles=t, session=spark, **fisher_opts)
+                .write.mode("overwrite").parquet(str(out / f"fisher-{t}")))
+            got = pq.read_table(out / f"fisher-{t}")
+            assert got.num_rows == a.fisher_n * (a.fisher_n - 1) // 2
+    finally:
+        cluster.stop()
+
+    n = pq.ParquetDataset(out / "spark").read(columns=["id"]).num_rows
+    assert n == a.rows, (n, a.rows)
+    r = results
+    print()
+    print(f"| run | seconds | rows/s |")
+    print(f"|---|---|---|")
+    for key, label in [("cli", "CLI alone (`ordinate apply`, 2 threads)"), ("plain", "cluster: Spark read + write, no Python"),
+                       ("hop", "cluster: pass-through `mapInArrow`"), ("spark", "cluster: `ordinate.spark.transform`")]:
+        print(f"| {label} | {r[key]:.1f} | {a.rows / r[key] / 1e6:.2f} M |")
+    print()
+    print(f"transform / CLI = {r['spark'] / r['cli']:.2f}; Python hop = {r['hop'] - r['plain']:.1f} s "
+          f"({(r['hop'] - r['plain']) / r['spark']:.0%} of the transform); ordinate inside the hop = {r['spark'] - r['hop']:.1f} s")
+    for t in a.tiles:
+        print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s; cluster tiles = {t}: {r[f'tiles{t}']:.1f} s "
+              f"(ratio {r[f'tiles{t}'] / r['fisher_cli']:.2f})")
+
+
+if __name__ == "__main__":
+    main()
