@@ -5,6 +5,7 @@ failures."""
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -97,3 +98,28 @@ def test_evaluate_more_blocks_than_points(spark, thyroid_tsne):
 def test_flags():
     assert ospark._flags({"upper": True, "k": [5, 10], "exclude_endpoints": False, "id": None, "steps": 5}) == [
         "--upper", "--k", "5,10", "--exclude-endpoints=false", "--steps", "5"]
+
+
+def test_evaluate_transform_output_folder(spark, tmp_path):
+    """The pipeline as a user runs it: transform on Spark writes a folder of
+    parts, and evaluate scores that folder (shipped as a folder)."""
+    import pyarrow.csv as pacsv
+
+    t = pacsv.read_csv(THYROID)
+    t = t.append_column("id", pa.array(np.arange(t.num_rows, dtype=np.int64) * 11))
+    table = tmp_path / "thyroid.parquet"
+    pq.write_table(t, table)
+    model = tmp_path / "pca.model.parquet"
+    ordinate.run(["pca", "--in", table, "--id", "id", "--label", "label", "--out", tmp_path / "pca.parquet",
+                  "--model-out", model, "--quiet"])
+    df = spark.read.parquet(str(table)).repartition(3)
+    folder = tmp_path / "emb"
+    ospark.transform(df, str(model), id="id").write.parquet(str(folder))
+    opts = {"id": "id", "label": "label", "k": [5]}
+    for _ in range(2):  # shipping the same folder again is a no-op
+        got = ospark._collect(ospark.evaluate(str(folder), str(table), blocks=3, session=spark, **opts))
+    out = tmp_path / "metrics.parquet"
+    ordinate.run(["evaluate", "--embedding", folder, "--in", table, "--out", out, "--quiet", *ospark._flags(opts)])
+    want = pq.read_table(out)
+    assert got.column("metric").to_pylist() == want.column("metric").to_pylist()
+    same_bits(got.select(["value"]), want.select(["value"]))

@@ -78,7 +78,7 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
     """The Fisher distance matrix, computed in tiles: one Spark task per tile.
 
     similarity (and labels, when the similarity is long) are paths of
-    tables on the driver, shipped with the job; options are the fisher
+    tables (files or folders) on the driver, shipped with the job; options are the fisher
     stage's options as keywords (id="id", label="label", upper=True,
     metric="kernel", steps=10, ...: `ordinate fisher --help`). The objects
     are split in `tiles` blocks of rows; every task runs
@@ -123,8 +123,9 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
 def evaluate(embedding, table, *, blocks, session=None, **options):
     """The exact neighbourhood and class metrics of an embedding, in blocks.
 
-    embedding and table are paths on the driver (the embedding and the
-    table it was made from), shipped with the job; options are the evaluate
+    embedding and table are paths on the driver (the embedding, for example
+    the folder transform's output was written to, and the table it was made
+    from), shipped with the job; options are the evaluate
     stage's options as keywords (id="id", label="label", k=[5, 10, 30],
     ordinal=True, ...: `ordinate evaluate --help`). Each of `blocks` Spark
     tasks runs `ordinate evaluate ... --block i/B --out -`: it ranks the
@@ -237,30 +238,44 @@ def _flags(options):
 
 
 def _ship(sc, path):
-    """Ship a file with the job (SparkContext.addFile) under a name made of
-    its content hash, and return that name for SparkFiles.get.
+    """Ship a file or a folder (a Parquet dataset that Spark wrote) with the
+    job (SparkContext.addFile) under a name made of its content hash, and
+    return that name for SparkFiles.get.
 
     Spark refuses a second file of the same name from another path, and
     treats the same path as already shipped: naming the copy by its hash
-    makes adding the same file again a no-op and a changed one a new file.
+    makes adding the same data again a no-op and changed data a new name.
     """
-    path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise OrdinateError(f"{path!r}: no such file (ordinate.spark ships single files with the job)")
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        files = sorted(
+            os.path.relpath(os.path.join(d, f), path)
+            for d, _, fs in os.walk(path)
+            for f in fs
+        )
+    elif os.path.isfile(path):
+        files = [""]
+    else:
+        raise OrdinateError(f"{path!r}: no such file or folder (ordinate.spark ships it with the job)")
     h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
+    for rel in files:
+        h.update(rel.encode() + b"\0")
+        with open(os.path.join(path, rel) if rel else path, "rb") as f:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
     d = os.path.join(tempfile.gettempdir(), "ordinate-spark-files")
     os.makedirs(d, exist_ok=True)
-    dst = os.path.join(d, h.hexdigest()[:20] + "-" + os.path.basename(path))
+    dst = os.path.join(d, h.hexdigest()[:20] + "-" + os.path.basename(path.rstrip(os.sep)))
     if not os.path.exists(dst):
         tmp = dst + f".{os.getpid()}.tmp"
-        shutil.copyfile(path, tmp)
+        if files == [""]:
+            shutil.copyfile(path, tmp)
+        else:
+            shutil.copytree(path, tmp)
         os.replace(tmp, dst)
     name = os.path.basename(dst)
     if not any(f.endswith("/" + name) for f in getattr(sc, "listFiles", [])):
-        sc.addFile(dst)
+        sc.addFile(dst, recursive=os.path.isdir(dst))
     return name
 
 
