@@ -3,27 +3,24 @@ core each, started by the cluster fixture) against `ordinate apply` on one
 machine, bit for bit: a million rows, a t-SNE placement, and an executor
 killed with SIGKILL in the middle of the stage."""
 
+import contextlib
 import os
 import signal
 import threading
 import time
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
 import ordinate
 from cluster import alive, cmdline, descendants
 from ordinate import spark as ospark
+from thyroid import REPO, fit_models, noisy_rows
 
 pytestmark = pytest.mark.cluster
 
-REPO = Path(__file__).resolve().parents[2]
-THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
-FEATURES = ["x1", "x2", "x3", "x4", "x5"]
 
 FILES, ROWS_PER_FILE, ROW_GROUP = 8, 125_000, 32_768
 TSNE_ROWS = 50_000
@@ -36,12 +33,7 @@ def big(tmp_path_factory):
     row groups of ROW_GROUP rows; and its first TSNE_ROWS rows as a dataset
     of its own."""
     d = tmp_path_factory.mktemp("big")
-    models = {}
-    for stage in ["pca", "tsne"]:
-        models[stage] = d / f"{stage}.model.parquet"
-        ordinate.run([stage, "--in", THYROID, "--label", "label", "--out", d / f"{stage}.parquet",
-                      "--model-out", models[stage], "--quiet"])
-    base = pacsv.read_csv(THYROID)
+    models = fit_models(d)
     rng = np.random.default_rng(1414)
     parts, small = d / "parts", d / "small"
     parts.mkdir()
@@ -50,12 +42,7 @@ def big(tmp_path_factory):
     ids = rng.permutation(FILES * ROWS_PER_FILE).astype(np.int64) * 5 + 2
     for i in range(FILES):
         n = ROWS_PER_FILE
-        pick = rng.integers(0, base.num_rows, n)
-        cols = {"id": ids[i * n : (i + 1) * n]}
-        for f in FEATURES:
-            x = base.column(f).to_numpy()[pick]
-            cols[f] = x + rng.normal(0, 0.05 * x.std(), n)
-        cols["label"] = base.column("label").to_numpy()[pick]
+        cols = {"id": ids[i * n : (i + 1) * n], **noisy_rows(rng, n)}
         t = pa.table(cols)
         pq.write_table(t, parts / f"part-{i}.parquet", row_group_size=ROW_GROUP)
         if i * n < TSNE_ROWS:
@@ -178,32 +165,24 @@ class Killer(threading.Thread):
             self.error = e
 
 
-def test_cluster_executor_kill(cluster, big, tmp_path):
-    spark = cluster.spark
-    sc = spark.sparkContext
-    tasks = 16
-    # No adaptive execution: it would merge the 16 shuffle partitions into
-    # fewer, and split the job in two.
-    spark.conf.set("spark.sql.adaptive.enabled", "false")
-    killer = None
+@contextlib.contextmanager
+def killing_an_executor(cluster, sc, group, tasks):
+    """Runs the body's jobs in job group `group` with a Killer watching
+    their stage of `tasks` tasks; yields the Killer."""
+    sc.setJobGroup(group, "an executor killed mid-stage")
+    killer = Killer(cluster, sc, group, tasks)
+    killer.start()
     try:
-        before = cluster.executors(sc.applicationId)
-        assert len(before) == 2, before
-        df = spark.read.parquet(str(big["parts"])).repartition(tasks)
-        out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
-        group = "ordinate-executor-kill"
-        sc.setJobGroup(group, "transform with an executor killed mid-stage")
-        killer = Killer(cluster, sc, group, tasks)
-        killer.start()
-        t0 = time.monotonic()
-        got = run_on_cluster(out, tmp_path / "killed")
-        took = time.monotonic() - t0
+        yield killer
     finally:
         sc.setLocalProperty("spark.jobGroup.id", None)
-        spark.conf.unset("spark.sql.adaptive.enabled")
-        if killer is not None:
-            killer.stop.set()
-            killer.join(10)
+        killer.stop.set()
+        killer.join(10)
+
+
+def killed_mid_stage(killer):
+    """The Killer's (victim, stage, ordinate pids), after asserting that it
+    killed an executor running ordinate while the stage had tasks to do."""
     assert killer.error is None, killer.error
     assert killer.killed is not None, "the stage ended before an executor could be killed"
     victim, stage, children = killer.killed
@@ -212,8 +191,37 @@ def test_cluster_executor_kill(cluster, big, tmp_path):
     assert children, "the killed executor ran no ordinate process"
     assert not alive(victim)
     print(f"killed executor {victim} at {stage.numCompletedTasks}/{stage.numTasks} tasks done, "
-          f"{stage.numActiveTasks} running, its ordinate processes {sorted(children)}; job took {took:.1f}s")
+          f"{stage.numActiveTasks} running, its ordinate processes {sorted(children)}")
+    return victim, stage, children
 
+
+def assert_none_left(cluster, children, verb, grace):
+    """No ordinate process outlives the executor that ran it, and no
+    `ordinate VERB` of the job is left running, after grace seconds."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_runs(cluster.root, verb)):
+        time.sleep(0.2)
+    assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
+    assert not ordinate_runs(cluster.root, verb)
+
+
+def test_cluster_executor_kill(cluster, big, tmp_path):
+    spark = cluster.spark
+    sc = spark.sparkContext
+    tasks = 16
+    # No adaptive execution: it would merge the 16 shuffle partitions into
+    # fewer, and split the job in two.
+    spark.conf.set("spark.sql.adaptive.enabled", "false")
+    try:
+        before = cluster.executors(sc.applicationId)
+        assert len(before) == 2, before
+        df = spark.read.parquet(str(big["parts"])).repartition(tasks)
+        out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+        with killing_an_executor(cluster, sc, "ordinate-executor-kill", tasks) as killer:
+            got = run_on_cluster(out, tmp_path / "killed")
+    finally:
+        spark.conf.unset("spark.sql.adaptive.enabled")
+    _, _, children = killed_mid_stage(killer)
     assert_same_rows(got, reference(big, "pca", "parts"))
 
     # The master started another executor in place of the dead one.
@@ -221,14 +229,7 @@ def test_cluster_executor_kill(cluster, big, tmp_path):
     while len(cluster.executors(sc.applicationId)) < 2 and time.monotonic() < deadline:
         time.sleep(0.5)
     assert len(cluster.executors(sc.applicationId)) == 2
-
-    # No ordinate process outlives the executor that ran it, and none of
-    # the job is left running.
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_runs(cluster.root, "apply")):
-        time.sleep(0.2)
-    assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
-    assert not ordinate_runs(cluster.root, "apply")
+    assert_none_left(cluster, children, "apply", 10)
 
 
 VOTING = REPO / "testdata" / "similarity" / "voting.parquet"
@@ -288,31 +289,11 @@ def test_cluster_executor_kill_evaluate(cluster, scored, tmp_path):
     completes with every block once (evaluate --partials checks it) and the
     same bits, and no ordinate evaluate is left."""
     spark = cluster.spark
-    sc = spark.sparkContext
     tasks = 16
     opts = {"id": "id", "label": "label", "k": [10]}
-    group = "ordinate-executor-kill-evaluate"
-    sc.setJobGroup(group, "evaluate with an executor killed mid-stage")
-    killer = Killer(cluster, sc, group, tasks)
-    killer.start()
-    try:
+    with killing_an_executor(cluster, spark.sparkContext, "ordinate-executor-kill-evaluate", tasks) as killer:
         got = ospark._collect(ospark.evaluate(str(scored["embedding"]), str(scored["data"]), blocks=tasks,
                                               session=spark, **opts))
-    finally:
-        sc.setLocalProperty("spark.jobGroup.id", None)
-        killer.stop.set()
-        killer.join(10)
-    assert killer.error is None, killer.error
-    assert killer.killed is not None, "the stage ended before an executor could be killed"
-    victim, stage, children = killer.killed
-    assert stage.numCompletedTasks < stage.numTasks, stage
-    assert children and not alive(victim)
-    print(f"killed executor {victim} at {stage.numCompletedTasks}/{stage.numTasks} blocks done, "
-          f"its ordinate processes {sorted(children)}")
+    _, _, children = killed_mid_stage(killer)
     assert_same_metrics(got, evaluate_reference(scored, tmp_path, opts))
-
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline and (any(alive(p) for p in children) or ordinate_runs(cluster.root, "evaluate")):
-        time.sleep(0.2)
-    assert not [p for p in children if alive(p)], f"orphaned: {[(p, cmdline(p)) for p in children if alive(p)]}"
-    assert not ordinate_runs(cluster.root, "evaluate")
+    assert_none_left(cluster, children, "evaluate", 15)

@@ -5,11 +5,9 @@ lifetime."""
 import os
 import stat
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 
@@ -17,9 +15,7 @@ import ordinate
 from ordinate import OrdinateError
 from ordinate import spark as ospark
 
-REPO = Path(__file__).resolve().parents[2]
-THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
-FEATURES = ["x1", "x2", "x3", "x4", "x5"]
+from thyroid import FEATURES, THYROID, fit_models, noisy_rows
 
 
 @pytest.fixture(scope="session")
@@ -27,21 +23,10 @@ def data(tmp_path_factory):
     """Models fitted on newthyroid and a four-file Parquet dataset of 4,300
     rows around its rows (seeded noise), with an id and a text column."""
     d = tmp_path_factory.mktemp("data")
-    models = {}
-    for stage in ["pca", "tsne"]:
-        models[stage] = d / f"{stage}.model.parquet"
-        ordinate.run([stage, "--in", THYROID, "--label", "label", "--out", d / f"{stage}.parquet",
-                      "--model-out", models[stage], "--quiet"])
-
-    base = pacsv.read_csv(THYROID)
+    models = fit_models(d)
     rng = np.random.default_rng(14)
     n = 4300
-    pick = rng.integers(0, base.num_rows, n)
-    cols = {"id": np.arange(n, dtype=np.int64) * 7 + 3}
-    for f in FEATURES:
-        x = base.column(f).to_numpy()[pick]
-        cols[f] = x + rng.normal(0, 0.05 * x.std(), n)
-    cols["label"] = base.column("label").to_numpy()[pick]
+    cols = {"id": np.arange(n, dtype=np.int64) * 7 + 3, **noisy_rows(rng, n)}
     cols["tag"] = np.array([f"t{i % 11}" for i in range(n)])
     table = pa.table(cols)
     parts = d / "parts"

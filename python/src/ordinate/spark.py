@@ -108,14 +108,8 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
     upper = bool(options.get("upper"))
     pairs = [(i, j) for i in range(tiles) for j in range(tiles) if not upper or i <= j]
 
-    def tile_task(batches):
-        from pyspark import SparkFiles
-
-        local = {role: SparkFiles.get(n) for role, n in names.items()}
-        for b in batches:
-            for i, j in zip(b.column(0).to_pylist(), b.column(1).to_pylist()):
-                argv = [binary(), "fisher", *_input_flags(local), *flags, "--tile", f"{i},{j}/{tiles}", "--out", "-", "--quiet"]
-                yield from _stream(argv, None)
+    tile_task = _task_per_row(names, lambda local, i, j: [
+        "fisher", *_input_flags(local), *flags, "--tile", f"{i},{j}/{tiles}", "--out", "-", "--quiet"])
 
     return _one_task_each(session, pairs, "tile_i int, tile_j int").mapInArrow(tile_task, schema)
 
@@ -147,14 +141,8 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
     names = {role: _ship(sc, path) for role, path in inputs.items()}
     flags = _flags(options)
 
-    def block_task(batches):
-        from pyspark import SparkFiles
-
-        local = {role: SparkFiles.get(n) for role, n in names.items()}
-        for b in batches:
-            for i in b.column(0).to_pylist():
-                argv = [binary(), "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"]
-                yield from _stream(argv, None)
+    block_task = _task_per_row(names, lambda local, i: [
+        "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"])
 
     parts = _one_task_each(session, [(i,) for i in range(blocks)], "block int").mapInArrow(block_task, _spark_schema(PARTIAL_SCHEMA, None))
     table = _collect(parts)
@@ -193,6 +181,22 @@ def _one_task_each(session, rows, schema):
     """A DataFrame of rows with one row per partition, so one task each."""
     rdd = session.sparkContext.parallelize(rows, max(1, len(rows)))
     return session.createDataFrame(rdd, schema)
+
+
+def _task_per_row(names, args):
+    """A mapInArrow function that runs, for each input row, the binary with
+    args(local paths of the shipped inputs by role, *the row's values) and
+    streams its output."""
+
+    def task(batches):
+        from pyspark import SparkFiles
+
+        local = {role: SparkFiles.get(n) for role, n in names.items()}
+        for b in batches:
+            for row in zip(*(c.to_pylist() for c in b.columns)):
+                yield from _stream([binary(), *args(local, *row)], None)
+
+    return task
 
 
 def _collect(df):
