@@ -1,0 +1,488 @@
+package kernels
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// NNDescentSettings tunes ApproxKNN. The zero value selects every default.
+type NNDescentSettings struct {
+	// Trees is the number of random-projection trees whose leaves seed the
+	// graph (default 8). More trees give a better start, and fewer
+	// descent iterations, for n·Trees·LeafSize distances up front.
+	Trees int
+	// LeafSize is the largest leaf of a tree (default max(k, 30)). Larger
+	// leaves give every point more true neighbours at the start, at a cost
+	// linear in the leaf size.
+	LeafSize int
+	// MaxCandidates caps the new and the old candidates joined per point and
+	// iteration (default 60, pynndescent's cap). The local join costs about
+	// n·MaxCandidates² distances per iteration: larger values raise recall
+	// per iteration and the cost of each.
+	MaxCandidates int
+	// MaxIterations bounds the descent iterations (default 12).
+	MaxIterations int
+	// Delta stops the descent once an iteration changes fewer than
+	// Delta·n·k neighbour slots (default 0.0005). Smaller values run
+	// longer for the last few true neighbours.
+	Delta float64
+	// Seed seeds the trees, the random fill and the candidate sampling.
+	Seed uint64
+	// ExactBelow is the size below which ApproxKNN runs exact KNN instead
+	// (default 2,000, and always when k ≥ n/8): there the exhaustive search
+	// is cheap and NN-descent gains nothing.
+	ExactBelow int
+}
+
+func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
+	if s.Trees <= 0 {
+		s.Trees = 8
+	}
+	if s.LeafSize <= 0 {
+		s.LeafSize = max(k, 30)
+	}
+	s.LeafSize = max(s.LeafSize, 2)
+	if s.MaxCandidates <= 0 {
+		s.MaxCandidates = 60
+	}
+	if s.MaxIterations <= 0 {
+		s.MaxIterations = 12
+	}
+	if s.Delta <= 0 {
+		s.Delta = 0.0005
+	}
+	if s.ExactBelow <= 0 {
+		s.ExactBelow = 2000
+	}
+	return s
+}
+
+// Grains of the parallel loops: points per chunk for the per-point passes,
+// points per local-join block (bounding the buffered updates) and the target
+// chunk that groups updates for the apply pass.
+const (
+	nndGrain   = 256
+	nndBlock   = 8192
+	nndTargets = 1024
+)
+
+// ApproxKNN finds approximately the k nearest neighbours of every row of x
+// (n×d) by NN-descent (Dong, Moses & Li 2011) started from the leaves of
+// random-projection trees, as pynndescent does. Outputs are as for KNN:
+// row i's neighbours in idx[i*k:(i+1)*k] ordered by (squared distance,
+// index), self excluded, and their exact squared distances (SqDist) in
+// dist, which may be nil. Below set.ExactBelow rows, or for k ≥ n/8, it
+// runs KNN. The result depends on x, k and the settings only, not on the
+// thread count. It panics as KNN does and returns ctx.Err() if cancelled.
+func ApproxKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, set NNDescentSettings) error {
+	checkPoints(x, n, d)
+	checkKNN(idx, dist, n, k)
+	set = set.withDefaults(k)
+	if n < set.ExactBelow || 8*k >= n {
+		return KNN(ctx, idx, dist, x, n, d, k, threads)
+	}
+	g := newNNGraph(n, k)
+	if err := g.initTrees(ctx, x, d, threads, set); err != nil {
+		return err
+	}
+	if err := g.descend(ctx, x, d, threads, set); err != nil {
+		return err
+	}
+	return ParallelFor(ctx, n, threads, nndGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			h := g.heap(i)
+			h.drain(idx[i*k:(i+1)*k], rowOrNil(dist, i, k))
+		}
+	})
+}
+
+// nnGraph holds one max-heap of (distance, index) per point, largest on top,
+// with a flag per slot marking neighbours not yet joined.
+type nnGraph struct {
+	n, k  int
+	d     []float64
+	idx   []int32
+	isNew []bool
+	size  []int32
+}
+
+func newNNGraph(n, k int) *nnGraph {
+	return &nnGraph{n: n, k: k, d: make([]float64, n*k), idx: make([]int32, n*k), isNew: make([]bool, n*k), size: make([]int32, n)}
+}
+
+// heap returns point i's heap as a maxHeap (without flags), for draining.
+func (g *nnGraph) heap(i int) maxHeap {
+	k := g.k
+	m := int(g.size[i])
+	return maxHeap{d: g.d[i*k : i*k+m], idx: g.idx[i*k : i*k+m], k: k}
+}
+
+// top returns the bound below which a candidate may enter point i's heap.
+func (g *nnGraph) top(i int) float64 {
+	if int(g.size[i]) < g.k {
+		return math.Inf(1)
+	}
+	return g.d[i*g.k]
+}
+
+// push offers (v, j) to point i's heap and reports whether it entered: it
+// must be below the top in (distance, index) order and not present yet.
+func (g *nnGraph) push(i int, v float64, j int32) bool {
+	k := g.k
+	m := int(g.size[i])
+	d, ix, nw := g.d[i*k:i*k+k], g.idx[i*k:i*k+k], g.isNew[i*k:i*k+k]
+	if m == k && (v > d[0] || (v == d[0] && j >= ix[0])) {
+		return false
+	}
+	for _, o := range ix[:m] {
+		if o == j {
+			return false
+		}
+	}
+	less := func(a, b int) bool { return d[a] < d[b] || (d[a] == d[b] && ix[a] < ix[b]) }
+	swap := func(a, b int) {
+		d[a], d[b] = d[b], d[a]
+		ix[a], ix[b] = ix[b], ix[a]
+		nw[a], nw[b] = nw[b], nw[a]
+	}
+	if m < k {
+		d[m], ix[m], nw[m] = v, j, true
+		g.size[i]++
+		for c := m; c > 0; {
+			p := (c - 1) / 2
+			if !less(p, c) {
+				break
+			}
+			swap(p, c)
+			c = p
+		}
+		return true
+	}
+	d[0], ix[0], nw[0] = v, j, true
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= k {
+			break
+		}
+		if c+1 < k && less(c, c+1) {
+			c++
+		}
+		if !less(p, c) {
+			break
+		}
+		swap(p, c)
+		p = c
+	}
+	return true
+}
+
+// initTrees builds the random-projection trees, in parallel over trees, and
+// offers every point the other members of its leaf in each tree; points left
+// with fewer than k neighbours get random ones.
+func (g *nnGraph) initTrees(ctx context.Context, x []float64, d, threads int, set NNDescentSettings) error {
+	n, k := g.n, g.k
+	perm := make([][]int32, set.Trees)
+	leafOf := make([][]int32, set.Trees)    // tree → point → leaf
+	leafStart := make([][]int32, set.Trees) // tree → leaf → start in perm (plus end)
+	err := ParallelFor(ctx, set.Trees, threads, 1, func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			rng := rand.New(rand.NewPCG(set.Seed, 0x7265_6573+uint64(t)))
+			p := make([]int32, n)
+			for i := range p {
+				p[i] = int32(i)
+			}
+			var starts []int32
+			rpSplit(p, 0, x, d, set.LeafSize, rng, make([]float64, d), &starts)
+			starts = append(starts, int32(n))
+			lo := make([]int32, n)
+			for l := 0; l+1 < len(starts); l++ {
+				for _, i := range p[starts[l]:starts[l+1]] {
+					lo[i] = int32(l)
+				}
+			}
+			perm[t], leafOf[t], leafStart[t] = p, lo, starts
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return ParallelFor(ctx, n, threads, nndGrain, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			xi := x[i*d : (i+1)*d]
+			for t := range set.Trees {
+				l := leafOf[t][i]
+				for _, j := range perm[t][leafStart[t][l]:leafStart[t][l+1]] {
+					if int(j) == i {
+						continue
+					}
+					if v, ok := sqDistBelow(xi, x[int(j)*d:int(j+1)*d], math.Nextafter(g.top(i), math.Inf(1))); ok {
+						g.push(i, v, j)
+					}
+				}
+			}
+			if int(g.size[i]) < k {
+				rng := rand.New(rand.NewPCG(set.Seed, 0x6669_6c6c<<32|uint64(i)))
+				for int(g.size[i]) < k {
+					j := int32(rng.IntN(n))
+					if int(j) != i {
+						g.push(i, SqDist(xi, x[int(j)*d:int(j+1)*d]), j)
+					}
+				}
+			}
+		}
+	})
+}
+
+// rpSplit splits the points p (positions from off in the tree's
+// permutation) by the hyperplane halfway between two random members,
+// recursively, until at most leaf remain, appending the start of every leaf
+// to starts in permutation order. A split that leaves one side empty
+// (duplicates) halves the points as they stand.
+func rpSplit(p []int32, off int, x []float64, d, leaf int, rng *rand.Rand, normal []float64, starts *[]int32) {
+	if len(p) <= leaf {
+		*starts = append(*starts, int32(off))
+		return
+	}
+	a := int(p[rng.IntN(len(p))])
+	b := int(p[rng.IntN(len(p)-1)])
+	if b == a {
+		b = int(p[len(p)-1])
+	}
+	xa, xb := x[a*d:(a+1)*d], x[b*d:(b+1)*d]
+	var c float64
+	for q := range normal {
+		normal[q] = xa[q] - xb[q]
+		c += normal[q] * (xa[q] + xb[q]) / 2
+	}
+	// Partition in place: left side first.
+	l := 0
+	for r := range p {
+		xi := x[int(p[r])*d : int(p[r]+1)*d]
+		var s float64
+		for q, w := range normal {
+			s += w * xi[q]
+		}
+		if s-c > 0 || (s == c && rng.Uint64()&1 == 0) {
+			p[l], p[r] = p[r], p[l]
+			l++
+		}
+	}
+	if l == 0 || l == len(p) {
+		l = len(p) / 2
+	}
+	rpSplit(p[:l], off, x, d, leaf, rng, normal, starts)
+	rpSplit(p[l:], off+l, x, d, leaf, rng, normal, starts)
+}
+
+// nndUpdate proposes other as a neighbour of target at squared distance v.
+type nndUpdate struct {
+	v             float64
+	target, other int32
+}
+
+// mix hashes a candidate edge to a pseudo-random priority, so that sampling
+// does not depend on the order edges are seen in.
+func mix(seed uint64, it, i, j int) uint64 {
+	z := seed ^ uint64(it)*0x9e3779b97f4a7c15 ^ uint64(i)<<32 ^ uint64(j)
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}
+
+// descend runs the NN-descent iterations. Each samples up to MaxCandidates
+// new and old candidates per point from its neighbours and reverse
+// neighbours (lowest hash priority first), joins them in blocks of points —
+// distances computed in parallel against a frozen graph, updates buffered
+// per (source chunk, target chunk) and applied per target chunk in source
+// order — and stops when fewer than Delta·n·k slots changed.
+func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set NNDescentSettings) error {
+	n, k, mc := g.n, g.k, set.MaxCandidates
+	newC := make([]int32, n*mc)
+	oldC := make([]int32, n*mc)
+	nNew := make([]int32, n)
+	nOld := make([]int32, n)
+	revStart := make([]int32, n+1)
+	rev := make([]int32, n*k)
+	revNew := make([]bool, n*k)
+	srcChunks := NumChunks(nndBlock, nndGrain)
+	dstChunks := NumChunks(n, nndTargets)
+	bufs := make([][]nndUpdate, srcChunks*dstChunks)
+	changed := make([]int64, dstChunks)
+	workers := Workers(n, threads, nndGrain)
+	scratch := make([]candScratch, workers)
+	for it := range set.MaxIterations {
+		// Reverse edges by counting sort, sequential: O(n·k) and cheap.
+		clear(revStart)
+		for _, j := range g.idx {
+			revStart[j+1]++
+		}
+		for i := range n {
+			revStart[i+1] += revStart[i]
+		}
+		fill := make([]int32, n)
+		copy(fill, revStart[:n])
+		for i := range n {
+			for s := range int(g.size[i]) {
+				j := g.idx[i*k+s]
+				rev[fill[j]] = int32(i)
+				revNew[fill[j]] = g.isNew[i*k+s]
+				fill[j]++
+			}
+		}
+		err := ParallelForWorker(ctx, n, threads, nndGrain, func(w, lo, hi int) {
+			sc := &scratch[w]
+			for i := lo; i < hi; i++ {
+				g.sample(sc, i, it, set.Seed, mc, rev[revStart[i]:revStart[i+1]], revNew[revStart[i]:revStart[i+1]],
+					newC[i*mc:(i+1)*mc], oldC[i*mc:(i+1)*mc], &nNew[i], &nOld[i])
+			}
+		})
+		if err != nil {
+			return err
+		}
+		var total int64
+		for b0 := 0; b0 < n; b0 += nndBlock {
+			b1 := min(b0+nndBlock, n)
+			err := ParallelFor(ctx, b1-b0, threads, nndGrain, func(lo, hi int) {
+				sc := lo / nndGrain
+				row := bufs[sc*dstChunks : (sc+1)*dstChunks]
+				for t := range row {
+					row[t] = row[t][:0]
+				}
+				for u := b0 + lo; u < b0+hi; u++ {
+					nw := newC[u*mc : u*mc+int(nNew[u])]
+					ol := oldC[u*mc : u*mc+int(nOld[u])]
+					for a, p := range nw {
+						for _, q := range nw[a+1:] {
+							g.join(row, x, d, p, q)
+						}
+						for _, q := range ol {
+							g.join(row, x, d, p, q)
+						}
+					}
+				}
+			})
+			if err != nil {
+				return err
+			}
+			nsrc := NumChunks(b1-b0, nndGrain)
+			err = ParallelFor(ctx, dstChunks, threads, 1, func(lo, hi int) {
+				for t := lo; t < hi; t++ {
+					var c int64
+					for s := range nsrc {
+						for _, up := range bufs[s*dstChunks+t] {
+							if g.push(int(up.target), up.v, up.other) {
+								c++
+							}
+						}
+					}
+					changed[t] = c
+				}
+			})
+			if err != nil {
+				return err
+			}
+			for _, c := range changed {
+				total += c
+			}
+		}
+		if float64(total) < set.Delta*float64(n)*float64(k) {
+			break
+		}
+	}
+	return nil
+}
+
+// join computes the distance between candidates p and q against the frozen
+// graph and buffers an update for each side it could improve.
+func (g *nnGraph) join(row [][]nndUpdate, x []float64, d int, p, q int32) {
+	if p == q {
+		return
+	}
+	tp, tq := g.top(int(p)), g.top(int(q))
+	// A tie with the top can still enter by index, hence Nextafter.
+	v, ok := sqDistBelow(x[int(p)*d:int(p+1)*d], x[int(q)*d:int(q+1)*d], math.Nextafter(max(tp, tq), math.Inf(1)))
+	if !ok {
+		return
+	}
+	if v <= tp {
+		t := int(p) / nndTargets
+		row[t] = append(row[t], nndUpdate{v: v, target: p, other: q})
+	}
+	if v <= tq {
+		t := int(q) / nndTargets
+		row[t] = append(row[t], nndUpdate{v: v, target: q, other: p})
+	}
+}
+
+// candScratch is one worker's buffer for ranking candidates.
+type candScratch struct {
+	c []cand
+}
+
+type cand struct {
+	pri uint64
+	id  int32
+}
+
+// sample picks point i's new and old candidates: its forward neighbours and
+// reverse neighbours, split by their new flag, the mc of lowest hash
+// priority of each kind. Forward neighbours picked as new become old.
+func (g *nnGraph) sample(sc *candScratch, i, it int, seed uint64, mc int, rev []int32, revNew []bool, newC, oldC []int32, nNew, nOld *int32) {
+	k := g.k
+	m := int(g.size[i])
+	fwd := g.idx[i*k : i*k+m]
+	fwdNew := g.isNew[i*k : i*k+m]
+	pick := func(want bool, dst []int32) int {
+		sc.c = sc.c[:0]
+		add := func(j int32) {
+			sc.c = append(sc.c, cand{mix(seed, it, min(i, int(j)), max(i, int(j))), j})
+		}
+		for s, j := range fwd {
+			if fwdNew[s] == want {
+				add(j)
+			}
+		}
+		for s, j := range rev {
+			if revNew[s] == want {
+				add(j)
+			}
+		}
+		slices.SortFunc(sc.c, func(a, b cand) int {
+			if c := cmp.Compare(a.pri, b.pri); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.id, b.id)
+		})
+		// A point seen both ways appears twice, next to itself.
+		c := 0
+		for _, e := range sc.c {
+			if c == len(dst) {
+				break
+			}
+			if c > 0 && dst[c-1] == e.id {
+				continue
+			}
+			dst[c] = e.id
+			c++
+		}
+		return c
+	}
+	*nNew = int32(pick(true, newC))
+	*nOld = int32(pick(false, oldC))
+	for c := range int(*nNew) {
+		for s, j := range fwd {
+			if j == newC[c] {
+				fwdNew[s] = false
+			}
+		}
+	}
+}
+
+func (s NNDescentSettings) String() string {
+	return fmt.Sprintf("trees=%d leaf=%d candidates=%d iterations=%d delta=%g seed=%d exactBelow=%d",
+		s.Trees, s.LeafSize, s.MaxCandidates, s.MaxIterations, s.Delta, s.Seed, s.ExactBelow)
+}
