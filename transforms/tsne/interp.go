@@ -1,0 +1,576 @@
+package tsne
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// FFT-accelerated interpolation of t-SNE's repulsive forces (FIt-SNE,
+// Linderman et al., Nature Methods 2019, as openTSNE implements it). The
+// bounding box of the map is cut into equal intervals per axis, each with
+// NodesPerInterval equispaced Lagrange nodes at offsets (k + ½)/p of the
+// interval, so that all nodes form one regular grid of spacing h =
+// width/p. Each point spreads a unit charge onto the p^dims nodes of its
+// interval with the Lagrange weights of its position; the node potentials
+//
+//	φ_0 = Σ w,  φ_c = Σ w²·(x − x')_c,  w = 1/(1 + ‖x − x'‖²),
+//
+// are the linear convolutions of the charges with these kernels, done by a
+// zero-padded FFT; each point then interpolates them at its own position
+// with the same weights. Σ_j w_ij = φ_0(y_i) − 1 (the self term) and
+// Σ_j w_ij²(y_i − y_j) = φ_{1..dims}(y_i). openTSNE convolves four charges
+// (1, y, |y|²) with w² only and recovers Z from them by cancellation; one
+// charge and three kernels take one FFT fewer and cancel nothing.
+
+// InterpGradient defaults (openTSNE's n_interpolation_points,
+// min_num_intervals and ints_in_interval).
+const (
+	DefaultNodesPerInterval = 3
+	DefaultMinIntervals     = 50
+	DefaultIntervalWidth    = 1.0
+	DefaultMaxIntervals     = 500
+	// MaxNodesPerInterval bounds NodesPerInterval: Lagrange interpolation
+	// on equispaced nodes degrades beyond a few (Runge).
+	MaxNodesPerInterval = 10
+)
+
+// InterpGradient computes t-SNE gradients with the repulsive term and Z by
+// FFT-accelerated interpolation, for dims 1 and 2, in O(N·p^dims + M log M)
+// for M grid nodes. The settings are read at every call; zero values take
+// the defaults. The other fields are reusable buffers: once the grid size
+// is stable a call allocates nothing that grows with N. It is not safe for
+// concurrent use.
+type InterpGradient struct {
+	// NodesPerInterval is the number p of Lagrange nodes per interval and
+	// axis (0 → 3, at most MaxNodesPerInterval); the interpolation has
+	// degree p − 1.
+	NodesPerInterval int
+	// MinIntervals is the least number of intervals per axis (0 → 50).
+	MinIntervals int
+	// IntervalWidth is the widest an interval may be, in map units
+	// (0 → 1): an axis of extent L has max(MinIntervals, ⌈L/IntervalWidth⌉)
+	// intervals, capped by MaxIntervals.
+	IntervalWidth float64
+	// MaxIntervals caps the intervals per axis (0 → 500), which bounds
+	// memory (two spectra of (2·p·MaxIntervals)² complex values in 2-D);
+	// beyond it the intervals widen and the error grows.
+	MaxIntervals int
+
+	rowZ, rep []float64
+	box       []int32 // box row of each point (its last coordinate)
+	order     []int32 // points by box row, stable
+	start     []int32 // order[start[r]:start[r+1]] are in box row r
+	charge    []float64
+	pot       []float64 // node potentials, (dims+1) per node
+	qs, ks    []complex128
+	fft       interpFFT
+}
+
+// interpGrid is the grid of one call: nb[c] intervals of width w[c] from
+// lo[c] on axis c, p nodes each, so nodes[c] = p·nb[c] of spacing h[c].
+type interpGrid struct {
+	dims, p  int
+	lo, w, h [2]float64
+	nb       [2]int
+	nodes    [2]int
+	den      [MaxNodesPerInterval]float64 // 1/Π_{m≠k}(x_k − x_m)
+	// selfW[(d1+p−1)·(2p−1) + d0+p−1] is w at the node offset (d0, d1):
+	// for the self term of φ_0 (see interpolate).
+	selfW [(2*MaxNodesPerInterval - 1) * (2*MaxNodesPerInterval - 1)]float64
+}
+
+// Grad writes into grad (n×dims) the t-SNE gradient at y for the sparse
+// joint P, with the attractive term exact over P's entries (scaled by
+// exaggeration) and the repulsive term and Z = Σ_{i≠j} w_ij interpolated,
+// and returns the Z estimate: the contract of BHGradient.Grad with the
+// interpolation settings in place of θ. Spreading runs per interval row
+// over the points in index order, each FFT line on its own and each point's
+// interpolation on its own, so the result is bit-identical for any thread
+// count (threads ≤ 0: GOMAXPROCS). It panics unless dims is 1 or 2, the
+// settings are valid and the lengths match, and returns ctx.Err() if
+// cancelled.
+func (g *InterpGradient) Grad(ctx context.Context, grad, y []float64, p *SparseAffinities, dims int, exaggeration float64, threads int) (float64, error) {
+	n := p.N
+	kernels.CheckEmbedding(y, n, dims)
+	if dims > 2 {
+		panic(fmt.Sprintf("tsne: interpolation needs dims ≤ 2, got %d", dims))
+	}
+	if len(grad) != n*dims {
+		panic(fmt.Sprintf("tsne: len(grad) = %d, want %d", len(grad), n*dims))
+	}
+	gr := g.grid(y, n, dims)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, nil
+	}
+	g.rowZ = interpGrow(g.rowZ, n)
+	g.rep = interpGrow(g.rep, n*dims)
+	if err := g.spread(ctx, &gr, y, n, threads); err != nil {
+		return 0, err
+	}
+	if err := g.convolve(ctx, &gr, threads); err != nil {
+		return 0, err
+	}
+	rowZ, rep := g.rowZ[:n], g.rep[:n*dims]
+	err := kernels.ParallelFor(ctx, n, threads, tsneGrain, func(lo, hi int) {
+		tsneAttractSparse(grad, y, p, dims, lo, hi, exaggeration)
+		for i := lo; i < hi; i++ {
+			rowZ[i] = g.interpolate(&gr, rep[i*dims:(i+1)*dims], y[i*dims:(i+1)*dims])
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	var z float64
+	for _, v := range rowZ {
+		z += v
+	}
+	tsneCombine(grad, rep, z)
+	return z, nil
+}
+
+// grid resolves the settings and lays the grid over the bounding box of y.
+func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
+	gr := interpGrid{dims: dims, p: g.NodesPerInterval}
+	if gr.p == 0 {
+		gr.p = DefaultNodesPerInterval
+	}
+	minI, maxI, width := g.MinIntervals, g.MaxIntervals, g.IntervalWidth
+	if minI == 0 {
+		minI = DefaultMinIntervals
+	}
+	if maxI == 0 {
+		maxI = max(DefaultMaxIntervals, minI)
+	}
+	if width == 0 {
+		width = DefaultIntervalWidth
+	}
+	if gr.p < 1 || gr.p > MaxNodesPerInterval || minI < 1 || maxI < minI || !(width > 0) || math.IsInf(width, 1) {
+		panic(fmt.Sprintf("tsne: NodesPerInterval = %d, MinIntervals = %d, MaxIntervals = %d, IntervalWidth = %v: want 1 ≤ p ≤ %d, 1 ≤ min ≤ max, width > 0",
+			g.NodesPerInterval, g.MinIntervals, g.MaxIntervals, g.IntervalWidth, MaxNodesPerInterval))
+	}
+	for k := range gr.p {
+		d := 1.0
+		for m := range gr.p {
+			if m != k {
+				d *= float64(k-m) / float64(gr.p)
+			}
+		}
+		gr.den[k] = 1 / d
+	}
+	gr.nodes = [2]int{1, 1}
+	for c := range dims {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			v := y[i*dims+c]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		ext := hi - lo
+		if !(ext > 0) || math.IsInf(ext, 0) {
+			// One point, coincident points or non-finite coordinates:
+			// any extent will do (NaNs propagate to the result).
+			lo, ext = 0, 1
+			if n > 0 && !math.IsInf(y[c], 0) && !math.IsNaN(y[c]) {
+				lo = y[c] - 0.5
+			}
+		}
+		nb := minI
+		if need := math.Ceil(ext / width); need > float64(nb) {
+			nb = int(min(need, float64(maxI)))
+		}
+		gr.lo[c], gr.nb[c] = lo, nb
+		gr.w[c] = ext / float64(nb)
+		gr.h[c] = gr.w[c] / float64(gr.p)
+		gr.nodes[c] = nb * gr.p
+	}
+	s := 2*gr.p - 1
+	for d1 := range s {
+		x1 := 0.0
+		if dims == 2 {
+			x1 = float64(d1-gr.p+1) * gr.h[1]
+		}
+		for d0 := range s {
+			x0 := float64(d0-gr.p+1) * gr.h[0]
+			gr.selfW[d1*s+d0] = 1 / (1 + x0*x0 + x1*x1)
+		}
+	}
+	return gr
+}
+
+// locate returns the interval of coordinate v on axis c and the Lagrange
+// weights of its position in it.
+func (gr *interpGrid) locate(v float64, c int, wts *[MaxNodesPerInterval]float64) int {
+	u := (v - gr.lo[c]) / gr.w[c]
+	b := int(u)
+	if !(u >= 0) {
+		b = 0 // and NaN
+	}
+	b = min(b, gr.nb[c]-1) // the maximum itself
+	t := u - float64(b)
+	p := gr.p
+	inv := 1 / float64(p)
+	for k := range p {
+		l := gr.den[k]
+		for m := range p {
+			if m != k {
+				l *= t - (float64(m)+0.5)*inv
+			}
+		}
+		wts[k] = l
+	}
+	return b
+}
+
+// spread sorts the points by interval row and spreads their charges onto
+// the node grid, one interval row per chunk: an interval's nodes are its
+// own, so chunks write disjoint rows and each node sums in point order.
+func (g *InterpGradient) spread(ctx context.Context, gr *interpGrid, y []float64, n, threads int) error {
+	dims, p := gr.dims, gr.p
+	last := dims - 1
+	rows := gr.nb[last]
+	g.box = interpGrow32(g.box, n)
+	g.order = interpGrow32(g.order, n)
+	g.start = interpGrow32(g.start, rows+1)
+	box, order, start := g.box[:n], g.order[:n], g.start[:rows+1]
+	clear(start)
+	for i := range n {
+		u := (y[i*dims+last] - gr.lo[last]) / gr.w[last]
+		b := int(u)
+		if !(u >= 0) {
+			b = 0
+		}
+		b = min(b, rows-1)
+		box[i] = int32(b)
+		start[b+1]++
+	}
+	for r := range rows {
+		start[r+1] += start[r]
+	}
+	for i := range n {
+		b := box[i]
+		order[start[b]] = int32(i)
+		start[b]++
+	}
+	// start[r] now holds the end of row r; shift back.
+	copy(start[1:], start[:rows])
+	start[0] = 0
+
+	n0 := gr.nodes[0]
+	g.charge = interpGrow(g.charge, n0*gr.nodes[1])
+	q := g.charge[:n0*gr.nodes[1]]
+	if dims == 1 {
+		// One row of boxes: spread serially, it is O(N·p).
+		clear(q)
+		var a [MaxNodesPerInterval]float64
+		for i := range n {
+			b := gr.locate(y[i], 0, &a)
+			for k, v := range a[:p] {
+				q[b*p+k] += v
+			}
+		}
+		return ctx.Err()
+	}
+	return kernels.ParallelFor(ctx, rows, threads, 1, func(lo, hi int) {
+		clear(q[lo*p*n0 : hi*p*n0])
+		var a, b [MaxNodesPerInterval]float64
+		for r := lo; r < hi; r++ {
+			for _, i := range order[start[r]:start[r+1]] {
+				b0 := gr.locate(y[2*i], 0, &a)
+				gr.locate(y[2*i+1], 1, &b)
+				for m1, wb := range b[:p] {
+					row := q[(r*p+m1)*n0+b0*p : (r*p+m1)*n0+b0*p+p]
+					for m0, wa := range a[:p] {
+						row[m0] += wb * wa
+					}
+				}
+			}
+		}
+	})
+}
+
+// interpFields returns the number of node potentials: φ_0 and one per axis.
+func interpFields(dims int) int { return dims + 1 }
+
+// convolve fills g.pot with the node potentials: the charges' linear
+// convolutions with the kernels w, w²·d_0 (and w²·d_1), by FFT on a grid at
+// least 2·nodes − 1 long per axis so that no offset wraps around.
+func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads int) error {
+	n0, n1 := gr.nodes[0], gr.nodes[1]
+	p0 := interpFFTSize(2*n0 - 1)
+	p1 := 1
+	if gr.dims == 2 {
+		p1 = interpFFTSize(2*n1 - 1)
+	}
+	t := &g.fft
+	t.setup(p0, p1, threads)
+	g.qs = interpGrowC(g.qs, p1*t.h0)
+	g.ks = interpGrowC(g.ks, p1*t.h0)
+	qs, ks := g.qs[:p1*t.h0], g.ks[:p1*t.h0]
+	fields := interpFields(gr.dims)
+	g.pot = interpGrow(g.pot, n0*n1*fields)
+	pot := g.pot[:n0*n1*fields]
+	q := g.charge[:n0*n1]
+	if err := t.forward(ctx, qs, func(r int, row []float64) bool {
+		if r >= n1 {
+			return false
+		}
+		copy(row, q[r*n0:(r+1)*n0])
+		return true
+	}); err != nil {
+		return err
+	}
+	// gonum's inverse is unnormalised: fold 1/(p0·p1) into the product.
+	scale := 1 / float64(p0*p1)
+	h0, h1 := gr.h[0], gr.h[1]
+	for comp := range fields {
+		if err := t.forward(ctx, ks, func(r int, row []float64) bool {
+			d1 := r
+			if r >= n1 {
+				d1 = r - p1
+				if d1 <= -n1 {
+					return false
+				}
+			}
+			x1 := float64(d1) * h1
+			s1 := 1 + x1*x1
+			for i := range row {
+				d0 := i
+				if i >= n0 {
+					d0 = i - p0
+					if d0 <= -n0 {
+						row[i] = 0
+						continue
+					}
+				}
+				x0 := float64(d0) * h0
+				w := 1 / (s1 + x0*x0)
+				switch comp {
+				case 0:
+					row[i] = w
+				case 1:
+					row[i] = w * w * x0
+				default:
+					row[i] = w * w * x1
+				}
+			}
+			return true
+		}); err != nil {
+			return err
+		}
+		for i, v := range qs {
+			ks[i] *= v * complex(scale, 0)
+		}
+		if err := t.inverse(ctx, ks, n1, func(r int, row []float64) {
+			dst := pot[r*n0*fields : (r+1)*n0*fields]
+			for i, v := range row[:n0] {
+				dst[i*fields+comp] = v
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// interpolate writes φ_1..φ_dims at the point yi into rep and returns φ_0
+// less the point's own term. That term is what the scheme gives for a
+// source at yi itself, Σ_{k,k'} L_k L_k' w(x_k − x_k') (the autocorrelation
+// of the weights against w at the node offsets), not w(0) = 1, which
+// FIt-SNE subtracts: for sparse maps, where Σ_{j≠i} w_ij is small beside 1,
+// the difference is most of the error of Z. The own terms of φ_c, c ≥ 1,
+// vanish already (the autocorrelation is even, w²·d odd).
+func (g *InterpGradient) interpolate(gr *interpGrid, rep, yi []float64) float64 {
+	p, fields, n0 := gr.p, interpFields(gr.dims), gr.nodes[0]
+	var a, b, sa, sb [2 * MaxNodesPerInterval]float64
+	pot := g.pot
+	b0 := gr.locate(yi[0], 0, (*[MaxNodesPerInterval]float64)(a[:]))
+	s := 2*p - 1
+	autocorr(sa[:s], a[:p])
+	if gr.dims == 1 {
+		var z, r0, self float64
+		v := pot[b0*p*2 : (b0*p+p)*2]
+		for k, wa := range a[:p] {
+			z += wa * v[2*k]
+			r0 += wa * v[2*k+1]
+		}
+		for d, c := range sa[:s] {
+			self += c * gr.selfW[(p-1)*s+d]
+		}
+		rep[0] = r0
+		return z - self
+	}
+	b1 := gr.locate(yi[1], 1, (*[MaxNodesPerInterval]float64)(b[:]))
+	autocorr(sb[:s], b[:p])
+	var self float64
+	for d1, c1 := range sb[:s] {
+		var t float64
+		for d0, c0 := range sa[:s] {
+			t += c0 * gr.selfW[d1*s+d0]
+		}
+		self += c1 * t
+	}
+	var z, r0, r1 float64
+	for m1, wb := range b[:p] {
+		base := ((b1*p+m1)*n0 + b0*p) * fields
+		v := pot[base : base+p*fields]
+		var s, x0, x1 float64
+		for m0, wa := range a[:p] {
+			s += wa * v[3*m0]
+			x0 += wa * v[3*m0+1]
+			x1 += wa * v[3*m0+2]
+		}
+		z += wb * s
+		r0 += wb * x0
+		r1 += wb * x1
+	}
+	rep[0], rep[1] = r0, r1
+	return z - self
+}
+
+// autocorr sets dst[d+p−1] = Σ_m a_m·a_{m+d} for |d| < p = len(a).
+func autocorr(dst, a []float64) {
+	p := len(a)
+	for d := -(p - 1); d < p; d++ {
+		var c float64
+		for m := max(0, -d); m < min(p, p-d); m++ {
+			c += a[m] * a[m+d]
+		}
+		dst[d+p-1] = c
+	}
+}
+
+func interpGrow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+func interpGrow32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+func interpGrowC(s []complex128, n int) []complex128 {
+	if cap(s) < n {
+		return make([]complex128, n)
+	}
+	return s[:n]
+}
+
+// interpFFT is a real-to-complex FFT over p1 rows of p0 values (p1 = 1 is
+// 1-D); a spectrum holds p1 rows of h0 = p0/2 + 1 coefficients. Every row
+// and column is transformed on its own, so results do not depend on the
+// thread count. The plans are kept while the sizes stay.
+type interpFFT struct {
+	p0, p1, h0 int
+	threads    int
+	workers    []interpFFTWorker
+}
+
+type interpFFTWorker struct {
+	r    *fourier.FFT
+	c    *fourier.CmplxFFT
+	rbuf []float64
+	cbuf []complex128
+}
+
+func (t *interpFFT) setup(p0, p1, threads int) {
+	if t.p0 != p0 || t.p1 != p1 {
+		t.workers = t.workers[:0]
+	}
+	t.p0, t.p1, t.h0, t.threads = p0, p1, p0/2+1, threads
+	for len(t.workers) < kernels.Workers(max(p1, t.h0), threads, 1) {
+		t.workers = append(t.workers, interpFFTWorker{
+			r: fourier.NewFFT(p0), c: fourier.NewCmplxFFT(p1),
+			rbuf: make([]float64, p0), cbuf: make([]complex128, p1),
+		})
+	}
+}
+
+// forward writes to dst the spectrum of the grid whose row r fill writes
+// (p0 values, zeroed before; it returns false for a row of zeros).
+func (t *interpFFT) forward(ctx context.Context, dst []complex128, fill func(r int, row []float64) bool) error {
+	h0 := t.h0
+	if err := kernels.ParallelForWorker(ctx, t.p1, t.threads, 1, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for r := lo; r < hi; r++ {
+			out := dst[r*h0 : (r+1)*h0]
+			clear(tw.rbuf)
+			if !fill(r, tw.rbuf) {
+				clear(out)
+				continue
+			}
+			tw.r.Coefficients(out, tw.rbuf)
+		}
+	}); err != nil {
+		return err
+	}
+	return t.columns(ctx, dst, t.p1, false)
+}
+
+// inverse transforms the spectrum s in place (unnormalised) and hands its
+// first rows rows to out.
+func (t *interpFFT) inverse(ctx context.Context, s []complex128, rows int, out func(r int, row []float64)) error {
+	if err := t.columns(ctx, s, rows, true); err != nil {
+		return err
+	}
+	h0 := t.h0
+	return kernels.ParallelForWorker(ctx, rows, t.threads, 1, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for r := lo; r < hi; r++ {
+			tw.r.Sequence(tw.rbuf, s[r*h0:(r+1)*h0])
+			out(r, tw.rbuf)
+		}
+	})
+}
+
+// columns transforms each column of s and writes back its first rows rows
+// (nothing to do in 1-D).
+func (t *interpFFT) columns(ctx context.Context, s []complex128, rows int, inverse bool) error {
+	if t.p1 == 1 {
+		return ctx.Err()
+	}
+	h0 := t.h0
+	return kernels.ParallelForWorker(ctx, h0, t.threads, 4, func(w, lo, hi int) {
+		tw := &t.workers[w]
+		for j := lo; j < hi; j++ {
+			for r := range tw.cbuf {
+				tw.cbuf[r] = s[r*h0+j]
+			}
+			if inverse {
+				tw.c.Sequence(tw.cbuf, tw.cbuf)
+			} else {
+				tw.c.Coefficients(tw.cbuf, tw.cbuf)
+			}
+			for r, v := range tw.cbuf[:rows] {
+				s[r*h0+j] = v
+			}
+		}
+	})
+}
+
+// interpFFTSize returns the smallest even n' ≥ n whose only prime factors
+// are 2, 3 and 5 (fast lengths for dsp/fourier).
+func interpFFTSize(n int) int {
+	for m := max(n+n%2, 2); ; m += 2 {
+		r := m
+		for _, f := range [...]int{2, 3, 5} {
+			for r%f == 0 {
+				r /= f
+			}
+		}
+		if r == 1 {
+			return m
+		}
+	}
+}
