@@ -492,7 +492,7 @@ func (t *interpFFT) setup(p0, p1, threads int) {
 	for len(t.workers) < kernels.Workers(max(p1, t.h0), threads, 1) {
 		t.workers = append(t.workers, interpFFTWorker{
 			r: fourier.NewFFT(p0), c: fourier.NewCmplxFFT(p1),
-			rbuf: make([]float64, p0), cbuf: make([]complex128, p1),
+			rbuf: make([]float64, p0), cbuf: make([]complex128, interpColBlock*p1),
 		})
 	}
 }
@@ -535,29 +535,46 @@ func (t *interpFFT) inverse(ctx context.Context, s []complex128, rows int, out f
 }
 
 // columns transforms each column of s and writes back its first rows rows
-// (nothing to do in 1-D).
+// (nothing to do in 1-D). Columns go in blocks of interpColBlock, gathered
+// and scattered together: a row's block shares cache lines, where one
+// column at a time would miss on every row.
 func (t *interpFFT) columns(ctx context.Context, s []complex128, rows int, inverse bool) error {
 	if t.p1 == 1 {
 		return ctx.Err()
 	}
-	h0 := t.h0
-	return kernels.ParallelForWorker(ctx, h0, t.threads, 4, func(w, lo, hi int) {
+	h0, p1 := t.h0, t.p1
+	blocks := (h0 + interpColBlock - 1) / interpColBlock
+	return kernels.ParallelForWorker(ctx, blocks, t.threads, 1, func(w, lo, hi int) {
 		tw := &t.workers[w]
-		for j := lo; j < hi; j++ {
-			for r := range tw.cbuf {
-				tw.cbuf[r] = s[r*h0+j]
+		for blk := lo; blk < hi; blk++ {
+			j0 := blk * interpColBlock
+			m := min(interpColBlock, h0-j0)
+			for r := range p1 {
+				src := s[r*h0+j0 : r*h0+j0+m]
+				for c, v := range src {
+					tw.cbuf[c*p1+r] = v
+				}
 			}
-			if inverse {
-				tw.c.Sequence(tw.cbuf, tw.cbuf)
-			} else {
-				tw.c.Coefficients(tw.cbuf, tw.cbuf)
+			for c := range m {
+				col := tw.cbuf[c*p1 : (c+1)*p1]
+				if inverse {
+					tw.c.Sequence(col, col)
+				} else {
+					tw.c.Coefficients(col, col)
+				}
 			}
-			for r, v := range tw.cbuf[:rows] {
-				s[r*h0+j] = v
+			for r := range rows {
+				dst := s[r*h0+j0 : r*h0+j0+m]
+				for c := range dst {
+					dst[c] = tw.cbuf[c*p1+r]
+				}
 			}
 		}
 	})
 }
+
+// interpColBlock is the number of columns columns transforms together.
+const interpColBlock = 8
 
 // interpFFTSize returns the smallest even n' ≥ n whose only prime factors
 // are 2, 3 and 5 (fast lengths for dsp/fourier).
