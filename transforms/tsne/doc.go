@@ -99,6 +99,25 @@
 // panic, the only error is ctx.Err(), and results are bit-identical for any
 // thread count.
 //
+// # Interpolation (FIt-SNE)
+//
+// InterpGradient.Grad computes the repulsive forces and Z for Dims 1 and 2
+// as Linderman et al. (2019) and openTSNE do; it is not yet used by the
+// optimiser or the stage (issue 15). Each axis of the map's bounding box is
+// cut into max(MinIntervals = 50, ⌈extent/IntervalWidth = 1⌉) intervals (at
+// most MaxIntervals = 500), each holding NodesPerInterval = 3 equispaced
+// Lagrange nodes. Every point spreads a unit charge onto its interval's
+// nodes; the charges are convolved with w, w²·d₀ and w²·d₁ by a zero-padded
+// FFT, and each point interpolates the node sums back at its own position,
+// minus its own term as the scheme computes it (not the exact 1 FIt-SNE
+// subtracts: on a sparse map that cut the relative error of Z from 7.7 % to
+// 1.2e-4). One gradient costs O(N·p^Dims + M log M) for M nodes. At the
+// defaults the relative error is about 1e-4 on Z, 0.02–0.07 on the
+// repulsive forces and 0.03–0.06 on the whole gradient at exaggeration 1
+// (Barnes–Hut at θ = 0.5: about 0.01); more nodes per interval or narrower
+// intervals shrink it quickly (repulsion 0.02 at p = 3, 0.002 at p = 5 on
+// clustered maps). Results are bit-identical for any thread count.
+//
 // # Stage
 //
 // Stage runs t-SNE on Arrow data through the transforms.Stage contract
