@@ -20,9 +20,10 @@ type NNDescentSettings struct {
 	// linear in the leaf size.
 	LeafSize int
 	// MaxCandidates caps the new and the old candidates joined per point and
-	// iteration (default 60, pynndescent's cap). The local join costs about
-	// n·MaxCandidates² distances per iteration: larger values raise recall
-	// per iteration and the cost of each.
+	// iteration (default max(k, 60)). The local join costs about
+	// n·MaxCandidates² distances per iteration; the descent converges to a
+	// graph whose recall rises with it (isotropic 50-D Gaussian, N = 20,000,
+	// k = 90: 0.993 at 60, 0.998 at 90, 0.999 at 120, for 17, 19, 21 s).
 	MaxCandidates int
 	// MaxIterations bounds the descent iterations (default 12).
 	MaxIterations int
@@ -47,7 +48,7 @@ func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
 	}
 	s.LeafSize = max(s.LeafSize, 2)
 	if s.MaxCandidates <= 0 {
-		s.MaxCandidates = 60
+		s.MaxCandidates = max(k, 60)
 	}
 	if s.MaxIterations <= 0 {
 		s.MaxIterations = 12
