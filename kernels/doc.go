@@ -86,4 +86,22 @@
 // programmer errors and panic, as in gonum. Functions return an error only
 // for cancellation, and for a perplexity out of range (ErrPerplexity),
 // which usually comes from the user.
+//
+// # Approximate neighbours
+//
+// ApproxKNN finds the k nearest neighbours of every row in about
+// O(N log N) distance evaluations by NN-descent (Dong, Moses & Li 2011)
+// started from the leaves of random-projection trees, as pynndescent does;
+// its output contract is KNN's, with exact SqDist distances. It computes in
+// float64: Go does not vectorise, so float32 would not make the distances
+// cheaper, and float64 makes every returned distance exact with no re-rank.
+// Candidate sampling uses hash priorities and the local join reads a frozen
+// graph whose updates are applied per target chunk in source order, so the
+// graph depends on the seed and settings but not on the thread count. Below
+// 2,000 rows, or for k ≥ n/8, it runs KNN. Measured recall of the true
+// k = 90 neighbours at N = 10⁵, D = 50 (2 cores): 0.998 on a 10-cluster
+// mixture in 88 s with 60 join candidates (exact KNN: about 180 s); an
+// isotropic Gaussian, the
+// hardest case, converged at 0.966 with 60 join candidates per point, and
+// the default max(k, 60) raises it (0.993 → 0.998 at N = 20,000).
 package kernels
