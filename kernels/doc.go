@@ -99,9 +99,10 @@
 // graph whose updates are applied per target chunk in source order, so the
 // graph depends on the seed and settings but not on the thread count. Below
 // 2,000 rows, or for k ≥ n/8, it runs KNN. Measured recall of the true
-// k = 90 neighbours at N = 10⁵, D = 50 (2 cores): 0.998 on a 10-cluster
-// mixture in 88 s with 60 join candidates (exact KNN: about 180 s); an
-// isotropic Gaussian, the
-// hardest case, converged at 0.966 with 60 join candidates per point, and
-// the default max(k, 60) raises it (0.993 → 0.998 at N = 20,000).
+// k = 90 neighbours at N = 10⁵, D = 50 (2 cores, other jobs running):
+// 0.998 on a 10-cluster mixture in 88 s with 60 join candidates (exact KNN:
+// about 180 s, from 7.2 s at N = 20,000); 0.986 on an isotropic Gaussian,
+// the hardest case, in 128 s with the default max(k, 60) = 90 candidates
+// (0.966 with 60). The descent converges there: more iterations do not help,
+// more candidates do.
 package kernels
