@@ -7,8 +7,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/dsp/fourier"
-
 	"github.com/ordinate/ordinate/kernels"
 )
 
@@ -336,9 +334,11 @@ func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
 
 	// Mesh: the linear convolution of q with each kernel, on an FFT grid
 	// at least 2n−1 long per axis so that no offset wraps around.
-	t := newFFT2(fftSize(2*n0-1), fftSize(2*n1-1), threads)
-	qs, ks := t.spectrum(), t.spectrum()
-	if err := t.forward(ctx, qs, func(r int, row []float64) bool {
+	var t kernels.RealFFT2
+	t.Setup(kernels.FFTSize(2*n0-1), kernels.FFTSize(2*n1-1), threads)
+	p0, p1, rowLen := t.Size()
+	qs, ks := make([]complex128, p1*rowLen), make([]complex128, p1*rowLen)
+	if err := t.Forward(ctx, qs, func(r int, row []float64) bool {
 		if r >= n1 {
 			return false
 		}
@@ -347,12 +347,12 @@ func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
 	}); err != nil {
 		return err
 	}
-	scale := 1 / float64(t.p0*t.p1)
+	scale := 1 / float64(p0*p1)
 	for comp := range 3 {
-		if err := t.forward(ctx, ks, func(r int, row []float64) bool {
+		if err := t.Forward(ctx, ks, func(r int, row []float64) bool {
 			d1 := r
 			if r >= n1 {
-				d1 = r - t.p1
+				d1 = r - p1
 				if d1 <= -n1 {
 					return false
 				}
@@ -360,7 +360,7 @@ func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
 			for i := range row {
 				d0 := i
 				if i >= n0 {
-					d0 = i - t.p0
+					d0 = i - p0
 					if d0 <= -n0 {
 						row[i] = 0
 						continue
@@ -375,7 +375,7 @@ func (f *RepulsionField) fill2(ctx context.Context, threads int) error {
 		for i, v := range qs {
 			ks[i] *= v
 		}
-		if err := t.inverse(ctx, ks, n1, func(r int, row []float64) {
+		if err := t.Inverse(ctx, ks, n1, func(r int, row []float64) {
 			dst := f.table[r*n0*3 : (r+1)*n0*3]
 			for i0, v := range row[:n0] {
 				dst[3*i0+comp] = v * scale
@@ -463,109 +463,4 @@ func fieldKernel(d0, d1 float64, comp int) float64 {
 		return w * w * d0
 	}
 	return w * w * d1
-}
-
-// fft2 is a 2-D real-to-complex FFT over p1 rows of p0 values. A spectrum
-// holds p1 rows of h0 = p0/2+1 coefficients. Every row and column is
-// transformed on its own, so the results do not depend on the thread count.
-type fft2 struct {
-	p0, p1, h0 int
-	threads    int
-	workers    []fft2Worker
-}
-
-type fft2Worker struct {
-	r    *fourier.FFT
-	c    *fourier.CmplxFFT
-	rbuf []float64
-	cbuf []complex128
-}
-
-func newFFT2(p0, p1, threads int) *fft2 {
-	t := &fft2{p0: p0, p1: p1, h0: p0/2 + 1, threads: threads}
-	t.workers = make([]fft2Worker, kernels.Workers(max(p1, t.h0), threads, 1))
-	for i := range t.workers {
-		t.workers[i] = fft2Worker{
-			r: fourier.NewFFT(p0), c: fourier.NewCmplxFFT(p1),
-			rbuf: make([]float64, p0), cbuf: make([]complex128, p1),
-		}
-	}
-	return t
-}
-
-func (t *fft2) spectrum() []complex128 { return make([]complex128, t.p1*t.h0) }
-
-// forward writes to dst the spectrum of the grid whose row r fill writes
-// (p0 values; it returns false for a row of zeros).
-func (t *fft2) forward(ctx context.Context, dst []complex128, fill func(r int, row []float64) bool) error {
-	h0 := t.h0
-	if err := kernels.ParallelForWorker(ctx, t.p1, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for r := lo; r < hi; r++ {
-			out := dst[r*h0 : (r+1)*h0]
-			clear(tw.rbuf)
-			if !fill(r, tw.rbuf) {
-				clear(out)
-				continue
-			}
-			tw.r.Coefficients(out, tw.rbuf)
-		}
-	}); err != nil {
-		return err
-	}
-	return t.columns(ctx, dst, t.p1, false)
-}
-
-// inverse transforms the spectrum s in place (unnormalised: the grid times
-// p0·p1) and hands the first rows rows to out.
-func (t *fft2) inverse(ctx context.Context, s []complex128, rows int, out func(r int, row []float64)) error {
-	if err := t.columns(ctx, s, rows, true); err != nil {
-		return err
-	}
-	h0 := t.h0
-	return kernels.ParallelForWorker(ctx, rows, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for r := lo; r < hi; r++ {
-			tw.r.Sequence(tw.rbuf, s[r*h0:(r+1)*h0])
-			out(r, tw.rbuf)
-		}
-	})
-}
-
-// columns transforms each column of s (forward, or inverse) and writes
-// back its first rows rows.
-func (t *fft2) columns(ctx context.Context, s []complex128, rows int, inverse bool) error {
-	h0 := t.h0
-	return kernels.ParallelForWorker(ctx, h0, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for j := lo; j < hi; j++ {
-			for r := range tw.cbuf {
-				tw.cbuf[r] = s[r*h0+j]
-			}
-			if inverse {
-				tw.c.Sequence(tw.cbuf, tw.cbuf)
-			} else {
-				tw.c.Coefficients(tw.cbuf, tw.cbuf)
-			}
-			for r, v := range tw.cbuf[:rows] {
-				s[r*h0+j] = v
-			}
-		}
-	})
-}
-
-// fftSize returns the smallest even n' ≥ n whose only prime factors are 2,
-// 3 and 5 (fast lengths for dsp/fourier).
-func fftSize(n int) int {
-	for m := max(n+n%2, 2); ; m += 2 {
-		r := m
-		for _, p := range []int{2, 3, 5} {
-			for r%p == 0 {
-				r /= p
-			}
-		}
-		if r == 1 {
-			return m
-		}
-	}
 }

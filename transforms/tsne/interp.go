@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/dsp/fourier"
-
 	"github.com/ordinate/ordinate/kernels"
 )
 
@@ -68,7 +66,7 @@ type InterpGradient struct {
 	charge    []float64
 	pot       []float64 // node potentials, (dims+1) per node
 	qs, ks    []complex128
-	fft       interpFFT
+	fft       kernels.RealFFT2
 }
 
 // interpGrid is the grid of one call: nb[c] intervals of width w[c] from
@@ -303,21 +301,22 @@ func interpFields(dims int) int { return dims + 1 }
 // least 2·nodes − 1 long per axis so that no offset wraps around.
 func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads int) error {
 	n0, n1 := gr.nodes[0], gr.nodes[1]
-	p0 := interpFFTSize(2*n0 - 1)
+	p0 := kernels.FFTSize(2*n0 - 1)
 	p1 := 1
 	if gr.dims == 2 {
-		p1 = interpFFTSize(2*n1 - 1)
+		p1 = kernels.FFTSize(2*n1 - 1)
 	}
 	t := &g.fft
-	t.setup(p0, p1, threads)
-	g.qs = interpGrowC(g.qs, p1*t.h0)
-	g.ks = interpGrowC(g.ks, p1*t.h0)
-	qs, ks := g.qs[:p1*t.h0], g.ks[:p1*t.h0]
+	t.Setup(p0, p1, threads)
+	_, _, rowLen := t.Size()
+	g.qs = interpGrowC(g.qs, p1*rowLen)
+	g.ks = interpGrowC(g.ks, p1*rowLen)
+	qs, ks := g.qs[:p1*rowLen], g.ks[:p1*rowLen]
 	fields := interpFields(gr.dims)
 	g.pot = interpGrow(g.pot, n0*n1*fields)
 	pot := g.pot[:n0*n1*fields]
 	q := g.charge[:n0*n1]
-	if err := t.forward(ctx, qs, func(r int, row []float64) bool {
+	if err := t.Forward(ctx, qs, func(r int, row []float64) bool {
 		if r >= n1 {
 			return false
 		}
@@ -330,7 +329,7 @@ func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads i
 	scale := 1 / float64(p0*p1)
 	h0, h1 := gr.h[0], gr.h[1]
 	for comp := range fields {
-		if err := t.forward(ctx, ks, func(r int, row []float64) bool {
+		if err := t.Forward(ctx, ks, func(r int, row []float64) bool {
 			d1 := r
 			if r >= n1 {
 				d1 = r - p1
@@ -367,7 +366,7 @@ func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads i
 		for i, v := range qs {
 			ks[i] *= v * complex(scale, 0)
 		}
-		if err := t.inverse(ctx, ks, n1, func(r int, row []float64) {
+		if err := t.Inverse(ctx, ks, n1, func(r int, row []float64) {
 			dst := pot[r*n0*fields : (r+1)*n0*fields]
 			for i, v := range row[:n0] {
 				dst[i*fields+comp] = v
@@ -465,129 +464,4 @@ func interpGrowC(s []complex128, n int) []complex128 {
 		return make([]complex128, n)
 	}
 	return s[:n]
-}
-
-// interpFFT is a real-to-complex FFT over p1 rows of p0 values (p1 = 1 is
-// 1-D); a spectrum holds p1 rows of h0 = p0/2 + 1 coefficients. Every row
-// and column is transformed on its own, so results do not depend on the
-// thread count. The plans are kept while the sizes stay.
-type interpFFT struct {
-	p0, p1, h0 int
-	threads    int
-	workers    []interpFFTWorker
-}
-
-type interpFFTWorker struct {
-	r    *fourier.FFT
-	c    *fourier.CmplxFFT
-	rbuf []float64
-	cbuf []complex128
-}
-
-func (t *interpFFT) setup(p0, p1, threads int) {
-	if t.p0 != p0 || t.p1 != p1 {
-		t.workers = t.workers[:0]
-	}
-	t.p0, t.p1, t.h0, t.threads = p0, p1, p0/2+1, threads
-	for len(t.workers) < kernels.Workers(max(p1, t.h0), threads, 1) {
-		t.workers = append(t.workers, interpFFTWorker{
-			r: fourier.NewFFT(p0), c: fourier.NewCmplxFFT(p1),
-			rbuf: make([]float64, p0), cbuf: make([]complex128, interpColBlock*p1),
-		})
-	}
-}
-
-// forward writes to dst the spectrum of the grid whose row r fill writes
-// (p0 values, zeroed before; it returns false for a row of zeros).
-func (t *interpFFT) forward(ctx context.Context, dst []complex128, fill func(r int, row []float64) bool) error {
-	h0 := t.h0
-	if err := kernels.ParallelForWorker(ctx, t.p1, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for r := lo; r < hi; r++ {
-			out := dst[r*h0 : (r+1)*h0]
-			clear(tw.rbuf)
-			if !fill(r, tw.rbuf) {
-				clear(out)
-				continue
-			}
-			tw.r.Coefficients(out, tw.rbuf)
-		}
-	}); err != nil {
-		return err
-	}
-	return t.columns(ctx, dst, t.p1, false)
-}
-
-// inverse transforms the spectrum s in place (unnormalised) and hands its
-// first rows rows to out.
-func (t *interpFFT) inverse(ctx context.Context, s []complex128, rows int, out func(r int, row []float64)) error {
-	if err := t.columns(ctx, s, rows, true); err != nil {
-		return err
-	}
-	h0 := t.h0
-	return kernels.ParallelForWorker(ctx, rows, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for r := lo; r < hi; r++ {
-			tw.r.Sequence(tw.rbuf, s[r*h0:(r+1)*h0])
-			out(r, tw.rbuf)
-		}
-	})
-}
-
-// columns transforms each column of s and writes back its first rows rows
-// (nothing to do in 1-D). Columns go in blocks of interpColBlock, gathered
-// and scattered together: a row's block shares cache lines, where one
-// column at a time would miss on every row.
-func (t *interpFFT) columns(ctx context.Context, s []complex128, rows int, inverse bool) error {
-	if t.p1 == 1 {
-		return ctx.Err()
-	}
-	h0, p1 := t.h0, t.p1
-	blocks := (h0 + interpColBlock - 1) / interpColBlock
-	return kernels.ParallelForWorker(ctx, blocks, t.threads, 1, func(w, lo, hi int) {
-		tw := &t.workers[w]
-		for blk := lo; blk < hi; blk++ {
-			j0 := blk * interpColBlock
-			m := min(interpColBlock, h0-j0)
-			for r := range p1 {
-				src := s[r*h0+j0 : r*h0+j0+m]
-				for c, v := range src {
-					tw.cbuf[c*p1+r] = v
-				}
-			}
-			for c := range m {
-				col := tw.cbuf[c*p1 : (c+1)*p1]
-				if inverse {
-					tw.c.Sequence(col, col)
-				} else {
-					tw.c.Coefficients(col, col)
-				}
-			}
-			for r := range rows {
-				dst := s[r*h0+j0 : r*h0+j0+m]
-				for c := range dst {
-					dst[c] = tw.cbuf[c*p1+r]
-				}
-			}
-		}
-	})
-}
-
-// interpColBlock is the number of columns columns transforms together.
-const interpColBlock = 8
-
-// interpFFTSize returns the smallest even n' ≥ n whose only prime factors
-// are 2, 3 and 5 (fast lengths for dsp/fourier).
-func interpFFTSize(n int) int {
-	for m := max(n+n%2, 2); ; m += 2 {
-		r := m
-		for _, f := range [...]int{2, 3, 5} {
-			for r%f == 0 {
-				r /= f
-			}
-		}
-		if r == 1 {
-			return m
-		}
-	}
 }
