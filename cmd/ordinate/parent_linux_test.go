@@ -21,14 +21,7 @@ func TestExitWithParent(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the ordinate binary (about 4 s); go test without -short (as CI does) runs it")
 	}
-	bin := filepath.Join(t.TempDir(), "ordinate")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	model := filepath.Join(t.TempDir(), "m.parquet")
-	if code, _, e := runCmd(t, nil, "pca", "--in", thyroid, "--label", "label", "--out", filepath.Join(t.TempDir(), "e.parquet"), "--model-out", model, "--quiet"); code != 0 {
-		t.Fatal(e)
-	}
+	bin, model := binaryAndModel(t)
 	for _, tc := range []struct {
 		name  string
 		set   bool

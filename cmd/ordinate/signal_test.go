@@ -17,6 +17,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
+// binaryAndModel builds the real binary and fits a PCA model for it to
+// apply, for the tests that need a process of their own.
+func binaryAndModel(t *testing.T) (bin, model string) {
+	t.Helper()
+	bin = filepath.Join(t.TempDir(), "ordinate")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	model = filepath.Join(t.TempDir(), "m.parquet")
+	if code, _, e := runCmd(t, nil, "pca", "--in", thyroid, "--label", "label", "--out", filepath.Join(t.TempDir(), "e.parquet"), "--model-out", model, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	return bin, model
+}
+
 // TestInterruptLeavesNothing runs the real binary on an endless Arrow stream
 // on stdin, interrupts it once its temporary output exists, and checks that
 // it exits with code 1 and leaves neither output nor temporary file.
@@ -24,15 +39,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the ordinate binary (about 4 s) to interrupt it with SIGINT and SIGTERM; go test without -short (as CI does) runs it")
 	}
-	bin := filepath.Join(t.TempDir(), "ordinate")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	model := filepath.Join(t.TempDir(), "m.parquet")
-	if code, _, e := runCmd(t, nil, "pca", "--in", thyroid, "--label", "label", "--out", filepath.Join(t.TempDir(), "e.parquet"), "--model-out", model, "--quiet"); code != 0 {
-		t.Fatal(e)
-	}
+	bin, model := binaryAndModel(t)
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			dir := t.TempDir()
