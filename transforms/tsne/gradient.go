@@ -144,11 +144,7 @@ func GradExact(ctx context.Context, grad, y, p []float64, n, dims int, exaggerat
 	if err := tsneGradRows(ctx, grad, rep, rowZ, y, p, n, dims, exaggeration, threads); err != nil {
 		return 0, err
 	}
-	for _, v := range rowZ {
-		z += v
-	}
-	tsneCombine(grad, rep, z)
-	return z, nil
+	return tsneCombineRows(grad, rep, rowZ), nil
 }
 
 // tsneGradRows is the row-by-row form of the exact gradient's sums.
@@ -158,6 +154,18 @@ func tsneGradRows(ctx context.Context, grad, rep, rowZ, y, p []float64, n, dims 
 			rowZ[i] = tsneExactRow(grad[i*dims:(i+1)*dims], rep[i*dims:(i+1)*dims], y, p[i*n:(i+1)*n], i, dims, exaggeration)
 		}
 	})
+}
+
+// tsneCombineRows sums the rows' Σ_j w_ij into Z (in row order, so Z does
+// not depend on the thread count), combines the gradient with it
+// (tsneCombine) and returns Z.
+func tsneCombineRows(grad, rep, rowZ []float64) float64 {
+	var z float64
+	for _, v := range rowZ {
+		z += v
+	}
+	tsneCombine(grad, rep, z)
+	return z
 }
 
 // tsneCombine sets grad = 4(grad − rep/Z): grad holds the attractive sums.

@@ -69,12 +69,7 @@ func (b *BHGradient) Grad(ctx context.Context, grad, y []float64, p *SparseAffin
 	if err != nil {
 		return 0, err
 	}
-	var z float64
-	for _, v := range rowZ {
-		z += v
-	}
-	tsneCombine(grad, rep, z)
-	return z, nil
+	return tsneCombineRows(grad, rep, rowZ), nil
 }
 
 // repulsion accumulates, for point i, Σ_j w_ij² (y_i − y_j) into rep and

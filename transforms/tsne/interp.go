@@ -126,12 +126,7 @@ func (g *InterpGradient) Grad(ctx context.Context, grad, y []float64, p *SparseA
 	if err != nil {
 		return 0, err
 	}
-	var z float64
-	for _, v := range rowZ {
-		z += v
-	}
-	tsneCombine(grad, rep, z)
-	return z, nil
+	return tsneCombineRows(grad, rep, rowZ), nil
 }
 
 // grid resolves the settings and lays the grid over the bounding box of y.
