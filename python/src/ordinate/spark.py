@@ -88,18 +88,12 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
     order). The output schema comes from the binary on the driver (an empty
     tile, which needs no fit), so bad inputs or options fail before any task.
     """
-    for banned in ("tile", "out", "format", "neighbors"):
-        if banned in options:
-            raise ValueError(f"fisher_distances sets {banned} itself (tiled long tables need dense distances)")
-    if not isinstance(tiles, int) or tiles < 1:
-        raise ValueError(f"tiles = {tiles!r}: want a whole number >= 1")
-    session = _session(session)
-    sc = session.sparkContext
     inputs = {"similarity": similarity}
     if labels is not None:
         inputs["labels"] = labels
-    names = {role: _ship(sc, path) for role, path in inputs.items()}
-    flags = _flags(options)
+    session, names, flags = _prepare(
+        session, inputs, options, ("tile", "out", "format", "neighbors"),
+        "fisher_distances sets {} itself (tiled long tables need dense distances)", "tiles", tiles)
 
     driver = [*_input_flags(inputs), *flags]
     out = run(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"])
@@ -130,16 +124,10 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
     Returns the metrics (metric, k, subset, value) as a DataFrame, equal to
     `ordinate evaluate` on one machine bit for bit.
     """
-    for banned in ("block", "out", "summary", "partials", "triplets", "distances"):
-        if banned in options:
-            raise ValueError(f"evaluate does not take {banned}: it scores an embedding in blocks and merges them")
-    if not isinstance(blocks, int) or blocks < 1:
-        raise ValueError(f"blocks = {blocks!r}: want a whole number >= 1")
-    session = _session(session)
-    sc = session.sparkContext
-    inputs = {"embedding": embedding, "in": table}
-    names = {role: _ship(sc, path) for role, path in inputs.items()}
-    flags = _flags(options)
+    session, names, flags = _prepare(
+        session, {"embedding": embedding, "in": table}, options,
+        ("block", "out", "summary", "partials", "triplets", "distances"),
+        "evaluate does not take {}: it scores an embedding in blocks and merges them", "blocks", blocks)
 
     block_task = _task_per_row(names, lambda local, i: [
         "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"])
@@ -167,6 +155,20 @@ PARTIAL_SCHEMA = pa.schema(
         pa.field("value", pa.int64(), nullable=False),
     ]
 )
+
+
+def _prepare(session, inputs, options, banned, why, count_name, count):
+    """Checks the options a stage sets itself and the task count, ships the
+    inputs, and returns the session, the shipped names by role and the
+    options as flags."""
+    for b in banned:
+        if b in options:
+            raise ValueError(why.format(b))
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"{count_name} = {count!r}: want a whole number >= 1")
+    session = _session(session)
+    names = {role: _ship(session.sparkContext, path) for role, path in inputs.items()}
+    return session, names, _flags(options)
 
 
 def _session(session):
