@@ -75,7 +75,8 @@ type Partial struct {
 	Ordinal    bool
 	// Fingerprint hashes everything the sums depend on (the coordinates or
 	// distances, the classes, N, the ks and the mode), so that partials of
-	// different inputs are refused rather than merged into garbage.
+	// different inputs are refused rather than merged into garbage. It is
+	// 0 for the zero Block (all points), which has nothing to merge with.
 	Fingerprint uint64
 
 	c   *counts
@@ -118,7 +119,9 @@ func EvaluatePartial(ctx context.Context, x []float64, D int, y []float64, d int
 		o := ordinalMetrics(y, n, d, lab)
 		p.ord = &o
 	}
-	p.Fingerprint = p.fingerprint(x, y, lab)
+	if !b.IsZero() { // one run on every point merges with nothing
+		p.Fingerprint = p.fingerprint(x, y, lab)
+	}
 	return p, nil
 }
 
@@ -138,7 +141,9 @@ func EvaluateDistancesPartial(ctx context.Context, dist []float64, n int, classe
 		return nil, err
 	}
 	p := &Partial{N: n, Lo: lo, Hi: hi, Ks: ks, Distances: true, Classes: lab.values, c: c}
-	p.Fingerprint = p.fingerprint(dist, nil, lab)
+	if !b.IsZero() {
+		p.Fingerprint = p.fingerprint(dist, nil, lab)
+	}
 	return p, nil
 }
 
