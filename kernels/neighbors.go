@@ -1,0 +1,77 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+)
+
+// KNNMethod selects how FindKNN searches for neighbours.
+type KNNMethod int
+
+const (
+	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxKNNAbove rows, KNNApprox above
+	KNNExact                   // exhaustive search, O(N²·D)
+	KNNApprox                  // NN-descent (ApproxKNN), about O(N log N · D)
+)
+
+// AutoApproxKNNAbove is the largest number of rows for which KNNAuto runs
+// the exhaustive search. Around it the two cost about the same on two cores
+// (see the package doc); below it exact is also the simpler answer.
+const AutoApproxKNNAbove = 20_000
+
+func (m KNNMethod) String() string {
+	switch m {
+	case KNNAuto:
+		return "auto"
+	case KNNExact:
+		return "exact"
+	case KNNApprox:
+		return "approx"
+	}
+	return fmt.Sprintf("KNNMethod(%d)", int(m))
+}
+
+// Resolve returns the method that FindKNN runs for n rows: m itself unless
+// m is KNNAuto.
+func (m KNNMethod) Resolve(n int) KNNMethod {
+	if m != KNNAuto {
+		return m
+	}
+	if n > AutoApproxKNNAbove {
+		return KNNApprox
+	}
+	return KNNExact
+}
+
+// FindKNN finds the k nearest neighbours of every row of x (n×d) with the
+// method m resolves to for n rows, and returns that method. Outputs are as
+// for KNN. set tunes the approximate search (its ExactBelow still applies).
+func FindKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, m KNNMethod, set NNDescentSettings) (KNNMethod, error) {
+	m = m.Resolve(n)
+	if m == KNNApprox {
+		return m, ApproxKNN(ctx, idx, dist, x, n, d, k, threads, set)
+	}
+	return KNNExact, KNN(ctx, idx, dist, x, n, d, k, threads)
+}
+
+// Values lists the text forms of KNNMethod.
+func (KNNMethod) Values() []string { return []string{"auto", "exact", "approx"} }
+
+// MarshalText returns the method's name.
+func (m KNNMethod) MarshalText() ([]byte, error) {
+	if m < KNNAuto || m > KNNApprox {
+		return nil, fmt.Errorf("kernels: unknown k-NN method %d", int(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// UnmarshalText parses auto, exact or approx.
+func (m *KNNMethod) UnmarshalText(b []byte) error {
+	for i, v := range m.Values() {
+		if string(b) == v {
+			*m = KNNMethod(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("%q: want auto, exact or approx", b)
+}

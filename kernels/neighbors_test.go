@@ -1,0 +1,64 @@
+package kernels
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+func TestKNNMethodResolve(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		m    KNNMethod
+		n    int
+		want KNNMethod
+	}{
+		{"auto small", KNNAuto, AutoApproxKNNAbove, KNNExact},
+		{"auto large", KNNAuto, AutoApproxKNNAbove + 1, KNNApprox},
+		{"exact large", KNNExact, 10 * AutoApproxKNNAbove, KNNExact},
+		{"approx small", KNNApprox, 10, KNNApprox},
+	} {
+		if got := c.m.Resolve(c.n); got != c.want {
+			t.Errorf("%s: Resolve(%d) = %v, want %v", c.name, c.n, got, c.want)
+		}
+	}
+}
+
+func TestKNNMethodText(t *testing.T) {
+	for _, m := range []KNNMethod{KNNAuto, KNNExact, KNNApprox} {
+		b, err := m.MarshalText()
+		if err != nil {
+			t.Fatalf("%v: %v", m, err)
+		}
+		var back KNNMethod
+		if err := back.UnmarshalText(b); err != nil || back != m {
+			t.Errorf("%v: round trip gave %v, %v", m, back, err)
+		}
+	}
+	var m KNNMethod
+	if err := m.UnmarshalText([]byte("annoy")); err == nil {
+		t.Error("annoy: parsed without error")
+	}
+}
+
+// FindKNN must return exactly what the method it reports returns.
+func TestFindKNNDispatch(t *testing.T) {
+	const n, d, k = 3000, 8, 10
+	x := mixture(n, d, 4, 3, 2)
+	for _, m := range []KNNMethod{KNNExact, KNNApprox} {
+		got := make([]int32, n*k)
+		ran, err := FindKNN(context.Background(), got, nil, x, n, d, k, 2, m, NNDescentSettings{Seed: 3})
+		if err != nil || ran != m {
+			t.Fatalf("%v: ran %v, err %v", m, ran, err)
+		}
+		want := make([]int32, n*k)
+		if m == KNNExact {
+			err = KNN(context.Background(), want, nil, x, n, d, k, 2)
+		} else {
+			err = ApproxKNN(context.Background(), want, nil, x, n, d, k, 2, NNDescentSettings{Seed: 3})
+		}
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v: FindKNN differs from the method it reports (err %v)", m, err)
+		}
+	}
+}
