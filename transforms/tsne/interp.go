@@ -37,13 +37,11 @@ const (
 	MaxNodesPerInterval = 10
 )
 
-// InterpGradient computes t-SNE gradients with the repulsive term and Z by
-// FFT-accelerated interpolation, for dims 1 and 2, in O(N·p^dims + M log M)
-// for M grid nodes. The settings are read at every call; zero values take
-// the defaults. The other fields are reusable buffers: once the grid size
-// is stable a call allocates nothing that grows with N. It is not safe for
-// concurrent use.
-type InterpGradient struct {
+// MaxInterpDims is the largest output dimension the interpolation supports.
+const MaxInterpDims = 2
+
+// InterpSettings tunes the interpolation; zero values take the defaults.
+type InterpSettings struct {
 	// NodesPerInterval is the number p of Lagrange nodes per interval and
 	// axis (0 → 3, at most MaxNodesPerInterval); the interpolation has
 	// degree p − 1.
@@ -58,6 +56,43 @@ type InterpGradient struct {
 	// memory (two spectra of (2·p·MaxIntervals)² complex values in 2-D);
 	// beyond it the intervals widen and the error grows.
 	MaxIntervals int
+}
+
+// resolved returns the settings with defaults filled in.
+func (s InterpSettings) resolved() InterpSettings {
+	if s.NodesPerInterval == 0 {
+		s.NodesPerInterval = DefaultNodesPerInterval
+	}
+	if s.MinIntervals == 0 {
+		s.MinIntervals = DefaultMinIntervals
+	}
+	if s.MaxIntervals == 0 {
+		s.MaxIntervals = max(DefaultMaxIntervals, s.MinIntervals)
+	}
+	if s.IntervalWidth == 0 {
+		s.IntervalWidth = DefaultIntervalWidth
+	}
+	return s
+}
+
+// Validate reports settings that Grad would reject.
+func (s InterpSettings) Validate() error {
+	r := s.resolved()
+	if r.NodesPerInterval < 1 || r.NodesPerInterval > MaxNodesPerInterval || r.MinIntervals < 1 || r.MaxIntervals < r.MinIntervals ||
+		!(r.IntervalWidth > 0) || math.IsInf(r.IntervalWidth, 1) {
+		return wrapf(ErrOption, "NodesPerInterval = %d, MinIntervals = %d, MaxIntervals = %d, IntervalWidth = %v: want 1 ≤ p ≤ %d, 1 ≤ min ≤ max, 0 < width < ∞",
+			s.NodesPerInterval, s.MinIntervals, s.MaxIntervals, s.IntervalWidth, MaxNodesPerInterval)
+	}
+	return nil
+}
+
+// InterpGradient computes t-SNE gradients with the repulsive term and Z by
+// FFT-accelerated interpolation, for dims 1 and 2, in O(N·p^dims + M log M)
+// for M grid nodes. The settings are read at every call. The other fields
+// are reusable buffers: once the grid size is stable a call allocates
+// nothing that grows with N. It is not safe for concurrent use.
+type InterpGradient struct {
+	InterpSettings
 
 	rowZ, rep []float64
 	box       []int32 // box row of each point (its last coordinate)
@@ -95,8 +130,8 @@ type interpGrid struct {
 func (g *InterpGradient) Grad(ctx context.Context, grad, y []float64, p *SparseAffinities, dims int, exaggeration float64, threads int) (float64, error) {
 	n := p.N
 	kernels.CheckEmbedding(y, n, dims)
-	if dims > 2 {
-		panic(fmt.Sprintf("tsne: interpolation needs dims ≤ 2, got %d", dims))
+	if dims > MaxInterpDims {
+		panic(fmt.Sprintf("tsne: interpolation needs dims ≤ %d, got %d", MaxInterpDims, dims))
 	}
 	if len(grad) != n*dims {
 		panic(fmt.Sprintf("tsne: len(grad) = %d, want %d", len(grad), n*dims))
@@ -131,24 +166,12 @@ func (g *InterpGradient) Grad(ctx context.Context, grad, y []float64, p *SparseA
 
 // grid resolves the settings and lays the grid over the bounding box of y.
 func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
-	gr := interpGrid{dims: dims, p: g.NodesPerInterval}
-	if gr.p == 0 {
-		gr.p = DefaultNodesPerInterval
+	if err := g.Validate(); err != nil {
+		panic(fmt.Sprintf("tsne: %v", err))
 	}
-	minI, maxI, width := g.MinIntervals, g.MaxIntervals, g.IntervalWidth
-	if minI == 0 {
-		minI = DefaultMinIntervals
-	}
-	if maxI == 0 {
-		maxI = max(DefaultMaxIntervals, minI)
-	}
-	if width == 0 {
-		width = DefaultIntervalWidth
-	}
-	if gr.p < 1 || gr.p > MaxNodesPerInterval || minI < 1 || maxI < minI || !(width > 0) || math.IsInf(width, 1) {
-		panic(fmt.Sprintf("tsne: NodesPerInterval = %d, MinIntervals = %d, MaxIntervals = %d, IntervalWidth = %v: want 1 ≤ p ≤ %d, 1 ≤ min ≤ max, width > 0",
-			g.NodesPerInterval, g.MinIntervals, g.MaxIntervals, g.IntervalWidth, MaxNodesPerInterval))
-	}
+	set := g.resolved()
+	gr := interpGrid{dims: dims, p: set.NodesPerInterval}
+	minI, maxI, width := set.MinIntervals, set.MaxIntervals, set.IntervalWidth
 	for k := range gr.p {
 		d := 1.0
 		for m := range gr.p {

@@ -115,7 +115,7 @@ func TestInterpGradientConverges(t *testing.T) {
 			prevZ, prevR := math.Inf(1), math.Inf(1)
 			for _, nodes := range []int{2, 3, 5} {
 				name := fmt.Sprintf("%s/dims=%d/p=%d", kind, dims, nodes)
-				g := InterpGradient{NodesPerInterval: nodes}
+				g := InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: nodes}}
 				ze, re := interpRepErr(t, &g, y, n, dims)
 				t.Logf("%s: relative error of Z %.2g, of the repulsive sums %.2g", name, ze, re)
 				if !(ze < prevZ && re < prevR) {
@@ -128,7 +128,7 @@ func TestInterpGradientConverges(t *testing.T) {
 			prevZ, prevR = math.Inf(1), math.Inf(1)
 			for _, width := range []float64{4, 2, 1, 0.5} {
 				name := fmt.Sprintf("%s/dims=%d/width=%v", kind, dims, width)
-				g := InterpGradient{NodesPerInterval: 2, MinIntervals: 1, IntervalWidth: width}
+				g := InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: 2, MinIntervals: 1, IntervalWidth: width}}
 				ze, re := interpRepErr(t, &g, y, n, dims)
 				t.Logf("%s: relative error of Z %.2g, of the repulsive sums %.2g", name, ze, re)
 				if !(ze < prevZ && re < prevR) {
@@ -280,9 +280,9 @@ func TestInterpGradientPanics(t *testing.T) {
 		dims int
 	}{
 		{"dims 3", InterpGradient{}, 3},
-		{"too many nodes", InterpGradient{NodesPerInterval: MaxNodesPerInterval + 1}, 2},
-		{"negative width", InterpGradient{IntervalWidth: -1}, 2},
-		{"max below min", InterpGradient{MinIntervals: 60, MaxIntervals: 40}, 2},
+		{"too many nodes", InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: MaxNodesPerInterval + 1}}, 2},
+		{"negative width", InterpGradient{InterpSettings: InterpSettings{IntervalWidth: -1}}, 2},
+		{"max below min", InterpGradient{InterpSettings: InterpSettings{MinIntervals: 60, MaxIntervals: 40}}, 2},
 	} {
 		func() {
 			defer func() {

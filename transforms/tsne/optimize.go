@@ -1,6 +1,7 @@
 package tsne
 
 import (
+	"cmp"
 	"context"
 	"math"
 )
@@ -22,10 +23,16 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	for i := range gains {
 		gains[i] = 1
 	}
-	var bh BHGradient
+	var (
+		bh     BHGradient
+		interp = InterpGradient{InterpSettings: o.Interp}
+	)
 	gradient := func(alpha float64) (float64, error) {
-		if a.dense != nil {
+		switch {
+		case a.dense != nil:
 			return GradExact(ctx, grad, y, a.dense, n, dims, alpha, o.Threads)
+		case o.Method == Interp:
+			return interp.Grad(ctx, grad, y, a.sparse, dims, alpha, o.Threads)
 		}
 		return bh.Grad(ctx, grad, y, a.sparse, dims, o.Theta, alpha, o.Threads)
 	}
@@ -38,11 +45,18 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	// The learning rate is in the units of bhtsne and openTSNE, whose
 	// gradient omits the factor 4 (see the package doc).
 	eta := o.LearningRate / 4
+	var loc *locality
+	if minN := cmp.Or(o.reorderMin, localityMin); a.sparse != nil && n >= minN {
+		loc = newLocality(n, dims)
+	}
 	o.Reporter.Start("optimising", int64(o.Iterations))
 	defer o.Reporter.Finish()
 	for it := range o.Iterations {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if loc != nil && it%localityEvery == 0 {
+			a.sparse = loc.reorder(a.sparse, y, update, gains)
 		}
 		alpha, mom := 1.0, o.FinalMomentum
 		if it < o.ExaggerationIters {
@@ -79,6 +93,9 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	if err != nil {
 		return nil, err
 	}
+	if loc != nil {
+		loc.restore(y)
+	}
 	for k, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil, wrapf(ErrNumerical, "coordinate %d of point %d is %v; try a smaller learning rate", k%dims, k/dims, v)
@@ -87,17 +104,13 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	if o.Progress != nil {
 		o.Progress(o.Iterations, final)
 	}
-	method := "exact"
-	if a.dense == nil {
-		method = "bh"
-	}
 	return &Result{
 		Y:            y,
 		KL:           final,
 		Iterations:   o.Iterations,
 		Perplexity:   o.Perplexity,
 		LearningRate: o.LearningRate,
-		Method:       method,
+		Method:       o.Method.String(),
 		Init:         initName,
 		Neighbors:    a.k,
 	}, nil

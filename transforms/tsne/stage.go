@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/place"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -19,15 +20,16 @@ type Stage struct{}
 type StageOptions struct {
 	transforms.Columns
 	transforms.Standardization
-	Dims              int     `opt:"dims" help:"output dimensions (at least 1; Barnes-Hut: at most 3)"`
-	Perplexity        float64 `opt:"perplexity" help:"perplexity of the input affinities (> 0, below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
-	Method            Method  `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut) or auto (exact up to 1000 rows)"`
-	Theta             float64 `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
-	Iterations        int     `opt:"iterations" help:"gradient iterations (at least 1)"`
-	LearningRate      float64 `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50))"`
-	EarlyExaggeration float64 `opt:"early-exaggeration" help:"P is multiplied by this (> 0) for the first 250 iterations"`
-	Init              Init    `opt:"init" help:"pca (classical MDS for distances), scaled to std 1e-4, or random"`
-	Seed              uint64  `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
+	Dims              int               `opt:"dims" help:"output dimensions (at least 1; Barnes-Hut: at most 3)"`
+	Perplexity        float64           `opt:"perplexity" help:"perplexity of the input affinities (> 0, below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
+	Method            Method            `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut), fft (FIt-SNE interpolation, 1 or 2 dims) or auto (exact up to 1000 rows, bh up to 20000, fft above)"`
+	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact, approx (NN-descent) or auto (exact up to 20000 rows)"`
+	Theta             float64           `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
+	Iterations        int               `opt:"iterations" help:"gradient iterations (at least 1)"`
+	LearningRate      float64           `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50))"`
+	EarlyExaggeration float64           `opt:"early-exaggeration" help:"P is multiplied by this (> 0) for the first 250 iterations"`
+	Init              Init              `opt:"init" help:"pca (classical MDS for distances), scaled to std 1e-4, or random"`
+	Seed              uint64            `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
 // Validate checks the options that need no data.
@@ -107,7 +109,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return transforms.Optionf("labels", "goes with distances; a feature table carries its own labels")
 	}
 	to := Options{
-		Dims: o.Dims, Perplexity: o.Perplexity, Method: o.Method, Theta: o.Theta,
+		Dims: o.Dims, Perplexity: o.Perplexity, Method: o.Method, Neighbors: o.KNN, Theta: o.Theta,
 		Iterations: o.Iterations, LearningRate: o.LearningRate, EarlyExaggeration: o.EarlyExaggeration,
 		Init: o.Init, Seed: o.Seed, Threads: env.Threads, Reporter: env.Progress,
 		Progress: func(iter int, kl float64) { env.Log.Debug("tsne", "iteration", iter, "kl", kl) },
@@ -155,9 +157,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			model = transforms.NewDistancePlacement("tsne", rows.ID, res.Y, o.Dims)
 		}
 	}
-	env.Figures(map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
-		"learning_rate": res.LearningRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors})
-	env.Log.Info("tsne", "rows", rows.N, "kl", res.KL, "method", res.Method)
+	figures := map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
+		"learning_rate": res.LearningRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors}
+	if res.KNN != "" {
+		figures["knn"] = res.KNN
+	}
+	env.Figures(figures)
+	env.Log.Info("tsne", "rows", rows.N, "kl", res.KL, "method", res.Method, "knn", res.KNN)
 	if err := env.WriteEmbedding(ctx, "out", rows, res.Y, o.Dims); err != nil {
 		return err
 	}
@@ -166,7 +172,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	po := place.DefaultTSNEOptions()
 	model.TSNE = &po
-	model.Params = map[string]any{"perplexity": res.Perplexity, "method": res.Method, "kl": res.KL, "iterations": res.Iterations, "standardize": o.Standardize}
+	model.Params = map[string]any{"perplexity": res.Perplexity, "method": res.Method, "knn": res.KNN, "kl": res.KL, "iterations": res.Iterations, "standardize": o.Standardize}
 	return env.WriteModel(ctx, "model-out", model)
 }
 
@@ -201,17 +207,17 @@ func stageError(err error) error {
 }
 
 // Values lists the text forms of Method.
-func (Method) Values() []string { return []string{"auto", "exact", "bh"} }
+func (Method) Values() []string { return []string{"auto", "exact", "bh", "fft"} }
 
 // MarshalText returns the method's name.
 func (m Method) MarshalText() ([]byte, error) {
-	if m < Auto || m > BH {
+	if m < Auto || m > Interp {
 		return nil, fmt.Errorf("tsne: unknown method %d", int(m))
 	}
 	return []byte(m.String()), nil
 }
 
-// UnmarshalText parses auto, exact or bh.
+// UnmarshalText parses auto, exact, bh or fft.
 func (m *Method) UnmarshalText(b []byte) error {
 	for i, v := range m.Values() {
 		if string(b) == v {
@@ -219,7 +225,7 @@ func (m *Method) UnmarshalText(b []byte) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("%q: want auto, exact or bh", b)
+	return fmt.Errorf("%q: want auto, exact, bh or fft", b)
 }
 
 // Values lists the text forms of Init.

@@ -15,9 +15,10 @@ import (
 type Method int
 
 const (
-	Auto  Method = iota // Exact for N ≤ AutoExactMax (or Dims > 3), else BH
-	Exact               // dense P, exact O(N²) gradient
-	BH                  // sparse P from 3·perplexity neighbours, Barnes–Hut repulsion
+	Auto   Method = iota // Exact for N ≤ AutoExactMax (or Dims > 3), Interp above AutoInterpAbove (Dims ≤ 2), else BH
+	Exact                // dense P, exact O(N²) gradient
+	BH                   // sparse P from 3·perplexity neighbours, Barnes–Hut repulsion
+	Interp               // sparse P as BH, FFT-interpolated repulsion (FIt-SNE; Dims ≤ 2)
 )
 
 func (m Method) String() string {
@@ -28,6 +29,8 @@ func (m Method) String() string {
 		return "exact"
 	case BH:
 		return "bh"
+	case Interp:
+		return "fft"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
@@ -53,6 +56,14 @@ func (i Init) String() string {
 // AutoExactMax is the largest N for which Auto picks the exact method.
 const AutoExactMax = 1000
 
+// AutoInterpAbove is the largest N for which Auto picks Barnes–Hut over
+// interpolation (in 1 or 2 dimensions); see the package doc for the
+// measurements behind it.
+const AutoInterpAbove = 20_000
+
+// sparse reports whether the method works on a sparse P.
+func (m Method) sparse() bool { return m == BH || m == Interp }
+
 // initStd is the standard deviation of the initial embedding (first axis).
 const initStd = 1e-4
 
@@ -62,10 +73,16 @@ const klEvery = 50
 // Options configures a run. The zero value of each field selects the default
 // given in its comment.
 type Options struct {
-	Dims              int     // output dimension; 0 → 2 (BH needs ≤ 3)
-	Perplexity        float64 // 0 → 30
-	Method            Method  // Auto, Exact or BH
-	Theta             float64 // Barnes–Hut angle; 0 → 0.5
+	Dims       int     // output dimension; 0 → 2 (BH needs ≤ 3)
+	Perplexity float64 // 0 → 30
+	Method     Method  // Auto, Exact, BH or Interp
+	Theta      float64 // Barnes–Hut angle; 0 → 0.5
+	// Neighbors selects the k-NN search of the sparse methods on features:
+	// exact up to kernels.AutoApproxKNNAbove rows, NN-descent above
+	// (KNNAuto), or either always. It is seeded by Seed.
+	Neighbors kernels.KNNMethod
+	// Interp tunes the interpolation of the Interp method (zero: defaults).
+	Interp            InterpSettings
 	Iterations        int     // total iterations; 0 → 1000
 	EarlyExaggeration float64 // α applied to P early on; 0 → 12 (1 disables)
 	ExaggerationIters int     // iterations with α and Momentum; 0 → 250, < 0 → none
@@ -84,6 +101,9 @@ type Options struct {
 	// (rows, Barnes–Hut on features), "affinities" (rows) and
 	// "optimising" (iterations, with their total).
 	Reporter transforms.Progress
+
+	// reorderMin overrides localityMin (tests only; 0: localityMin).
+	reorderMin int
 }
 
 // Result is a finished embedding.
@@ -93,7 +113,8 @@ type Result struct {
 	Iterations   int       // iterations run
 	Perplexity   float64   // perplexity used
 	LearningRate float64   // learning rate used
-	Method       string    // "exact" or "bh"
+	Method       string    // "exact", "bh" or "fft"
+	KNN          string    // k-NN search of a sparse P from features: "exact" or "approx"; "" otherwise
 	Init         string    // "pca", "mds" or "random"
 	Neighbors    int       // neighbours per point in P (N−1 for exact)
 	// NeighborIdx holds, from features with BH, each point's Neighbors
@@ -147,12 +168,17 @@ func (o Options) withDefaults(n int) (Options, error) {
 		return o, wrapf(ErrOption, "Dims = %d, want ≥ 1", o.Dims)
 	case o.Iterations < 0:
 		return o, wrapf(ErrOption, "Iterations = %d, want ≥ 0", o.Iterations)
-	case o.Method < Auto || o.Method > BH:
+	case o.Method < Auto || o.Method > Interp:
 		return o, wrapf(ErrOption, "unknown method %v", o.Method)
+	case o.Neighbors < kernels.KNNAuto || o.Neighbors > kernels.KNNApprox:
+		return o, wrapf(ErrOption, "unknown k-NN method %v", o.Neighbors)
 	case o.Init < InitPCA || o.Init > InitRandom:
 		return o, wrapf(ErrOption, "unknown init %v", o.Init)
 	case !(o.Momentum >= 0 && o.Momentum < 1) || !(o.FinalMomentum >= 0 && o.FinalMomentum < 1):
 		return o, wrapf(ErrOption, "momentum %v → %v, want values in [0, 1)", o.Momentum, o.FinalMomentum)
+	}
+	if err := o.Interp.Validate(); err != nil {
+		return o, err
 	}
 	for _, c := range []struct {
 		name string
@@ -168,16 +194,23 @@ func (o Options) withDefaults(n int) (Options, error) {
 // resolveMethod picks the method for n points (sparse: neighbour input).
 func (o *Options) resolveMethod(n int, sparse bool) error {
 	if o.Method == Auto {
-		o.Method = BH
-		if !sparse && (n <= AutoExactMax || o.Dims > kernels.MaxBHDims) {
+		switch {
+		case !sparse && (n <= AutoExactMax || o.Dims > kernels.MaxBHDims):
 			o.Method = Exact
+		case n > AutoInterpAbove && o.Dims <= MaxInterpDims:
+			o.Method = Interp
+		default:
+			o.Method = BH
 		}
 	}
 	if o.Method == BH && o.Dims > kernels.MaxBHDims {
 		return wrapf(ErrMethod, "Barnes–Hut supports Dims ≤ %d, got %d; use Exact", kernels.MaxBHDims, o.Dims)
 	}
+	if o.Method == Interp && o.Dims > MaxInterpDims {
+		return wrapf(ErrMethod, "interpolation supports Dims ≤ %d, got %d; use BH or Exact", MaxInterpDims, o.Dims)
+	}
 	if o.Method == Exact && sparse {
-		return wrapf(ErrMethod, "neighbour lists need the BH method")
+		return wrapf(ErrMethod, "neighbour lists need a sparse method (bh or fft)")
 	}
 	return nil
 }
@@ -191,8 +224,8 @@ func checkPerplexity(perp float64, n int, m Method) error {
 	if m == Exact && !(perp < float64(n-1)) {
 		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, want perplexity < N−1 = %d", perp, n, n-1)
 	}
-	if m == BH && !(3*perp <= float64(n-1)) {
-		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, Barnes–Hut needs 3·perplexity ≤ N−1 = %d (use Exact or a smaller perplexity)", perp, n, n-1)
+	if m.sparse() && !(3*perp <= float64(n-1)) {
+		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, method %v needs 3·perplexity ≤ N−1 = %d (use Exact or a smaller perplexity)", perp, n, m, n-1)
 	}
 	return nil
 }
@@ -225,7 +258,10 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		return nil, wrapf(ErrOption, "PCA initialisation needs d ≥ Dims, got d = %d, Dims = %d; use InitRandom", d, o.Dims)
 	}
 	a := &affinities{}
-	var knn []int32
+	var (
+		knn     []int32
+		knnName string
+	)
 	if o.Method == Exact {
 		o.Reporter.Start("affinities", int64(n))
 		d2 := make([]float64, n*n)
@@ -239,7 +275,8 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
 		o.Reporter.Start("neighbours", int64(n))
-		kerr := kernels.KNN(ctx, idx, d2, x, n, d, k, o.Threads)
+		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.Neighbors, kernels.NNDescentSettings{Seed: o.Seed})
+		knnName = ran.String()
 		o.Reporter.Add(int64(n))
 		o.Reporter.Finish()
 		if kerr != nil {
@@ -259,7 +296,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	}
 	res, err := optimize(ctx, y, a, n, o, initName)
 	if res != nil {
-		res.NeighborIdx = knn
+		res.NeighborIdx, res.KNN = knn, knnName
 	}
 	return res, err
 }

@@ -98,6 +98,9 @@ func TestClustersSeparated(t *testing.T) {
 		{"exact random", Options{Method: Exact, Perplexity: 10, Iterations: 400, Init: InitRandom, Seed: 3}},
 		{"bh pca", Options{Method: BH, Perplexity: 10, Iterations: 400}},
 		{"bh 3-D", Options{Method: BH, Dims: 3, Perplexity: 10, Iterations: 400}},
+		{"fft pca", Options{Method: Interp, Perplexity: 10, Iterations: 400}},
+		{"fft reordered", Options{Method: Interp, Perplexity: 10, Iterations: 400, reorderMin: 1}},
+		{"bh reordered", Options{Method: BH, Perplexity: 10, Iterations: 400, reorderMin: 1}},
 		{"exact 5-D", Options{Method: Exact, Dims: 5, Perplexity: 10, Iterations: 300}},
 	} {
 		r, err := FromFeatures(ctx, x, n, 10, c.o)
@@ -120,7 +123,7 @@ func TestKLDecreases(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	x, labels := clusters(rng, 5, 30, 8, 6)
 	n := len(labels)
-	for _, m := range []Method{Exact, BH} {
+	for _, m := range []Method{Exact, BH, Interp} {
 		var iters []int
 		var kls []float64
 		o := Options{Method: m, Perplexity: 15, Iterations: 600, ExaggerationIters: 100, Seed: 1,
