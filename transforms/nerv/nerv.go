@@ -48,6 +48,12 @@ const DefaultBHTol = 1e-2
 // Levels above max(K, MaxBHPerplexity) are skipped.
 const MaxBHPerplexity = 100
 
+// KNNSeed seeds the NN-descent search of BarnesHut (Options.Neighbors):
+// the stage has no seed of its own, since the rest of the fit is
+// deterministic (PCA start, L-BFGS), so one fixed seed keeps the whole fit
+// a function of the data and the thread count.
+const KNNSeed = 15
+
 // Sentinel errors.
 var (
 	ErrOption = transforms.NewSentinel(transforms.ErrInvalidOption, "nerv: bad option")
@@ -63,17 +69,28 @@ type Options struct {
 	Gamma       float64 // base trade-off between recall and precision, in [0, 1]
 	Multiscale  bool    // the schedule K_h = max(N/2^h, K), warm-started
 	OutputScale OutputScale
-	MaxIter     int     // L-BFGS iterations per scale
-	Tol         float64 // relative cost decrease over 10 iterations that ends a scale (1e-5: 1e-7 took 6× the iterations for a stress 1e-4 lower)
-	Method      Method
-	BHTol       float64 // Barnes–Hut cell tolerance (BarnesHut only)
-	Threads     int
+	MaxIter     int     // L-BFGS iterations of the last (finest) scale (150; doc.go, "Stopping rule")
+	Tol         float64 // relative cost decrease over 10 iterations that ends the last scale (1e-4)
+	// CoarseMaxIter and CoarseTol are MaxIter and Tol for the scales
+	// before the last one of a multiscale schedule, which only need to
+	// bring the next scale a good start (doc.go, "Stopping rule"); 0 uses
+	// MaxIter or Tol.
+	CoarseMaxIter int
+	CoarseTol     float64
+	Method        Method
+	BHTol         float64 // Barnes–Hut cell tolerance (BarnesHut only)
+	// Neighbors selects the k-NN search of BarnesHut's input
+	// neighbourhoods: exact up to kernels.AutoApproxKNNAbove rows and
+	// NN-descent above (KNNAuto), or one of them always. NN-descent is
+	// seeded with KNNSeed.
+	Neighbors kernels.KNNMethod
+	Threads   int
 	// Progress, if not nil, is called after each scale with its perplexity,
 	// final stress and iterations.
 	Progress func(perplexity, stress float64, iterations int)
 	// Reporter, if not nil, receives the phases of the fit: "pair
 	// distances" or "neighbours" (rows), then "optimising level i/L" for
-	// each scale, with MaxIter as its total and one unit per L-BFGS
+	// each scale, with its iteration cap as its total and one unit per L-BFGS
 	// iteration.
 	Reporter transforms.Progress
 }
@@ -81,7 +98,30 @@ type Options struct {
 // DefaultOptions are the issue's defaults: 2-D, perplexity 32, α = γ = 0.5,
 // multiscale, output scales transferred from the input.
 func DefaultOptions() Options {
-	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer, MaxIter: 500, Tol: 1e-5, BHTol: DefaultBHTol}
+	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer,
+		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3, BHTol: DefaultBHTol}
+}
+
+// LegacyStopping returns o with the stopping rule used before the
+// coarse-scale rule of doc.go: every scale runs to MaxIter 500 or Tol 1e-5.
+func (o Options) LegacyStopping() Options {
+	o.MaxIter, o.Tol, o.CoarseMaxIter, o.CoarseTol = 500, 1e-5, 0, 0
+	return o
+}
+
+// stopping returns the iteration cap and tolerance of level h of levels.
+func (o Options) stopping(h, levels int) (int, float64) {
+	if h == levels-1 {
+		return o.MaxIter, o.Tol
+	}
+	maxIter, tol := o.MaxIter, o.Tol
+	if o.CoarseMaxIter > 0 {
+		maxIter = o.CoarseMaxIter
+	}
+	if o.CoarseTol > 0 {
+		tol = o.CoarseTol
+	}
+	return maxIter, tol
 }
 
 // Level is one scale of the optimisation.
@@ -104,6 +144,9 @@ type Result struct {
 	// points by (squared distance, index), row-major; nil otherwise.
 	NeighborIdx []int32
 	NeighborK   int
+	// KNN is the neighbour search that ran: KNNExact (always for the
+	// exact method, whose distances are all exact) or KNNApprox.
+	KNN kernels.KNNMethod
 }
 
 // Levels returns the perplexities Fit runs through for n points: Schedule,
@@ -166,16 +209,17 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{KNN: kernels.KNNExact}
 	levels := o.Levels(n)
 	for h, k := range levels {
-		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(o.MaxIter))
+		maxIter, tol := o.stopping(h, len(levels))
+		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
 		eval, width, err := lv.level(k)
 		if err != nil {
 			rep.Finish()
 			return nil, err
 		}
-		r, err := lbfgs.MinimizeWith(ctx, eval, y, o.MaxIter, 10, o.Tol, func(int, float64) { rep.Add(1) })
+		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter, 10, tol, func(int, float64) { rep.Add(1) })
 		rep.Finish()
 		if err != nil {
 			return nil, err
@@ -195,7 +239,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	}
 	res.Y = y
 	if sl, ok := lv.(*sparseLevels); ok {
-		res.NeighborIdx, res.NeighborK = sl.idx, sl.kn
+		res.NeighborIdx, res.NeighborK, res.KNN = sl.idx, sl.kn, sl.knn
 	}
 	res.Stress = res.Levels[len(res.Levels)-1].Stress
 	return res, nil
@@ -253,6 +297,7 @@ type sparseLevels struct {
 	n, kn int
 	idx   []int32
 	d2    []float64
+	knn   kernels.KNNMethod // the search that ran
 	soft  []float64
 	c     int
 	bh    BH
@@ -266,10 +311,16 @@ func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64,
 	kn := min(bhNeighbours(kmax), n-1)
 	idx := make([]int32, n*kn)
 	d2 := make([]float64, n*kn)
-	if err := kernels.KNN(ctx, idx, d2, x, n, d, kn, o.Threads); err != nil {
+	ran, err := kernels.FindKNN(ctx, idx, d2, x, n, d, kn, o.Threads, o.Neighbors, kernels.NNDescentSettings{Seed: KNNSeed})
+	if err != nil {
 		return nil, err
 	}
-	return &sparseLevels{ctx: ctx, o: o, n: n, kn: kn, idx: idx, d2: d2, soft: soft, c: c}, nil
+	// ApproxKNN itself runs the exact search below 2,000 rows (its default
+	// ExactBelow) or for k ≥ n/8; say so rather than "approx".
+	if n < 2000 || 8*kn >= n {
+		ran = kernels.KNNExact
+	}
+	return &sparseLevels{ctx: ctx, o: o, n: n, kn: kn, idx: idx, d2: d2, knn: ran, soft: soft, c: c}, nil
 }
 
 // bhFloorStretch sets the floor for unlisted β: the calibrated Gaussian
@@ -366,8 +417,12 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return fmt.Errorf("%w: Barnes–Hut tolerance %g must be ≥ 0", ErrOption, o.BHTol)
 	case o.Method == BarnesHut && o.OutputScale != Global:
 		return fmt.Errorf("%w: Barnes–Hut needs the global output scale", ErrOption)
-	case o.MaxIter < 1:
-		return fmt.Errorf("%w: max iterations %d", ErrOption, o.MaxIter)
+	case o.MaxIter < 1 || o.CoarseMaxIter < 0:
+		return fmt.Errorf("%w: max iterations %d (coarse scales %d)", ErrOption, o.MaxIter, o.CoarseMaxIter)
+	case !(o.Tol >= 0) || !(o.CoarseTol >= 0):
+		return fmt.Errorf("%w: tolerance %g (coarse scales %g) must be ≥ 0", ErrOption, o.Tol, o.CoarseTol)
+	case o.Neighbors < kernels.KNNAuto || o.Neighbors > kernels.KNNApprox:
+		return fmt.Errorf("%w: unknown k-NN method %v", ErrOption, o.Neighbors)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -20,23 +20,27 @@ type StageOptions struct {
 	transforms.Columns
 	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
 	transforms.Standardization
-	Dims        int         `opt:"dims" help:"output dimensions (at least 1; Barnes–Hut: at most 3)"`
-	Alpha       float64     `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
-	Gamma       float64     `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
-	Perplexity  float64     `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
-	Multiscale  bool        `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method      Method      `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
-	BHTol       float64     `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
-	OutputScale ScaleOption `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
-	MaxIter     int         `opt:"max-iter" help:"L-BFGS iterations per scale (at least 1)"`
-	Tol         float64     `opt:"tol" help:"relative stress decrease over 10 iterations that ends a scale (≥ 0)"`
+	Dims          int               `opt:"dims" help:"output dimensions (at least 1; Barnes–Hut: at most 3)"`
+	Alpha         float64           `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
+	Gamma         float64           `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
+	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
+	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
+	Method        Method            `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
+	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of method bh: exact, approx (NN-descent) or auto (exact up to 20000 rows)"`
+	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
+	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
+	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
+	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
+	CoarseMaxIter int               `opt:"coarse-max-iter" help:"L-BFGS iterations of each earlier scale of the multiscale schedule (≥ 0; 0: as --max-iter; --coarse-max-iter 0 --coarse-tol 0 --max-iter 500 --tol 1e-5 is the rule before issue 15)"`
+	CoarseTol     float64           `opt:"coarse-tol" help:"relative stress decrease over 10 iterations that ends an earlier scale (≥ 0; 0: as --tol)"`
 }
 
 // NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
 	d := DefaultOptions()
 	return &StageOptions{Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
-		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, MaxIter: d.MaxIter, Tol: d.Tol}
+		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, MaxIter: d.MaxIter, Tol: d.Tol,
+		CoarseMaxIter: d.CoarseMaxIter, CoarseTol: d.CoarseTol}
 }
 
 // Validate checks the options that need no data.
@@ -57,6 +61,10 @@ func (o *StageOptions) Validate() error {
 		return transforms.Optionf("max-iter", "%d: want at least 1", o.MaxIter)
 	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
 		return transforms.Optionf("tol", "%g: want a finite value ≥ 0", o.Tol)
+	case o.CoarseMaxIter < 0:
+		return transforms.Optionf("coarse-max-iter", "%d: want at least 0", o.CoarseMaxIter)
+	case !(o.CoarseTol >= 0) || math.IsInf(o.CoarseTol, 0):
+		return transforms.Optionf("coarse-tol", "%g: want a finite value ≥ 0", o.CoarseTol)
 	case !(o.BHTol >= 0) || math.IsInf(o.BHTol, 0):
 		return transforms.Optionf("bh-tol", "%g: want a finite value ≥ 0", o.BHTol)
 	}
@@ -74,7 +82,8 @@ func (o *StageOptions) options(threads int) Options {
 	c := DefaultOptions()
 	c.Dims, c.Alpha, c.Gamma, c.Perplexity = o.Dims, o.Alpha, o.Gamma, o.Perplexity
 	c.Multiscale, c.MaxIter, c.Tol, c.Threads = o.Multiscale, o.MaxIter, o.Tol, threads
-	c.Method, c.BHTol = o.Method, o.BHTol
+	c.CoarseMaxIter, c.CoarseTol = o.CoarseMaxIter, o.CoarseTol
+	c.Method, c.BHTol, c.Neighbors = o.Method, o.BHTol, o.KNN
 	switch {
 	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method == BarnesHut):
 		c.OutputScale = Global
@@ -102,7 +111,14 @@ one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down 
 thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
 neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
 global output width, for tens of thousands of rows (its multiscale schedule
-starts at the first level at or below perplexity 100).
+starts at the first level at or below perplexity 100); its neighbour lists come
+from an exact search up to 20,000 rows and from NN-descent above (--knn), and the
+figure "knn" says which ran.
+
+Stopping: the earlier scales of the multiscale schedule only prepare the start
+of the next one and stop after --coarse-max-iter 30 L-BFGS iterations (or a
+relative stress decrease below --coarse-tol 1e-3 over 10); the last scale runs
+to --max-iter 150 or --tol 1e-4.
 
 --model-out saves the map for ordinate apply, which places new rows into it, each
 by the same stress restricted to that row against the fixed map (its labels, when
@@ -173,7 +189,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		iters += l.Iterations
 	}
 	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
-		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes})
+		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": res.KNN.String()})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims); err != nil {
 		return err
@@ -189,7 +205,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		MaxIter: place.DefaultNeRVMaxIter, Tol: place.DefaultNeRVTol, InitNeighbors: place.DefaultNeRVInitNeighbors}
 	model.NeRV, model.Classes, model.Soft = &po, classes, soft
 	model.Params = map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
-		"perplexity": c.Perplexity, "alpha": c.Alpha, "gamma": c.Gamma, "stress": res.Stress, "standardize": o.Standardize}
+		"perplexity": c.Perplexity, "alpha": c.Alpha, "gamma": c.Gamma, "stress": res.Stress, "standardize": o.Standardize,
+		"knn": res.KNN.String()}
 	return env.WriteModel(ctx, "model-out", model)
 }
 
