@@ -44,7 +44,6 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	}
 	// The learning rate is in the units of bhtsne and openTSNE, whose
 	// gradient omits the factor 4 (see the package doc).
-	eta := o.LearningRate / 4
 	var loc *locality
 	if minN := cmp.Or(o.reorderMin, localityMin); a.sparse != nil && n >= minN {
 		loc = newLocality(n, dims)
@@ -62,6 +61,7 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 		if it < o.ExaggerationIters {
 			alpha, mom = o.EarlyExaggeration, o.Momentum
 		}
+		eta := o.learningRate(n, alpha) / 4
 		z, err := gradient(alpha)
 		if err != nil {
 			return nil, err
@@ -109,7 +109,8 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 		KL:           final,
 		Iterations:   o.Iterations,
 		Perplexity:   o.Perplexity,
-		LearningRate: o.LearningRate,
+		LearningRate: o.learningRate(n, 1),
+		EarlyRate:    o.learningRate(n, o.EarlyExaggeration),
 		Method:       o.Method.String(),
 		Init:         initName,
 		Neighbors:    a.k,

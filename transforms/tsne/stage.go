@@ -26,7 +26,7 @@ type StageOptions struct {
 	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact, approx (NN-descent) or auto (exact up to 20000 rows)"`
 	Theta             float64           `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
 	Iterations        int               `opt:"iterations" help:"gradient iterations (at least 1)"`
-	LearningRate      float64           `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50))"`
+	LearningRate      float64           `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`
 	EarlyExaggeration float64           `opt:"early-exaggeration" help:"P is multiplied by this (> 0) for the first 250 iterations"`
 	Init              Init              `opt:"init" help:"pca (classical MDS for distances), scaled to std 1e-4, or random"`
 	Seed              uint64            `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
@@ -158,7 +158,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 	}
 	figures := map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
-		"learning_rate": res.LearningRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors}
+		"learning_rate": res.LearningRate, "early_learning_rate": res.EarlyRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors}
 	if res.KNN != "" {
 		figures["knn"] = res.KNN
 	}

@@ -86,7 +86,7 @@ type Options struct {
 	Iterations        int     // total iterations; 0 → 1000
 	EarlyExaggeration float64 // α applied to P early on; 0 → 12 (1 disables)
 	ExaggerationIters int     // iterations with α and Momentum; 0 → 250, < 0 → none
-	LearningRate      float64 // 0 → max(N/12, 50), see the package doc for the units
+	LearningRate      float64 // 0 → max(N/α, 50) in each phase, α its exaggeration; see the package doc
 	Momentum          float64 // during exaggeration; 0 → 0.5
 	FinalMomentum     float64 // afterwards; 0 → 0.8
 	Init              Init    // InitPCA or InitRandom
@@ -112,7 +112,8 @@ type Result struct {
 	KL           float64   // final KL(P‖Q); see the package doc for BH
 	Iterations   int       // iterations run
 	Perplexity   float64   // perplexity used
-	LearningRate float64   // learning rate used
+	LearningRate float64   // learning rate used after the exaggeration phase
+	EarlyRate    float64   // learning rate used during the exaggeration phase
 	Method       string    // "exact", "bh" or "fft"
 	KNN          string    // k-NN search of a sparse P from features: "exact" or "approx"; "" otherwise
 	Init         string    // "pca", "mds" or "random"
@@ -148,9 +149,6 @@ func (o Options) withDefaults(n int) (Options, error) {
 	case o.ExaggerationIters < 0:
 		o.ExaggerationIters = 0
 	}
-	if o.LearningRate == 0 {
-		o.LearningRate = max(float64(n)/12, 50)
-	}
 	if o.Momentum == 0 {
 		o.Momentum = 0.5
 	}
@@ -180,10 +178,13 @@ func (o Options) withDefaults(n int) (Options, error) {
 	if err := o.Interp.Validate(); err != nil {
 		return o, err
 	}
+	if !(o.LearningRate >= 0) || math.IsInf(o.LearningRate, 1) {
+		return o, wrapf(ErrOption, "LearningRate = %v, want a finite value ≥ 0 (0: automatic)", o.LearningRate)
+	}
 	for _, c := range []struct {
 		name string
 		v    float64
-	}{{"Perplexity", o.Perplexity}, {"Theta", o.Theta}, {"EarlyExaggeration", o.EarlyExaggeration}, {"LearningRate", o.LearningRate}} {
+	}{{"Perplexity", o.Perplexity}, {"Theta", o.Theta}, {"EarlyExaggeration", o.EarlyExaggeration}} {
 		if err := positive(c.name, c.v); err != nil {
 			return o, err
 		}
@@ -228,6 +229,15 @@ func checkPerplexity(perp float64, n int, m Method) error {
 		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, method %v needs 3·perplexity ≤ N−1 = %d (use Exact or a smaller perplexity)", perp, n, m, n-1)
 	}
 	return nil
+}
+
+// learningRate is the rate of a phase with exaggeration alpha: the given
+// one, or max(N/α, 50) (openTSNE's "auto"; Belkina et al. 2019).
+func (o Options) learningRate(n int, alpha float64) float64 {
+	if o.LearningRate > 0 {
+		return o.LearningRate
+	}
+	return max(float64(n)/alpha, 50)
 }
 
 // bhNeighbors is the number of neighbours for a sparse P, 3·perplexity.

@@ -38,9 +38,9 @@ func ExampleFromFeatures() {
 			same++
 		}
 	}
-	fmt.Printf("method %s, init %s, learning rate %v\n", r.Method, r.Init, r.LearningRate)
+	fmt.Printf("method %s, init %s, learning rate %v then %v\n", r.Method, r.Init, r.EarlyRate, r.LearningRate)
 	fmt.Printf("%d of %d nearest neighbours in the same cluster; KL below 0.5: %v\n", same, n, r.KL < 0.5)
 	// Output:
-	// method exact, init pca, learning rate 50
+	// method exact, init pca, learning rate 50 then 90
 	// 90 of 90 nearest neighbours in the same cluster; KL below 0.5: true
 }

@@ -191,8 +191,9 @@ func TestFinalKLExact(t *testing.T) {
 	if math.Abs(r.KL-want) > 1e-9 {
 		t.Errorf("KL = %v, brute force %v", r.KL, want)
 	}
-	if r.Method != "exact" || r.Init != "pca" || r.Neighbors != n-1 || r.LearningRate != 50 || r.Perplexity != 7 || r.Iterations != 200 {
-		t.Errorf("result metadata %+v", *r)
+	if r.Method != "exact" || r.Init != "pca" || r.Neighbors != n-1 || r.LearningRate != float64(n) || r.EarlyRate != 50 || r.Perplexity != 7 || r.Iterations != 200 {
+		t.Errorf("result metadata: method %s, init %s, neighbours %d, rates %v then %v, perplexity %v, iterations %d",
+			r.Method, r.Init, r.Neighbors, r.EarlyRate, r.LearningRate, r.Perplexity, r.Iterations)
 	}
 }
 
