@@ -44,11 +44,13 @@ func (m KNNMethod) Resolve(n int) KNNMethod {
 }
 
 // FindKNN finds the k nearest neighbours of every row of x (n×d) with the
-// method m resolves to for n rows, and returns that method. Outputs are as
-// for KNN. set tunes the approximate search (its ExactBelow still applies).
+// method m resolves to for n rows, and returns the method that ran: KNNExact
+// also when KNNApprox falls back to the exhaustive search (below
+// set.ExactBelow rows or for k ≥ n/8). Outputs are as for KNN. set tunes
+// the approximate search.
 func FindKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, m KNNMethod, set NNDescentSettings) (KNNMethod, error) {
 	m = m.Resolve(n)
-	if m == KNNApprox {
+	if m == KNNApprox && !set.withDefaults(k).exact(n, k) {
 		return m, ApproxKNN(ctx, idx, dist, x, n, d, k, threads, set)
 	}
 	return KNNExact, KNN(ctx, idx, dist, x, n, d, k, threads)

@@ -41,6 +41,22 @@ func TestKNNMethodText(t *testing.T) {
 	}
 }
 
+// FindKNN must return exactly what the method it reports returns, and
+// report exact where the approximate search falls back to it.
+func TestFindKNNFallbackReported(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n, k int
+		want KNNMethod
+	}{{"few rows", 500, 5, KNNExact}, {"k ≥ n/8", 2400, 300, KNNExact}, {"large", 2400, 5, KNNApprox}} {
+		x := mixture(c.n, 3, 2, 3, 1)
+		ran, err := FindKNN(context.Background(), make([]int32, c.n*c.k), nil, x, c.n, 3, c.k, 2, KNNApprox, NNDescentSettings{Seed: 1})
+		if err != nil || ran != c.want {
+			t.Errorf("%s: ran %v (err %v), want %v", c.name, ran, err, c.want)
+		}
+	}
+}
+
 // FindKNN must return exactly what the method it reports returns.
 func TestFindKNNDispatch(t *testing.T) {
 	const n, d, k = 3000, 8, 10

@@ -62,6 +62,10 @@ func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
 	return s
 }
 
+// exact reports whether ApproxKNN runs the exhaustive search for n rows and
+// k neighbours (s with defaults applied).
+func (s NNDescentSettings) exact(n, k int) bool { return n < s.ExactBelow || 8*k >= n }
+
 // Grains of the parallel loops: points per chunk for the per-point passes,
 // points per local-join block (bounding the buffered updates) and the target
 // chunk that groups updates for the apply pass.
@@ -83,7 +87,7 @@ func ApproxKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n,
 	checkPoints(x, n, d)
 	checkKNN(idx, dist, n, k)
 	set = set.withDefaults(k)
-	if n < set.ExactBelow || 8*k >= n {
+	if set.exact(n, k) {
 		return KNN(ctx, idx, dist, x, n, d, k, threads)
 	}
 	g := newNNGraph(n, k)

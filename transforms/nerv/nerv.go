@@ -315,11 +315,6 @@ func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64,
 	if err != nil {
 		return nil, err
 	}
-	// ApproxKNN itself runs the exact search below 2,000 rows (its default
-	// ExactBelow) or for k ≥ n/8; say so rather than "approx".
-	if n < 2000 || 8*kn >= n {
-		ran = kernels.KNNExact
-	}
 	return &sparseLevels{ctx: ctx, o: o, n: n, kn: kn, idx: idx, d2: d2, knn: ran, soft: soft, c: c}, nil
 }
 
