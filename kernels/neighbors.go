@@ -49,11 +49,29 @@ func (m KNNMethod) Resolve(n int) KNNMethod {
 // set.ExactBelow rows or for k ≥ n/8). Outputs are as for KNN. set tunes
 // the approximate search.
 func FindKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, m KNNMethod, set NNDescentSettings) (KNNMethod, error) {
-	m = m.Resolve(n)
-	if m == KNNApprox && !set.withDefaults(k).exact(n, k) {
-		return m, ApproxKNN(ctx, idx, dist, x, n, d, k, threads, set)
+	if findsApprox(n, k, m, set) {
+		return KNNApprox, ApproxKNN(ctx, idx, dist, x, n, d, k, threads, set)
 	}
-	return KNNExact, KNN(ctx, idx, dist, x, n, d, k, threads)
+	err := KNN(ctx, idx, dist, x, n, d, k, threads)
+	if err == nil {
+		set.progress(n)
+	}
+	return KNNExact, err
+}
+
+// KNNWork is the most rows FindKNN with these arguments reports to
+// set.Progress: n for the exhaustive search, one pass of n per NN-descent
+// iteration plus one for the trees otherwise. It is the total of a
+// progress bar.
+func KNNWork(n, k int, m KNNMethod, set NNDescentSettings) int64 {
+	if findsApprox(n, k, m, set) {
+		return int64(n) * int64(set.withDefaults(k).MaxIterations+1)
+	}
+	return int64(n)
+}
+
+func findsApprox(n, k int, m KNNMethod, set NNDescentSettings) bool {
+	return m.Resolve(n) == KNNApprox && !set.withDefaults(k).exact(n, k)
 }
 
 // Values lists the text forms of KNNMethod.

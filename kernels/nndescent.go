@@ -37,6 +37,11 @@ type NNDescentSettings struct {
 	// (default 2,000, and always when k ≥ n/8): there the exhaustive search
 	// is cheap and NN-descent gains nothing.
 	ExactBelow int
+	// Progress, if not nil, receives the rows finished: n after the trees,
+	// then the rows of each descent iteration as its blocks finish, at most
+	// (MaxIterations+1)·n in all (KNNWork); a descent that converges ends
+	// sooner. It is called from one goroutine at a time, between blocks.
+	Progress func(rows int)
 }
 
 func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
@@ -64,6 +69,12 @@ func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
 
 // exact reports whether ApproxKNN runs the exhaustive search for n rows and
 // k neighbours (s with defaults applied).
+func (s NNDescentSettings) progress(rows int) {
+	if s.Progress != nil {
+		s.Progress(rows)
+	}
+}
+
 func (s NNDescentSettings) exact(n, k int) bool { return n < s.ExactBelow || 8*k >= n }
 
 // Grains of the parallel loops: points per chunk for the per-point passes,
@@ -88,12 +99,17 @@ func ApproxKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n,
 	checkKNN(idx, dist, n, k)
 	set = set.withDefaults(k)
 	if set.exact(n, k) {
-		return KNN(ctx, idx, dist, x, n, d, k, threads)
+		err := KNN(ctx, idx, dist, x, n, d, k, threads)
+		if err == nil {
+			set.progress(n)
+		}
+		return err
 	}
 	g := newNNGraph(n, k)
 	if err := g.initTrees(ctx, x, d, threads, set); err != nil {
 		return err
 	}
+	set.progress(n)
 	if err := g.descend(ctx, x, d, threads, set); err != nil {
 		return err
 	}
@@ -373,6 +389,7 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 			if err != nil {
 				return err
 			}
+			set.progress(b1 - b0)
 			nsrc := NumChunks(b1-b0, nndGrain)
 			err = ParallelFor(ctx, dstChunks, threads, 1, func(lo, hi int) {
 				for t := lo; t < hi; t++ {

@@ -196,14 +196,13 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	}
 	var lv levelStress
 	if o.Method == BarnesHut {
-		rep.Start("neighbours", int64(n))
-		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o)
+		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o, rep)
 	} else {
 		rep.Start("pair distances", int64(n))
 		lv, err = newDenseLevels(ctx, x, n, d, soft, c, o)
-	}
-	if err == nil {
-		rep.Add(int64(n))
+		if err == nil {
+			rep.Add(int64(n))
+		}
 	}
 	rep.Finish()
 	if err != nil {
@@ -303,7 +302,9 @@ type sparseLevels struct {
 	bh    BH
 }
 
-func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*sparseLevels, error) {
+// newSparseLevels finds the neighbours, reporting them to rep as phase
+// "neighbours".
+func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, rep transforms.Progress) (*sparseLevels, error) {
 	var kmax float64
 	for _, k := range o.Levels(n) {
 		kmax = math.Max(kmax, k)
@@ -311,7 +312,9 @@ func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64,
 	kn := min(bhNeighbours(kmax), n-1)
 	idx := make([]int32, n*kn)
 	d2 := make([]float64, n*kn)
-	ran, err := kernels.FindKNN(ctx, idx, d2, x, n, d, kn, o.Threads, o.Neighbors, kernels.NNDescentSettings{Seed: KNNSeed})
+	set := kernels.NNDescentSettings{Seed: KNNSeed, Progress: func(rows int) { rep.Add(int64(rows)) }}
+	rep.Start("neighbours", kernels.KNNWork(n, kn, o.Neighbors, set))
+	ran, err := kernels.FindKNN(ctx, idx, d2, x, n, d, kn, o.Threads, o.Neighbors, set)
 	if err != nil {
 		return nil, err
 	}

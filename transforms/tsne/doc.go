@@ -44,8 +44,11 @@
 //
 // The sparse methods find the neighbours of feature rows with
 // kernels.FindKNN: exhaustively up to kernels.AutoApproxKNNAbove rows and
-// by NN-descent (kernels.ApproxKNN, seeded by Seed) above, unless
-// Options.Neighbors asks for one of them; Result.KNN says which ran.
+// by NN-descent (kernels.ApproxKNN, seeded by Seed, joining KNNCandidates
+// = 60 candidates per point) above, unless Options.Neighbors asks for one of
+// them; Result.KNN says which ran. The search reports its passes to the
+// Reporter as phase "neighbours", so a run of 10⁶ rows is not silent for
+// the quarter of an hour NN-descent takes there.
 //
 // From 2¹⁵ points on, the optimiser stores the points in the Z-order of
 // the current map (re-sorted every 50 iterations, P relabelled with them)

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/ordinate/ordinate/kernels"
@@ -547,5 +548,54 @@ func TestOptimizerSteps(t *testing.T) {
 	}
 	if w := maxAbsDiff(r.Y, y); w > 1e-12*scale {
 		t.Errorf("max |ΔY| = %.3g against the hand-replayed steps (scale %.3g)", w, scale)
+	}
+}
+
+// phaseLog records the phases a fit reports and the work added to each.
+type phaseLog struct {
+	mu     sync.Mutex
+	phases []string
+	total  map[string]int64
+	done   map[string]int64
+	cur    string
+}
+
+func (p *phaseLog) Start(phase string, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.total == nil {
+		p.total, p.done = map[string]int64{}, map[string]int64{}
+	}
+	p.phases = append(p.phases, phase)
+	p.cur, p.total[phase] = phase, total
+}
+func (p *phaseLog) Add(n int64) { p.mu.Lock(); p.done[p.cur] += n; p.mu.Unlock() }
+func (p *phaseLog) Finish()     {}
+
+// The neighbour search reports its work: all of it for the exhaustive
+// search, at least the trees and one descent pass (and no more than the
+// total announced) for NN-descent.
+func TestNeighboursProgress(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	x, labels := clusters(rng, 4, 600, 5, 4)
+	n := len(labels)
+	for _, c := range []struct {
+		name string
+		knn  kernels.KNNMethod
+	}{{"exact", kernels.KNNExact}, {"approx", kernels.KNNApprox}} {
+		var log phaseLog
+		o := Options{Method: BH, Neighbors: c.knn, Iterations: 1, Reporter: &log}
+		res, err := FromFeatures(context.Background(), x, n, 5, o)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		total, done := log.total["neighbours"], log.done["neighbours"]
+		if res.KNN != c.knn.String() {
+			t.Errorf("%s: ran %s", c.name, res.KNN)
+		}
+		if c.knn == kernels.KNNExact && (total != int64(n) || done != total) ||
+			c.knn == kernels.KNNApprox && (total <= int64(n) || done > total || done < 2*int64(n)) {
+			t.Errorf("%s: neighbours reported %d of %d rows (phases %v)", c.name, done, total, log.phases)
+		}
 	}
 }
