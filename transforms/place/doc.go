@@ -57,7 +57,7 @@
 // particle–particle particle–mesh sums: each point is spread onto the 4×4
 // nodes around it with the cubic Lagrange weights that Eval uses, the
 // spread charges are convolved with the kernels w, w²·d₀ and w²·d₁ by FFT
-// (gonum's dsp/fourier, on a grid padded to at least 2n−1 per axis so that
+// (kernels.RealFFT2, on a grid padded to at least 2n−1 per axis so that
 // no offset wraps around; exact for charges on nodes), and at the 8×8 nodes
 // within 4 cells of each point that point's spread term is replaced by its
 // exact one. What stays approximate is the kernel's interpolation in the
