@@ -9,7 +9,7 @@ import (
 // X_k = Σ_j x_j·e^{−2πijk/n}, by the Stockham autosort algorithm: one pass
 // per radix (4s first, then 2, 3, 5), each reading one buffer and writing
 // the other in order, so no bit reversal and unit-stride inner loops. It
-// is about three times as fast as gonum's dsp/fourier (FFTPACK) at the grid
+// is about four times as fast as gonum's dsp/fourier (FFTPACK) at the grid
 // lengths of t-SNE's interpolation (BenchmarkCmplxFFT). Not safe for
 // concurrent use: it owns its work buffer.
 type cmplxFFT struct {
@@ -102,6 +102,10 @@ func radix2(y, x []complex128, m, s int, tw []complex128) {
 }
 
 func radix4(y, x []complex128, m, s int, tw []complex128) {
+	if s == 1 {
+		radix4First(y, x, m, tw)
+		return
+	}
 	for p := range m {
 		w1, w2, w3 := tw[3*p], tw[3*p+1], tw[3*p+2]
 		x0, x1 := x[s*p:s*p+s], x[s*(p+m):s*(p+m)+s]
@@ -117,6 +121,25 @@ func radix4(y, x []complex128, m, s int, tw []complex128) {
 			y2[q] = (t0 - t2) * w2
 			y3[q] = (t1 - t3) * w3
 		}
+	}
+}
+
+// radix4First is radix4's first pass (s = 1), without the per-p slices
+// that cost more than its one butterfly.
+func radix4First(y, x []complex128, m int, tw []complex128) {
+	x0, x1, x2, x3 := x[:m], x[m:2*m], x[2*m:3*m], x[3*m:4*m]
+	y = y[:4*m]
+	tw = tw[:3*m]
+	for p := range x0 {
+		a0, a1, a2, a3 := x0[p], x1[p], x2[p], x3[p]
+		t0, t1, t2, t3 := a0+a2, a0-a2, a1+a3, a1-a3
+		t3 = complex(imag(t3), -real(t3))
+		o := y[4*p : 4*p+4]
+		w := tw[3*p : 3*p+3]
+		o[0] = t0 + t2
+		o[1] = (t1 + t3) * w[0]
+		o[2] = (t0 - t2) * w[1]
+		o[3] = (t1 - t3) * w[2]
 	}
 }
 
