@@ -13,15 +13,27 @@ import (
 // multiplies into the adds, so the result is the same on every
 // architecture and wherever it is computed.
 func SqDist(a, b []float64) float64 {
+	if hasAVX2 {
+		return sqDistAVX2(a, b[:len(a)])
+	}
 	var s [4]float64
 	sqDistLanes(&s, a, b)
 	return (s[0] + s[1]) + (s[2] + s[3])
 }
 
 // sqDistLanes adds the terms of a and b to the partial sums s, term k to
-// s[k mod 4].
+// s[k mod 4], with the AVX2 kernel where the CPU has it.
 func sqDistLanes(s *[4]float64, a, b []float64) {
 	b = b[:len(a)]
+	if hasAVX2 {
+		sqDistLanesAVX2(s, a, b)
+		return
+	}
+	sqDistLanesGo(s, a, b)
+}
+
+// sqDistLanesGo is sqDistLanes in pure Go (len(b) = len(a)).
+func sqDistLanesGo(s *[4]float64, a, b []float64) {
 	s0, s1, s2, s3 := s[0], s[1], s[2], s[3]
 	k := 0
 	for ; k+4 <= len(a); k += 4 {
@@ -52,16 +64,25 @@ func sqDistLanes(s *[4]float64, a, b []float64) {
 // equals SqDist(a, b) bit for bit. The bound is checked every 16 terms
 // (which keeps each lane's sequence of additions that of SqDist).
 func sqDistBelow(a, b []float64, bound float64) (d float64, ok bool) {
+	b = b[:len(a)]
+	if hasAVX2 {
+		return sqDistBelowAVX2(a, b, bound)
+	}
+	return sqDistBelowGo(a, b, bound)
+}
+
+// sqDistBelowGo is sqDistBelow in pure Go (len(b) = len(a)).
+func sqDistBelowGo(a, b []float64, bound float64) (d float64, ok bool) {
 	const step = 16
 	var s [4]float64
 	k := 0
 	for ; k+step < len(a); k += step {
-		sqDistLanes(&s, a[k:k+step], b[k:k+step])
+		sqDistLanesGo(&s, a[k:k+step], b[k:k+step])
 		if (s[0]+s[1])+(s[2]+s[3]) >= bound {
 			return 0, false
 		}
 	}
-	sqDistLanes(&s, a[k:], b[k:])
+	sqDistLanesGo(&s, a[k:], b[k:])
 	d = (s[0] + s[1]) + (s[2] + s[3])
 	return d, d < bound
 }

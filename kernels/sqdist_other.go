@@ -1,0 +1,13 @@
+//go:build !amd64 || purego
+
+package kernels
+
+const hasAVX2 = false
+
+func sqDistLanesAVX2(*[4]float64, []float64, []float64) { panic("kernels: no AVX2 kernel") }
+
+func sqDistBelowAVX2([]float64, []float64, float64) (float64, bool) {
+	panic("kernels: no AVX2 kernel")
+}
+
+func sqDistAVX2([]float64, []float64) float64 { panic("kernels: no AVX2 kernel") }

@@ -1,0 +1,110 @@
+package kernels
+
+import (
+	"math"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestSqDistAVX2 checks the AVX2 kernels against the pure-Go loops bit for
+// bit, on every length up to 70 (all tails and 16-term blocks), slices that
+// start at odd offsets (unaligned), partial sums that are not zero, and
+// bounds at, just above and below the result, with NaN and Inf inputs.
+func TestSqDistAVX2(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU (or purego build)")
+	}
+	rng := rand.New(rand.NewPCG(16, 2))
+	buf := randomPoints(rng, 2, 80)
+	special := []struct {
+		name string
+		v    float64
+	}{{"finite", 0}, {"NaN", math.NaN()}, {"+Inf", math.Inf(1)}, {"-Inf", math.Inf(-1)}}
+	for _, sp := range special {
+		for d := 0; d <= 70; d++ {
+			for _, off := range []int{0, 1, 3} {
+				a := append([]float64(nil), buf[off:off+d]...)
+				b := buf[80+off : 80+off+d]
+				if sp.name != "finite" && d > 0 {
+					a[rng.IntN(d)] = sp.v
+				}
+				name := func() string { return sp.name + " d=" + itoa(d) + " offset=" + itoa(off) }
+				want := SqDist(a, b) // dispatches to AVX2
+				var s [4]float64
+				sqDistLanesGo(&s, a, b)
+				ref := (s[0] + s[1]) + (s[2] + s[3])
+				if !sameBits(want, ref) {
+					t.Fatalf("%s: SqDist %v, Go %v", name(), want, ref)
+				}
+				start := [4]float64{1, 2, 3, 4}
+				lg, la := start, start
+				sqDistLanesGo(&lg, a, b)
+				sqDistLanesAVX2(&la, a, b)
+				for k := range lg {
+					if !sameBits(lg[k], la[k]) {
+						t.Fatalf("%s: lane %d: AVX2 %v, Go %v", name(), k, la[k], lg[k])
+					}
+				}
+				for _, bound := range []float64{0, ref * 0.3, ref, math.Nextafter(ref, math.Inf(1)), math.Nextafter(ref, 0), 2 * ref, math.Inf(1), math.NaN()} {
+					dg, okg := sqDistBelowGo(a, b, bound)
+					da, oka := sqDistBelowAVX2(a, b, bound)
+					if okg != oka || (okg && !sameBits(dg, da)) {
+						t.Fatalf("%s bound=%v: AVX2 (%v, %v), Go (%v, %v)", name(), bound, da, oka, dg, okg)
+					}
+				}
+			}
+		}
+	}
+}
+
+// benchSink keeps benchmark results alive.
+var benchSink float64
+
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// itoa formats a small non-negative int without strconv in the hot test loop.
+func itoa(v int) string {
+	if v == 0 {
+		return "0"
+	}
+	var b [bits.UintSize / 3]byte
+	i := len(b)
+	for ; v > 0; v /= 10 {
+		i--
+		b[i] = byte('0' + v%10)
+	}
+	return string(b[i:])
+}
+
+// BenchmarkSqDist measures one squared distance (SqDist) and one bounded
+// distance that never stops early (sqDistBelow), with the kernel the CPU
+// selects and with the pure-Go loop, between neighbouring rows of a
+// 256-row table.
+func BenchmarkSqDist(b *testing.B) {
+	for _, d := range []int{8, 50, 512} {
+		x := randomPoints(rand.New(rand.NewPCG(1, 2)), 256, d)
+		run := func(name string, dist func(a, b []float64) float64) {
+			b.Run(name+"/d="+itoa(d), func(b *testing.B) {
+				var s float64
+				for b.Loop() {
+					for i := range 255 {
+						s += dist(x[i*d:(i+1)*d], x[(i+1)*d:(i+2)*d])
+					}
+				}
+				benchSink = s
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/255, "ns/dist")
+			})
+		}
+		run("SqDist", SqDist)
+		run("below", func(a, b []float64) float64 { v, _ := sqDistBelow(a, b, math.Inf(1)); return v })
+		run("SqDist-go", func(a, b []float64) float64 {
+			var s [4]float64
+			sqDistLanesGo(&s, a, b)
+			return (s[0] + s[1]) + (s[2] + s[3])
+		})
+		run("below-go", func(a, b []float64) float64 { v, _ := sqDistBelowGo(a, b, math.Inf(1)); return v })
+	}
+}
