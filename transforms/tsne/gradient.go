@@ -297,15 +297,7 @@ func tsneKLFinish(rowZ, rowKL, rowP []float64) float64 {
 func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, alpha float64) {
 	if dims == 2 {
 		for i := lo; i < hi; i++ {
-			y0, y1 := y[2*i], y[2*i+1]
-			var a0, a1 float64
-			for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
-				j := int(p.Col[e])
-				d0, d1 := y0-y[2*j], y1-y[2*j+1]
-				pw := p.Val[e] / (1 + (d0*d0 + d1*d1))
-				a0 += pw * d0
-				a1 += pw * d1
-			}
+			a0, a1 := attract2(y, p.Col[p.RowPtr[i]:p.RowPtr[i+1]], p.Val[p.RowPtr[i]:p.RowPtr[i+1]], y[2*i], y[2*i+1])
 			att[2*i], att[2*i+1] = alpha*a0, alpha*a1
 		}
 		return
@@ -325,6 +317,40 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 			a[c] *= alpha
 		}
 	}
+}
+
+// attract2 returns Σ_e val_e w_e (y_i − y_col_e) in two dimensions, with
+// w = 1/(1 + d²). The division dominates the loop (on this machine's
+// cores it is not pipelined well enough to hide behind the neighbours'
+// loads), so the entries go in pairs that share one: with q_a = 1 + d_a²,
+// w_a = q_b / (q_a q_b) and w_b = q_a / (q_a q_b), about 1.3× faster than a
+// division each (BenchmarkAttract), at a cost of two roundings; q_a q_b
+// cannot overflow for any map whose squared extent is below 1e150.
+func attract2(y []float64, col []int32, val []float64, y0, y1 float64) (float64, float64) {
+	val = val[:len(col)]
+	var a0, a1, b0, b1 float64
+	m := 0
+	for ; m+2 <= len(col); m += 2 {
+		j, l := int(col[m]), int(col[m+1])
+		d0, d1 := y0-y[2*j], y1-y[2*j+1]
+		e0, e1 := y0-y[2*l], y1-y[2*l+1]
+		qa := 1 + (d0*d0 + d1*d1)
+		qb := 1 + (e0*e0 + e1*e1)
+		r := 1 / (qa * qb)
+		pa, pb := val[m]*qb*r, val[m+1]*qa*r
+		a0 += pa * d0
+		a1 += pa * d1
+		b0 += pb * e0
+		b1 += pb * e1
+	}
+	if m < len(col) {
+		j := int(col[m])
+		d0, d1 := y0-y[2*j], y1-y[2*j+1]
+		pw := val[m] / (1 + (d0*d0 + d1*d1))
+		a0 += pw * d0
+		a1 += pw * d1
+	}
+	return a0 + b0, a1 + b1
 }
 
 // KLSparse returns KL(P‖Q) at y over the entries of the sparse P, with
