@@ -9,8 +9,10 @@ import (
 )
 
 // FFT-accelerated interpolation of t-SNE's repulsive forces (FIt-SNE,
-// Linderman et al., Nature Methods 2019, as openTSNE implements it). The
-// bounding box of the map is cut into equal intervals per axis, each with
+// Linderman et al., Nature Methods 2019, as openTSNE implements it). A
+// grid of equal intervals per axis covers the bounding box of the map
+// (intervals exactly IntervalWidth wide, centred on the box, once the map
+// is wider than MinIntervals of them), each with
 // NodesPerInterval equispaced Lagrange nodes at offsets (k + ½)/p of the
 // interval, so that all nodes form one regular grid of spacing h =
 // width/p. Each point spreads a unit charge onto the p^dims nodes of its
@@ -53,8 +55,9 @@ type InterpSettings struct {
 	// intervals, capped by MaxIntervals.
 	IntervalWidth float64
 	// MaxIntervals caps the intervals per axis (0 → 500), which bounds
-	// memory (two spectra of (2·p·MaxIntervals)² complex values in 2-D);
-	// beyond it the intervals widen and the error grows.
+	// memory (five spectra of about 2·(p·MaxIntervals)² complex values in
+	// 2-D, 72 MiB each at the defaults); beyond it the intervals widen
+	// and the error grows.
 	MaxIntervals int
 }
 
@@ -101,6 +104,8 @@ type InterpGradient struct {
 	charge    []float64
 	pot       []float64 // node potentials, (dims+1) per node
 	qs, ks    []complex128
+	kspec     []complex128 // the kernels' spectra, one after another
+	kernelKey interpKernelKey
 	fft       kernels.RealFFT2
 }
 
@@ -197,12 +202,19 @@ func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
 				lo = y[c] - 0.5
 			}
 		}
-		nb := minI
-		if need := math.Ceil(ext / width); need > float64(nb) {
-			nb = int(min(need, float64(maxI)))
+		// Between MinIntervals and MaxIntervals the intervals are exactly
+		// IntervalWidth wide and the grid is centred on the map, so h, and
+		// with it the kernels' spectra, changes only when an axis gains
+		// an interval (see convolve); otherwise they span the extent.
+		nb, w := minI, ext/float64(minI)
+		if need := math.Ceil(ext / width); need > float64(maxI) {
+			nb, w = maxI, ext/float64(maxI)
+		} else if need > float64(minI) {
+			nb, w = int(need), width
+			lo -= (float64(nb)*w - ext) / 2
 		}
 		gr.lo[c], gr.nb[c] = lo, nb
-		gr.w[c] = ext / float64(nb)
+		gr.w[c] = w
 		gr.h[c] = gr.w[c] / float64(gr.p)
 		gr.nodes[c] = nb * gr.p
 	}
@@ -316,7 +328,8 @@ func interpFields(dims int) int { return dims + 1 }
 
 // convolve fills g.pot with the node potentials: the charges' linear
 // convolutions with the kernels w, w²·d_0 (and w²·d_1), by FFT on a grid at
-// least 2·nodes − 1 long per axis so that no offset wraps around.
+// least 2·nodes − 1 long per axis so that no offset wraps around. The
+// kernels' spectra depend only on the grid, and are kept while it stays.
 func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads int) error {
 	n0, n1 := gr.nodes[0], gr.nodes[1]
 	p0 := kernels.FFTSize(2*n0 - 1)
@@ -327,10 +340,11 @@ func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads i
 	t := &g.fft
 	t.Setup(p0, p1, threads)
 	_, _, rowLen := t.Size()
-	g.qs = interpGrowC(g.qs, p1*rowLen)
-	g.ks = interpGrowC(g.ks, p1*rowLen)
-	qs, ks := g.qs[:p1*rowLen], g.ks[:p1*rowLen]
+	size := p1 * rowLen
 	fields := interpFields(gr.dims)
+	g.qs = interpGrowC(g.qs, size)
+	g.ks = interpGrowC(g.ks, size)
+	qs, work := g.qs[:size], g.ks[:size]
 	g.pot = interpGrow(g.pot, n0*n1*fields)
 	pot := g.pot[:n0*n1*fields]
 	q := g.charge[:n0*n1]
@@ -343,48 +357,24 @@ func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads i
 	}); err != nil {
 		return err
 	}
-	// gonum's inverse is unnormalised: fold 1/(p0·p1) into the product.
-	scale := 1 / float64(p0*p1)
-	h0, h1 := gr.h[0], gr.h[1]
+	key := interpKernelKey{dims: gr.dims, p0: p0, p1: p1, n0: n0, n1: n1, h0: gr.h[0], h1: gr.h[1]}
+	if g.kernelKey != key || len(g.kspec) < fields*size {
+		g.kspec = interpGrowC(g.kspec, fields*size)
+		g.kernelKey = interpKernelKey{} // invalid until every spectrum is done
+		for comp := range fields {
+			if err := g.kernelSpectrum(ctx, gr, g.kspec[comp*size:(comp+1)*size], comp, p0, p1); err != nil {
+				return err
+			}
+		}
+		g.kernelKey = key
+	}
+	// The inverse is unnormalised: fold 1/(p0·p1) into the product.
+	scale := complex(1/float64(p0*p1), 0)
 	for comp := range fields {
-		if err := t.Forward(ctx, ks, func(r int, row []float64) bool {
-			d1 := r
-			if r >= n1 {
-				d1 = r - p1
-				if d1 <= -n1 {
-					return false
-				}
-			}
-			x1 := float64(d1) * h1
-			s1 := 1 + x1*x1
-			for i := range row {
-				d0 := i
-				if i >= n0 {
-					d0 = i - p0
-					if d0 <= -n0 {
-						row[i] = 0
-						continue
-					}
-				}
-				x0 := float64(d0) * h0
-				w := 1 / (s1 + x0*x0)
-				switch comp {
-				case 0:
-					row[i] = w
-				case 1:
-					row[i] = w * w * x0
-				default:
-					row[i] = w * w * x1
-				}
-			}
-			return true
-		}); err != nil {
-			return err
+		for i, v := range g.kspec[comp*size : (comp+1)*size] {
+			work[i] = v * qs[i] * scale
 		}
-		for i, v := range qs {
-			ks[i] *= v * complex(scale, 0)
-		}
-		if err := t.Inverse(ctx, ks, n1, func(r int, row []float64) {
+		if err := t.Inverse(ctx, work, n1, func(r int, row []float64) {
 			dst := pot[r*n0*fields : (r+1)*n0*fields]
 			for i, v := range row[:n0] {
 				dst[i*fields+comp] = v
@@ -394,6 +384,51 @@ func (g *InterpGradient) convolve(ctx context.Context, gr *interpGrid, threads i
 		}
 	}
 	return nil
+}
+
+// interpKernelKey identifies the grid the kept kernel spectra belong to.
+type interpKernelKey struct {
+	dims, p0, p1, n0, n1 int
+	h0, h1               float64
+}
+
+// kernelSpectrum writes to dst the spectrum of kernel comp (w, w²·d_0 or
+// w²·d_1) at the node offsets of gr, laid out circularly on the p1×p0 grid.
+func (g *InterpGradient) kernelSpectrum(ctx context.Context, gr *interpGrid, dst []complex128, comp, p0, p1 int) error {
+	n0, n1 := gr.nodes[0], gr.nodes[1]
+	h0, h1 := gr.h[0], gr.h[1]
+	return g.fft.Forward(ctx, dst, func(r int, row []float64) bool {
+		d1 := r
+		if r >= n1 {
+			d1 = r - p1
+			if d1 <= -n1 {
+				return false
+			}
+		}
+		x1 := float64(d1) * h1
+		s1 := 1 + x1*x1
+		for i := range row {
+			d0 := i
+			if i >= n0 {
+				d0 = i - p0
+				if d0 <= -n0 {
+					row[i] = 0
+					continue
+				}
+			}
+			x0 := float64(d0) * h0
+			w := 1 / (s1 + x0*x0)
+			switch comp {
+			case 0:
+				row[i] = w
+			case 1:
+				row[i] = w * w * x0
+			default:
+				row[i] = w * w * x1
+			}
+		}
+		return true
+	})
 }
 
 // interpolate writes φ_1..φ_dims at the point yi into rep and returns φ_0
