@@ -87,6 +87,47 @@ func sqDistBelowGo(a, b []float64, bound float64) (d float64, ok bool) {
 	return d, d < bound
 }
 
+// sqDistAtMost2 is two calls sqDistAtMost(a, b1, bound1) and
+// sqDistAtMost(a, b2, bound2), computed together where the CPU allows (the
+// AVX2 kernel overlaps the two chains of additions).
+func sqDistAtMost2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool) {
+	b1, b2 = b1[:len(a)], b2[:len(a)]
+	if hasAVX2 {
+		return sqDistAtMost2AVX2(a, b1, b2, bound1, bound2)
+	}
+	d1, ok1 = sqDistAtMostGo(a, b1, bound1)
+	d2, ok2 = sqDistAtMostGo(a, b2, bound2)
+	return d1, d2, ok1, ok2
+}
+
+// sqDistAtMost is sqDistBelow with ok = d ≤ bound: it gives up once a
+// partial result exceeds bound (checked every 16 terms), and when ok is
+// true d equals SqDist(a, b) bit for bit. NaN is never at most anything.
+func sqDistAtMost(a, b []float64, bound float64) (d float64, ok bool) {
+	b = b[:len(a)]
+	if hasAVX2 {
+		d, _, ok, _ = sqDistAtMost2AVX2(a, b, b, bound, bound)
+		return d, ok
+	}
+	return sqDistAtMostGo(a, b, bound)
+}
+
+// sqDistAtMostGo is sqDistAtMost in pure Go (len(b) = len(a)).
+func sqDistAtMostGo(a, b []float64, bound float64) (d float64, ok bool) {
+	const step = 16
+	var s [4]float64
+	k := 0
+	for ; k+step < len(a); k += step {
+		sqDistLanesGo(&s, a[k:k+step], b[k:k+step])
+		if (s[0]+s[1])+(s[2]+s[3]) > bound {
+			return 0, false
+		}
+	}
+	sqDistLanesGo(&s, a[k:], b[k:])
+	d = (s[0] + s[1]) + (s[2] + s[3])
+	return d, d <= bound
+}
+
 // EmbedSqDist returns Σ_k (a_k − b_k)² summed in one accumulator in
 // increasing k: the squared distance between points of a low-dimensional
 // embedding (the t-SNE gradients and KL, and the Barnes–Hut walks of t-SNE

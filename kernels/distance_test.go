@@ -123,6 +123,10 @@ func TestSqDistBelow(t *testing.T) {
 				if ok != (full < bound) || (ok && got != full) {
 					t.Fatalf("d=%d bound=%v: got (%v, %v), SqDist %v", d, bound, got, ok, full)
 				}
+				got, ok = sqDistAtMost(a, b, bound)
+				if ok != (full <= bound) || (ok && got != full) {
+					t.Fatalf("d=%d bound=%v: at most: got (%v, %v), SqDist %v", d, bound, got, ok, full)
+				}
 			}
 		}
 	}

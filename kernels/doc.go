@@ -37,10 +37,11 @@
 // purego build tag turns it off). The four partial sums are the four lanes
 // of one vector register, added to in the same order with a separate
 // multiply and add, so the results equal the pure-Go loop's bit for bit
-// (TestSqDistAVX2); the single chain of additions bounds the speed at one
-// vector per add latency, about 1.3× (SqDist) to 2× (long rows, and the
-// bounded distance of the neighbour searches) the pure-Go speed
-// (BenchmarkSqDist).
+// (TestSqDistAVX2). One distance is a single chain of additions, so its
+// speed is one vector per add latency: about 1.3× (SqDist) to 2× (long
+// rows, and the bounded distance of the neighbour searches) the pure-Go
+// speed (BenchmarkSqDist). NN-descent's local join computes two distances
+// from one point at once, whose chains overlap.
 //
 // # Ties
 //

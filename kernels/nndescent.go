@@ -377,12 +377,8 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 					nw := newC[u*mc : u*mc+int(nNew[u])]
 					ol := oldC[u*mc : u*mc+int(nOld[u])]
 					for a, p := range nw {
-						for _, q := range nw[a+1:] {
-							g.join(row, x, d, p, q)
-						}
-						for _, q := range ol {
-							g.join(row, x, d, p, q)
-						}
+						g.joinList(row, x, d, p, nw[a+1:])
+						g.joinList(row, x, d, p, ol)
 					}
 				}
 			})
@@ -418,6 +414,31 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 	return nil
 }
 
+// joinList joins p with each of qs in order, two at a time where it can
+// (sqDistAtMost2 overlaps the two distances).
+func (g *nnGraph) joinList(row [][]nndUpdate, x []float64, d int, p int32, qs []int32) {
+	m := 0
+	for ; m+2 <= len(qs); m += 2 {
+		q1, q2 := qs[m], qs[m+1]
+		if q1 == p || q2 == p {
+			g.join(row, x, d, p, q1)
+			g.join(row, x, d, p, q2)
+			continue
+		}
+		tp, t1, t2 := g.top(int(p)), g.top(int(q1)), g.top(int(q2))
+		v1, v2, ok1, ok2 := sqDistAtMost2(x[int(p)*d:int(p+1)*d], x[int(q1)*d:int(q1+1)*d], x[int(q2)*d:int(q2+1)*d], max(tp, t1), max(tp, t2))
+		if ok1 {
+			g.offer(row, v1, tp, t1, p, q1)
+		}
+		if ok2 {
+			g.offer(row, v2, tp, t2, p, q2)
+		}
+	}
+	if m < len(qs) {
+		g.join(row, x, d, p, qs[m])
+	}
+}
+
 // join computes the distance between candidates p and q against the frozen
 // graph and buffers an update for each side it could improve.
 func (g *nnGraph) join(row [][]nndUpdate, x []float64, d int, p, q int32) {
@@ -425,11 +446,15 @@ func (g *nnGraph) join(row [][]nndUpdate, x []float64, d int, p, q int32) {
 		return
 	}
 	tp, tq := g.top(int(p)), g.top(int(q))
-	// A tie with the top can still enter by index, hence Nextafter.
-	v, ok := sqDistBelow(x[int(p)*d:int(p+1)*d], x[int(q)*d:int(q+1)*d], math.Nextafter(max(tp, tq), math.Inf(1)))
-	if !ok {
-		return
+	// A tie with the top can still enter by index, hence "at most".
+	if v, ok := sqDistAtMost(x[int(p)*d:int(p+1)*d], x[int(q)*d:int(q+1)*d], max(tp, tq)); ok {
+		g.offer(row, v, tp, tq, p, q)
 	}
+}
+
+// offer buffers the update of p by q and of q by p where their distance v
+// does not exceed the side's top tp or tq.
+func (g *nnGraph) offer(row [][]nndUpdate, v, tp, tq float64, p, q int32) {
 	if v <= tp {
 		t := int(p) / nndTargets
 		row[t] = append(row[t], nndUpdate{v: v, target: p, other: q})

@@ -18,3 +18,6 @@ func sqDistBelowAVX2(a, b []float64, bound float64) (d float64, ok bool)
 
 //go:noescape
 func sqDistAVX2(a, b []float64) float64
+
+//go:noescape
+func sqDistAtMost2AVX2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool)

@@ -156,3 +156,114 @@ sqdone:
 	VMOVSD  X3, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// Two distances from one row a at once, to b1 (Y0) and b2 (Y6): the two
+// chains of additions overlap, where one chain alone waits on the add
+// latency. Each lane sees the additions of sqDistLanesGo.
+#define BLOCK2(off) \
+	VMOVUPD off(SI), Y1 \
+	VSUBPD  off(DX), Y1, Y8 \
+	VSUBPD  off(DI), Y1, Y9 \
+	VMULPD  Y8, Y8, Y8 \
+	VMULPD  Y9, Y9, Y9 \
+	VADDPD  Y8, Y0, Y0 \
+	VADDPD  Y9, Y6, Y6
+
+#define TAIL2 \
+	LEAQ    tailmask<>(SB), R8 \
+	DECQ    CX \
+	SHLQ    $5, CX \
+	VMOVDQU (R8)(CX*1), Y2 \
+	VMASKMOVPD (SI), Y2, Y1 \
+	VMASKMOVPD (DX), Y2, Y8 \
+	VMASKMOVPD (DI), Y2, Y9 \
+	VSUBPD  Y8, Y1, Y8 \
+	VSUBPD  Y9, Y1, Y9 \
+	VMULPD  Y8, Y8, Y8 \
+	VMULPD  Y9, Y9, Y9 \
+	VADDPD  Y8, Y0, Y0 \
+	VADDPD  Y9, Y6, Y6
+
+// REDUCE2 sets X3 and X11 to the sums of Y0 and Y6, as REDUCE.
+#define REDUCE2 \
+	REDUCE \
+	VEXTRACTF128 $1, Y6, X10 \
+	VHADDPD X6, X6, X11 \
+	VHADDPD X10, X10, X12 \
+	VADDSD  X12, X11, X11
+
+// func sqDistAtMost2AVX2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool)
+TEXT ·sqDistAtMost2AVX2(SB), NOSPLIT, $0-106
+	MOVQ    a_base+0(FP), SI
+	MOVQ    a_len+8(FP), CX
+	MOVQ    b1_base+24(FP), DX
+	MOVQ    b2_base+48(FP), DI
+	VMOVSD  bound1+72(FP), X5
+	VMOVSD  bound2+80(FP), X7
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y6, Y6, Y6
+	MOVQ    $1, R9             // distance 1 still below its bound
+	MOVQ    $1, R10            // distance 2
+
+at16:
+	CMPQ    CX, $16
+	JLE     atrest
+	BLOCK2(0)
+	BLOCK2(32)
+	BLOCK2(64)
+	BLOCK2(96)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	ADDQ    $128, DI
+	SUBQ    $16, CX
+	REDUCE2
+	VUCOMISD X3, X5
+	JCC     keep1              // bound1 ≥ partial, or unordered
+	MOVQ    $0, R9
+keep1:
+	VUCOMISD X11, X7
+	JCC     keep2
+	MOVQ    $0, R10
+keep2:
+	MOVQ    R9, R11
+	ORQ     R10, R11
+	JNZ     at16
+	MOVQ    $0, d1+88(FP)
+	MOVQ    $0, d2+96(FP)
+	MOVB    $0, ok1+104(FP)
+	MOVB    $0, ok2+105(FP)
+	VZEROUPPER
+	RET
+
+atrest:
+	MOVQ    CX, BX
+	SHRQ    $2, BX
+	JZ      attail
+
+atloop:
+	BLOCK2(0)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	DECQ    BX
+	JNZ     atloop
+
+attail:
+	ANDQ    $3, CX
+	JZ      atdone
+	TAIL2
+
+atdone:
+	REDUCE2
+	VMOVSD  X3, d1+88(FP)
+	VMOVSD  X11, d2+96(FP)
+	VUCOMISD X3, X5
+	SETCC   R12B               // bound1 ≥ d1 (false when unordered)
+	ANDB    R9B, R12B
+	MOVB    R12B, ok1+104(FP)
+	VUCOMISD X11, X7
+	SETCC   R12B
+	ANDB    R10B, R12B
+	MOVB    R12B, ok2+105(FP)
+	VZEROUPPER
+	RET

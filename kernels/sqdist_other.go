@@ -11,3 +11,7 @@ func sqDistBelowAVX2([]float64, []float64, float64) (float64, bool) {
 }
 
 func sqDistAVX2([]float64, []float64) float64 { panic("kernels: no AVX2 kernel") }
+
+func sqDistAtMost2AVX2(_, _, _ []float64, _, _ float64) (float64, float64, bool, bool) {
+	panic("kernels: no AVX2 kernel")
+}

@@ -46,11 +46,25 @@ func TestSqDistAVX2(t *testing.T) {
 						t.Fatalf("%s: lane %d: AVX2 %v, Go %v", name(), k, la[k], lg[k])
 					}
 				}
-				for _, bound := range []float64{0, ref * 0.3, ref, math.Nextafter(ref, math.Inf(1)), math.Nextafter(ref, 0), 2 * ref, math.Inf(1), math.NaN()} {
+				b2 := buf[off+3 : off+3+d] // a second row, for the pair kernel
+				ref2 := SqDist(a, b2)
+				bounds := func(r float64) []float64 {
+					return []float64{0, r * 0.3, r, math.Nextafter(r, math.Inf(1)), math.Nextafter(r, 0), 2 * r, math.Inf(1), math.NaN()}
+				}
+				for bi, bound := range bounds(ref) {
 					dg, okg := sqDistBelowGo(a, b, bound)
 					da, oka := sqDistBelowAVX2(a, b, bound)
 					if okg != oka || (okg && !sameBits(dg, da)) {
 						t.Fatalf("%s bound=%v: AVX2 (%v, %v), Go (%v, %v)", name(), bound, da, oka, dg, okg)
+					}
+					for _, bound2 := range bounds(ref2)[bi%3:] {
+						w1, ok1 := sqDistAtMostGo(a, b, bound)
+						w2, ok2 := sqDistAtMostGo(a, b2, bound2)
+						g1, g2, gok1, gok2 := sqDistAtMost2AVX2(a, b, b2, bound, bound2)
+						if ok1 != gok1 || ok2 != gok2 || (ok1 && !sameBits(w1, g1)) || (ok2 && !sameBits(w2, g2)) {
+							t.Fatalf("%s bounds %v, %v: pair kernel (%v, %v, %v, %v), Go (%v, %v, %v, %v)",
+								name(), bound, bound2, g1, g2, gok1, gok2, w1, w2, ok1, ok2)
+						}
 					}
 				}
 			}
