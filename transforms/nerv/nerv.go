@@ -48,6 +48,12 @@ const DefaultBHTol = 1e-2
 // Levels above max(K, MaxBHPerplexity) are skipped.
 const MaxBHPerplexity = 100
 
+// keptForceMaxN is the largest N for which the exact method keeps the
+// pair forces between the passes of Stress (Input.Force): one more N×N
+// array, 128 MiB at this N, beside the three the exact method holds
+// already (distances, β and log β).
+const keptForceMaxN = 4096
+
 // KNNSeed seeds the NN-descent search of BarnesHut (Options.Neighbors):
 // the stage has no seed of its own, since the rest of the fit is
 // deterministic (PCA start, L-BFGS), so one fixed seed keeps the whole fit
@@ -265,6 +271,9 @@ func newDenseLevels(ctx context.Context, x []float64, n, d int, soft []float64, 
 		return nil, err
 	}
 	in := &Input{N: n, C: c, Soft: soft, Alpha: o.Alpha, Gamma: o.Gamma, Beta: make([]float64, n*n)}
+	if n <= keptForceMaxN {
+		in.Force = make([]float64, n*n)
+	}
 	return &denseLevels{ctx: ctx, o: o, d2: d2, in: in, prec: make([]float64, n)}, nil
 }
 

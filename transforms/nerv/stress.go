@@ -70,6 +70,12 @@ type Input struct {
 	// Beta (see LogBeta). β is fixed during an optimisation, so caching
 	// saves two of the six transcendental calls per pair.
 	LogBeta []float64
+	// Force, if it has length N², is scratch for the gradient: the first
+	// pass keeps each ordered pair's c_ij/s_i² in it, so that the second
+	// neither recomputes b_ij nor calls nervPair again (half the
+	// exponentials, about twice as fast); nil recomputes them in O(N)
+	// memory. Its contents are not part of the input.
+	Force []float64
 }
 
 // LogBeta fills in.LogBeta from in.Beta (allocating it when nil).
@@ -101,6 +107,9 @@ func (in *Input) check(y []float64, dims int) {
 	}
 	if !(in.Alpha >= 0 && in.Alpha <= 1 && in.Gamma >= 0 && in.Gamma <= 1) {
 		panic(fmt.Sprintf("nerv: alpha = %v, gamma = %v, want both in [0, 1]", in.Alpha, in.Gamma))
+	}
+	if in.Force != nil && len(in.Force) != n*n {
+		panic(fmt.Sprintf("nerv: len(Force) = %d, want N² = %d", len(in.Force), n*n))
 	}
 	if in.LogBeta != nil && len(in.LogBeta) != n*n {
 		panic(fmt.Sprintf("nerv: len(LogBeta) = %d, want N² = %d", len(in.LogBeta), n*n))
@@ -201,11 +210,16 @@ func Stress(ctx context.Context, grad, y []float64, dims int, in *Input, threads
 		}
 		r.h[i] = 1 / (2 * s * s)
 	}
+	keep := grad != nil && in.Force != nil
 	scratch := make([]float64, kernels.Workers(n, threads, nervGrain)*2*n)
 	err := kernels.ParallelForWorker(ctx, n, threads, nervGrain, func(w, lo, hi int) {
 		a := scratch[w*2*n : (w+1)*2*n]
 		for i := lo; i < hi; i++ {
-			nervRow(&r, a[:n], a[n:], y, dims, in, i)
+			var force []float64
+			if keep {
+				force = in.Force[i*n : (i+1)*n]
+			}
+			nervRow(&r, a[:n], a[n:], force, y, dims, in, i)
 		}
 	})
 	if err != nil {
@@ -219,10 +233,13 @@ func Stress(ctx context.Context, grad, y []float64, dims int, in *Input, threads
 	if grad == nil {
 		return stress, nil
 	}
-	grain := nervPairGrain(n)
-	err = kernels.ParallelSumVec(ctx, grad, n, threads, grain, func(lo, hi int, acc []float64) {
-		nervGradBlock(acc, &r, y, dims, in, lo, hi)
-	})
+	if keep {
+		err = keptForces(ctx, grad, in.Force, y, n, dims, threads)
+	} else {
+		err = kernels.ParallelSumVec(ctx, grad, n, threads, nervPairGrain(n), func(lo, hi int, acc []float64) {
+			nervGradBlock(acc, &r, y, dims, in, lo, hi)
+		})
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -240,8 +257,9 @@ func nervPairGrain(n int) int {
 	return max(nervGrain, (n+63)/64)
 }
 
-// nervRow is pass 1 for row i: a and e are scratch of length n.
-func nervRow(r *nervRows, a, e, y []float64, dims int, in *Input, i int) {
+// nervRow is pass 1 for row i: a and e are scratch of length n. If force
+// is not nil it receives c_ij/s_i² = c_ij·2h_i for every j (0 at j = i).
+func nervRow(r *nervRows, a, e, force, y []float64, dims int, in *Input, i int) {
 	n := in.N
 	yi := y[i*dims : (i+1)*dims]
 	h := r.h[i]
@@ -268,11 +286,61 @@ func nervRow(r *nervRows, a, e, y []float64, dims int, in *Input, i int) {
 		if j == i {
 			continue
 		}
-		s, g := nervPair(beta[j], in.logBeta(i*in.N+j), e[j]/z, amin-a[j]-logZ, in.tradeoff(i, j))
+		b := e[j] / z
+		s, g := nervPair(beta[j], in.logBeta(i*in.N+j), b, amin-a[j]-logZ, in.tradeoff(i, j))
 		st += s
 		sg += g
+		if force != nil {
+			e[j], a[j] = b, g
+		}
 	}
 	r.amin[i], r.logZ[i], r.sumG[i], r.stress[i] = amin, logZ, sg, st
+	if force != nil {
+		for j := range n {
+			force[j] = 2 * h * (e[j]*sg - a[j])
+		}
+		force[i] = 0
+	}
+}
+
+// keptForces is pass 2 from the forces of pass 1 (Input.Force): it makes F
+// symmetric, F_lj = F_jl ← F_lj + F_jl, in square tiles of the upper
+// triangle (each tile pair is written by one worker), then sets
+// grad_l = Σ_j F_lj (y_l − y_j) row by row, so rows are independent and
+// the result does not depend on the thread count.
+func keptForces(ctx context.Context, grad, force, y []float64, n, dims, threads int) error {
+	const tile = 64
+	nb := (n + tile - 1) / tile
+	err := kernels.ParallelFor(ctx, nb, threads, 1, func(lo, hi int) {
+		for bi := lo; bi < hi; bi++ {
+			for bj := bi; bj < nb; bj++ {
+				for l := bi * tile; l < min(bi*tile+tile, n); l++ {
+					row := force[l*n : (l+1)*n]
+					for j := max(bj*tile, l+1); j < min(bj*tile+tile, n); j++ {
+						v := row[j] + force[j*n+l]
+						row[j], force[j*n+l] = v, v
+					}
+				}
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	return kernels.ParallelFor(ctx, n, threads, nervGrain, func(lo, hi int) {
+		for l := lo; l < hi; l++ {
+			row := force[l*n : (l+1)*n]
+			yl := y[l*dims : (l+1)*dims]
+			gl := grad[l*dims : (l+1)*dims]
+			clear(gl)
+			for j, f := range row {
+				yj := y[j*dims : (j+1)*dims]
+				for k := range gl {
+					gl[k] += f * (yl[k] - yj[k])
+				}
+			}
+		}
+	})
 }
 
 // nervGradBlock is pass 2 for the pairs (l, j), l in [lo, hi), j > l: both

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ordinate/ordinate/kernels"
@@ -166,6 +167,10 @@ func TestNeRVStressGradient(t *testing.T) {
 		in := &Input{N: tc.n, C: tc.c, Beta: beta, Soft: soft, Alpha: tc.alpha, Gamma: tc.gamma, Scale: scale}
 		y := nervRandomY(rng, tc.n, tc.dims)
 		grad := make([]float64, len(y))
+		if ci%2 == 1 {
+			tc.name += "/kept-forces"
+			in.Force = make([]float64, tc.n*tc.n)
+		}
 		if _, err := Stress(context.Background(), grad, y, tc.dims, in, 2); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -453,10 +458,20 @@ func nervBenchInput(b *testing.B, n, c int) *Input {
 	return in
 }
 
+// BenchmarkNeRVStress measures one stress and gradient, with the pair
+// forces recomputed in the second pass and kept from the first
+// (Input.Force, which Fit uses up to keptForceMaxN points).
 func BenchmarkNeRVStress(b *testing.B) {
-	for _, n := range []int{800, 5000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+	for _, bc := range []struct {
+		n    int
+		kept bool
+	}{{800, false}, {800, true}, {5000, false}, {5000, true}} {
+		b.Run(fmt.Sprintf("n=%d/kept=%v", bc.n, bc.kept), func(b *testing.B) {
+			n := bc.n
 			in := nervBenchInput(b, n, 4)
+			if bc.kept {
+				in.Force = make([]float64, n*n)
+			}
 			y := nervRandomY(rand.New(rand.NewPCG(3, 3)), n, 2)
 			grad := make([]float64, n*2)
 			b.ResetTimer()
@@ -522,6 +537,59 @@ func TestNeRVLogBetaCache(t *testing.T) {
 	for k := range g0 {
 		if math.Float64bits(g0[k]) != math.Float64bits(g1[k]) {
 			t.Fatalf("grad[%d] = %v with the cache, %v without", k, g1[k], g0[k])
+		}
+	}
+}
+
+// TestNeRVKeptForces: keeping the pair forces between the passes
+// (Input.Force) gives the same stress bit for bit and the same gradient to
+// rounding, and a gradient that does not depend on the thread count, on
+// sizes that are not multiples of the symmetrisation tile.
+func TestNeRVKeptForces(t *testing.T) {
+	for ci, tc := range []struct {
+		name    string
+		n, dims int
+		labels  string
+	}{
+		{"nerv/2d", 130, 2, "none"},
+		{"hard/1d", 65, 1, "hard"},
+		{"soft/3d", 200, 3, "soft"},
+		{"unlabelled/2d", 64, 2, "unlabelled"},
+	} {
+		rng := rand.New(rand.NewPCG(uint64(ci)+30, 5))
+		beta, sigma := nervTestBeta(t, rng, tc.n, 5, 10, ci == 0)
+		soft, _ := nervTestLabels(rng, tc.n, 3, tc.labels)
+		c := 3
+		if soft == nil {
+			c = 0
+		}
+		in := &Input{N: tc.n, C: c, Beta: beta, Soft: soft, Alpha: 0.6, Gamma: 0.4, Scale: sigma}
+		LogBeta(in)
+		y := nervRandomY(rng, tc.n, tc.dims)
+		want := make([]float64, len(y))
+		sw, err := Stress(context.Background(), want, y, tc.dims, in, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Force = make([]float64, tc.n*tc.n)
+		var first []float64
+		for _, threads := range []int{1, 2, 3} {
+			got := make([]float64, len(y))
+			sg, err := Stress(context.Background(), got, y, tc.dims, in, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Float64bits(sg) != math.Float64bits(sw) {
+				t.Errorf("%s/threads=%d: stress %v with kept forces, %v without", tc.name, threads, sg, sw)
+			}
+			if e := gradRelErr(got, want); !(e < 1e-12) {
+				t.Errorf("%s/threads=%d: gradient differs by %.3g (relative) from the recomputed one", tc.name, threads, e)
+			}
+			if first == nil {
+				first = got
+			} else if !slices.Equal(got, first) {
+				t.Errorf("%s/threads=%d: gradient differs from the one-thread gradient", tc.name, threads)
+			}
 		}
 	}
 }
