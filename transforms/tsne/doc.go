@@ -48,7 +48,7 @@
 // = 60 candidates per point) above, unless Options.Neighbors asks for one of
 // them; Result.KNN says which ran. The search reports its passes to the
 // Reporter as phase "neighbours", so a run of 10⁶ rows is not silent for
-// the quarter of an hour NN-descent takes there.
+// the many minutes NN-descent takes there.
 //
 // From 2¹⁵ points on, the optimiser stores the points in the Z-order of
 // the current map (re-sorted every 50 iterations, P relabelled with them)
@@ -130,13 +130,17 @@
 // # Interpolation (FIt-SNE)
 //
 // InterpGradient.Grad computes the repulsive forces and Z for Dims 1 and 2
-// as Linderman et al. (2019) and openTSNE do; it is not yet used by the
-// optimiser or the stage (issue 15). Each axis of the map's bounding box is
-// cut into max(MinIntervals = 50, ⌈extent/IntervalWidth = 1⌉) intervals (at
-// most MaxIntervals = 500), each holding NodesPerInterval = 3 equispaced
-// Lagrange nodes. Every point spreads a unit charge onto its interval's
-// nodes; the charges are convolved with w, w²·d₀ and w²·d₁ by a zero-padded
-// FFT, and each point interpolates the node sums back at its own position,
+// as Linderman et al. (2019) and openTSNE do (method "fft"). Each axis of
+// the map's bounding box is covered by max(MinIntervals = 50,
+// ⌈extent/IntervalWidth = 1⌉) intervals (at most MaxIntervals = 500), each
+// holding NodesPerInterval = 3 equispaced Lagrange nodes; between the two
+// limits the intervals are exactly IntervalWidth wide and centred on the
+// box, so the node spacing stays while the map grows and the kernels'
+// spectra are kept from one iteration to the next (one forward and three
+// inverse FFTs per gradient in 2-D). Every point spreads a unit charge onto
+// its interval's nodes; the charges are convolved with w, w²·d₀ and w²·d₁
+// by a zero-padded FFT, and each point interpolates the node sums back at
+// its own position,
 // minus its own term as the scheme computes it (not the exact 1 FIt-SNE
 // subtracts: on a sparse map that cut the relative error of Z from 7.7 % to
 // 1.2e-4). One gradient costs O(N·p^Dims + M log M) for M nodes. At the
