@@ -11,7 +11,7 @@ import (
 // NeRV, ClassNeRV and SoftClassNeRV: exact O(n²) stress and gradient.
 //
 // Conventions: y is the n×dims row-major embedding, D²_ij its squared
-// distances (kernels.SqDist, so D²_ij = D²_ji bit for bit). Row i of the
+// distances (kernels.EmbedSqDist, inlined; D²_ij = D²_ji bit for bit). Row i of the
 // output neighbourhoods is the softmax
 //
 //	b_ij = exp(−a_ij) / Σ_{k≠i} exp(−a_ik),  a_ij = D²_ij / (2 s_i²),
@@ -173,6 +173,53 @@ func nervPair(beta, lbeta, b, logb, lam float64) (stress, g float64) {
 // G_i = Σ_k g_ik.
 type nervRows struct {
 	h, amin, logZ, sumG, stress []float64
+	// class is each row's class if its label is one-hot, else −1 (see
+	// hardClasses); nil without labels. lamSame and lamOther are Λ for
+	// two one-hot rows of the same and of different classes.
+	class             []int32
+	lamSame, lamOther float64
+}
+
+// tradeoff returns Λ_ij as Input.tradeoff does, bit for bit, without the
+// loop over the classes when both labels are one-hot (ClassNeRV), where
+// λ_ij is exactly 1 or 0.
+func (r *nervRows) tradeoff(in *Input, i, j int) float64 {
+	if r.class != nil {
+		if ci, cj := r.class[i], r.class[j]; ci >= 0 && cj >= 0 {
+			if ci == cj {
+				return r.lamSame
+			}
+			return r.lamOther
+		}
+	}
+	return in.tradeoff(i, j)
+}
+
+// hardClasses returns, for the n×c soft labels, each row's class where the
+// row is one-hot (one entry 1, the others 0) and −1 otherwise (soft or
+// unlabelled rows); nil if soft is nil.
+func hardClasses(soft []float64, n, c int) []int32 {
+	if soft == nil {
+		return nil
+	}
+	class := make([]int32, n)
+	for i := range n {
+		class[i] = -1
+		ones, zeros := 0, 0
+		for k, v := range soft[i*c : (i+1)*c] {
+			switch v {
+			case 1:
+				ones++
+				class[i] = int32(k)
+			case 0:
+				zeros++
+			}
+		}
+		if ones != 1 || zeros != c-1 {
+			class[i] = -1
+		}
+	}
+	return class
 }
 
 // Stress returns the stress ζ of the embedding y (n×dims) for in (see
@@ -210,6 +257,9 @@ func Stress(ctx context.Context, grad, y []float64, dims int, in *Input, threads
 		}
 		r.h[i] = 1 / (2 * s * s)
 	}
+	r.class = hardClasses(in.Soft, n, in.C)
+	r.lamSame = (1-in.Alpha)*in.Gamma + in.Alpha*1
+	r.lamOther = (1-in.Alpha)*in.Gamma + in.Alpha*0
 	keep := grad != nil && in.Force != nil
 	scratch := make([]float64, kernels.Workers(n, threads, nervGrain)*2*n)
 	err := kernels.ParallelForWorker(ctx, n, threads, nervGrain, func(w, lo, hi int) {
@@ -268,7 +318,7 @@ func nervRow(r *nervRows, a, e, force, y []float64, dims int, in *Input, i int) 
 		if j == i {
 			continue
 		}
-		v := kernels.SqDist(yi, y[j*dims:(j+1)*dims]) * h
+		v := kernels.EmbedSqDist(yi, y[j*dims:(j+1)*dims]) * h
 		a[j] = v
 		amin = min(amin, v)
 	}
@@ -287,7 +337,7 @@ func nervRow(r *nervRows, a, e, force, y []float64, dims int, in *Input, i int) 
 			continue
 		}
 		b := e[j] / z
-		s, g := nervPair(beta[j], in.logBeta(i*in.N+j), b, amin-a[j]-logZ, in.tradeoff(i, j))
+		s, g := nervPair(beta[j], in.logBeta(i*in.N+j), b, amin-a[j]-logZ, r.tradeoff(in, i, j))
 		st += s
 		sg += g
 		if force != nil {
@@ -356,8 +406,8 @@ func nervGradBlock(acc []float64, r *nervRows, y []float64, dims int, in *Input,
 		betal := in.Beta[l*n : (l+1)*n]
 		for j := l + 1; j < n; j++ {
 			yj := y[j*dims : (j+1)*dims]
-			d2 := kernels.SqDist(yl, yj)
-			lam := in.tradeoff(l, j)
+			d2 := kernels.EmbedSqDist(yl, yj)
+			lam := r.tradeoff(in, l, j)
 			logblj := aminl - d2*hl - logZl
 			blj := math.Exp(logblj)
 			_, glj := nervPair(betal[j], in.logBeta(l*n+j), blj, logblj, lam)

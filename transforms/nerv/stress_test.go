@@ -425,7 +425,7 @@ func TestNeRVStressCancel(t *testing.T) {
 
 // nervBenchInput builds β from a fixed-bandwidth Gaussian kernel on random
 // 5-D points (cheaper than calibration at n = 5,000) and random soft labels.
-func nervBenchInput(b *testing.B, n, c int) *Input {
+func nervBenchInput(b *testing.B, n, c int, labels string) *Input {
 	rng := rand.New(rand.NewPCG(1, 2))
 	const d = 5
 	x := nervRandomY(rng, n, d)
@@ -448,7 +448,7 @@ func nervBenchInput(b *testing.B, n, c int) *Input {
 			row[j] /= s
 		}
 	}
-	soft, _ := nervTestLabels(rng, n, c, "soft")
+	soft, _ := nervTestLabels(rng, n, c, labels)
 	scale := make([]float64, n)
 	for i := range scale {
 		scale[i] = 0.5 + rng.Float64()
@@ -463,12 +463,13 @@ func nervBenchInput(b *testing.B, n, c int) *Input {
 // (Input.Force, which Fit uses up to keptForceMaxN points).
 func BenchmarkNeRVStress(b *testing.B) {
 	for _, bc := range []struct {
-		n    int
-		kept bool
-	}{{800, false}, {800, true}, {5000, false}, {5000, true}} {
-		b.Run(fmt.Sprintf("n=%d/kept=%v", bc.n, bc.kept), func(b *testing.B) {
+		n      int
+		kept   bool
+		labels string
+	}{{800, false, "soft"}, {800, true, "soft"}, {800, true, "hard"}, {5000, false, "soft"}, {5000, true, "soft"}} {
+		b.Run(fmt.Sprintf("n=%d/kept=%v/%s", bc.n, bc.kept, bc.labels), func(b *testing.B) {
 			n := bc.n
-			in := nervBenchInput(b, n, 4)
+			in := nervBenchInput(b, n, 4, bc.labels)
 			if bc.kept {
 				in.Force = make([]float64, n*n)
 			}
@@ -589,6 +590,40 @@ func TestNeRVKeptForces(t *testing.T) {
 				first = got
 			} else if !slices.Equal(got, first) {
 				t.Errorf("%s/threads=%d: gradient differs from the one-thread gradient", tc.name, threads)
+			}
+		}
+	}
+}
+
+// TestNeRVHardTradeoff: the one-hot shortcut gives Λ_ij bit for bit as the
+// general formula does, on rows that are one-hot, soft, almost one-hot and
+// unlabelled, for several α and γ.
+func TestNeRVHardTradeoff(t *testing.T) {
+	nan := math.NaN()
+	soft := []float64{
+		1, 0, 0,
+		0, 1, 0,
+		0, 0, 1,
+		0.5, 0.5, 0,
+		nan, nan, nan,
+		1, 0, 0,
+		0.999, 0.001, 0,
+		0, 1, 0,
+	}
+	const n, c = 8, 3
+	wantClass := []int32{0, 1, 2, -1, -1, 0, -1, 1}
+	if got := hardClasses(soft, n, c); !slices.Equal(got, wantClass) {
+		t.Fatalf("hardClasses = %v, want %v", got, wantClass)
+	}
+	for _, ag := range [][2]float64{{0, 0.5}, {0.3, 0.7}, {1, 0.2}, {0.5, 0.5}, {0.1, 1}} {
+		in := &Input{N: n, C: c, Soft: soft, Alpha: ag[0], Gamma: ag[1]}
+		r := nervRows{class: hardClasses(soft, n, c),
+			lamSame: (1-ag[0])*ag[1] + ag[0]*1, lamOther: (1-ag[0])*ag[1] + ag[0]*0}
+		for i := range n {
+			for j := range n {
+				if got, want := r.tradeoff(in, i, j), in.tradeoff(i, j); math.Float64bits(got) != math.Float64bits(want) {
+					t.Errorf("α=%v γ=%v (%d, %d): Λ = %v, want %v", ag[0], ag[1], i, j, got, want)
+				}
 			}
 		}
 	}
