@@ -71,9 +71,11 @@
 // stops that set at trustworthiness 0.0007 below the old rule's.
 //
 // Time is then bounded by the iteration cost, not by the data: one
-// iteration at N = 800 costs about 40 ms on this 2-core machine (a Stress
-// evaluation takes 34 ms with two threads), so the four-cluster set takes
-// about 5.5 s (126 iterations) and the slowest sets about 10 s (the cap).
+// iteration at N = 800 costs 17–20 ms on this 2-core machine (a Stress
+// evaluation takes 20 ms with two threads, 18 ms for one-hot labels, since
+// it keeps each pair's force from its first pass), so the four-cluster set
+// takes 2.4 s (126 iterations) and the slowest of the 13 sets 4.5 s (265
+// iterations, near the cap).
 //
 // # Stresses
 //
