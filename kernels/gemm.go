@@ -1,0 +1,254 @@
+package kernels
+
+import (
+	"context"
+	"fmt"
+)
+
+// Block sizes of Gemm, in the manner of BLIS/GotoBLAS: a 6×8 tile of C is
+// held in twelve AVX2 registers while the k loop streams a packed 6-row
+// strip of A and a packed 8-column strip of B. A packed kc×mc block of A
+// (240 KiB) stays in the per-core L2 cache (512 KiB on this Zen 3), a
+// kc×nc panel of B (2 MiB) in L3.
+const (
+	gemmMR = 6    // rows of a micro-tile
+	gemmNR = 8    // columns of a micro-tile
+	gemmKC = 256  // depth of a packed block
+	gemmMC = 120  // rows of A packed at once (a multiple of gemmMR)
+	gemmNC = 1024 // columns of B packed at once
+
+	// gemmMaxChunkRows bounds the rows of C per parallel chunk: every
+	// chunk packs B again, so chunks must be tall enough that this costs
+	// little (at most about 1/gemmMaxChunkRows of the multiply's flops per
+	// element of B), yet there must be enough of them to keep the threads
+	// busy.
+	gemmMaxChunkRows = 4 * gemmMC
+)
+
+// Gemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, with
+// gonum's blas64 conventions: op(a) is m×k (a itself if !transA, aᵀ
+// otherwise, stored with row stride lda), op(b) is k×n (stride ldb), c is
+// m×n (stride ldc). With beta = 0, c is not read (NaNs in it vanish).
+//
+// It packs A and B into cache-sized blocks and runs a 6×8 micro-kernel:
+// AVX2 with fused multiply-adds on amd64 CPUs that have them (chosen at run
+// time; the purego build tag turns it off), plain Go otherwise. The rows of
+// c are split into chunks that depend only on m, on up to threads
+// goroutines (≤ 0: GOMAXPROCS), and each element is summed in the same
+// order whatever the thread count, so the result is bit-identical for any
+// thread count on one machine. The FMA kernel rounds once per term where
+// the pure-Go kernel rounds twice: the two agree to rounding, not to the
+// bit.
+//
+// Wrong dimensions, strides or lengths panic (programmer errors, as in
+// gonum's BLAS). The only error is ctx.Err(), checked between chunks; c then
+// holds partial results.
+func Gemm(ctx context.Context, threads int, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) error {
+	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 {
+		return ctx.Err()
+	}
+	chunk := gemmChunkRows(m)
+	type scratch struct{ ap, bp []float64 }
+	bufs := make([]scratch, Workers(m, threads, chunk))
+	return ParallelForWorker(ctx, m, threads, chunk, func(w, lo, hi int) {
+		s := &bufs[w]
+		if s.ap == nil {
+			s.ap = make([]float64, gemmMC*gemmKC)
+			s.bp = make([]float64, gemmKC*min(gemmNC, roundUp(n, gemmNR)))
+		}
+		if alpha == 0 || k == 0 {
+			scaleRows(c, ldc, lo, hi, n, beta)
+			return
+		}
+		if beta != 0 {
+			scaleRows(c, ldc, lo, hi, n, beta)
+		}
+		g := gemmBlock{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, ap: s.ap, bp: s.bp}
+		for j0 := 0; j0 < n; j0 += gemmNC {
+			j1 := min(j0+gemmNC, n)
+			for p0 := 0; p0 < k; p0 += gemmKC {
+				p1 := min(p0+gemmKC, k)
+				g.packB(p0, p1, j0, j1)
+				for i0 := lo; i0 < hi; i0 += gemmMC {
+					i1 := min(i0+gemmMC, hi)
+					g.packA(i0, i1, p0, p1)
+					// With beta = 0 the first block stores instead of adding:
+					// c is then neither cleared nor read.
+					g.multiply(i0, i1, j0, j1, p1-p0, beta == 0 && p0 == 0)
+				}
+			}
+		}
+	})
+}
+
+// gemmChunkRows is the rows of C per parallel chunk: about m/8 so that
+// the chunks balance on a few threads, a multiple of gemmMR, at most
+// gemmMaxChunkRows. It depends only on m.
+func gemmChunkRows(m int) int {
+	return min(gemmMaxChunkRows, roundUp((m+7)/8, gemmMR))
+}
+
+func roundUp(x, to int) int { return (x + to - 1) / to * to }
+
+// scaleRows sets rows [lo, hi) of c to beta·c (to 0 when beta is 0).
+func scaleRows(c []float64, ldc, lo, hi, n int, beta float64) {
+	if beta == 1 {
+		return
+	}
+	for i := lo; i < hi; i++ {
+		row := c[i*ldc : i*ldc+n]
+		if beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= beta
+		}
+	}
+}
+
+// gemmBlock holds one Gemm call's operands and one worker's packing
+// buffers.
+type gemmBlock struct {
+	transA, transB bool
+	k              int
+	alpha          float64
+	a, b, c        []float64
+	lda, ldb, ldc  int
+	ap, bp         []float64
+}
+
+// packA copies rows [i0, i1) and columns [p0, p1) of op(A) into ap as
+// strips of gemmMR rows, each stored column by column (gemmMR values per
+// k step), padded with zeros to a whole strip.
+func (g *gemmBlock) packA(i0, i1, p0, p1 int) {
+	kc := p1 - p0
+	for s := 0; s*gemmMR < i1-i0; s++ {
+		dst := g.ap[s*gemmMR*kc : (s+1)*gemmMR*kc]
+		for r := range gemmMR {
+			i := i0 + s*gemmMR + r
+			if i >= i1 {
+				for l := range kc {
+					dst[l*gemmMR+r] = 0
+				}
+				continue
+			}
+			if g.transA {
+				for l := range kc {
+					dst[l*gemmMR+r] = g.a[(p0+l)*g.lda+i]
+				}
+			} else {
+				row := g.a[i*g.lda+p0 : i*g.lda+p1]
+				for l, v := range row {
+					dst[l*gemmMR+r] = v
+				}
+			}
+		}
+	}
+}
+
+// packB copies rows [p0, p1) and columns [j0, j1) of op(B) into bp as
+// strips of gemmNR columns, each stored row by row (gemmNR values per k
+// step), padded with zeros to a whole strip.
+func (g *gemmBlock) packB(p0, p1, j0, j1 int) {
+	kc := p1 - p0
+	for s := 0; s*gemmNR < j1-j0; s++ {
+		dst := g.bp[s*gemmNR*kc : (s+1)*gemmNR*kc]
+		jb := j0 + s*gemmNR
+		w := min(gemmNR, j1-jb)
+		if !g.transB {
+			for l := range kc {
+				d := dst[l*gemmNR : (l+1)*gemmNR]
+				copy(d, g.b[(p0+l)*g.ldb+jb:(p0+l)*g.ldb+jb+w])
+				clear(d[w:])
+			}
+			continue
+		}
+		for c := range gemmNR {
+			if c >= w {
+				for l := range kc {
+					dst[l*gemmNR+c] = 0
+				}
+				continue
+			}
+			col := g.b[(jb+c)*g.ldb+p0 : (jb+c)*g.ldb+p1]
+			for l, v := range col {
+				dst[l*gemmNR+c] = v
+			}
+		}
+	}
+}
+
+// multiply adds alpha times the product of the packed blocks into rows
+// [i0, i1) and columns [j0, j1) of C, or stores it there if store is set.
+func (g *gemmBlock) multiply(i0, i1, j0, j1, kc int, store bool) {
+	var tile [gemmMR * gemmNR]float64
+	for js := 0; js*gemmNR < j1-j0; js++ {
+		bs := g.bp[js*gemmNR*kc : (js+1)*gemmNR*kc]
+		jb := j0 + js*gemmNR
+		w := min(gemmNR, j1-jb)
+		for is := 0; is*gemmMR < i1-i0; is++ {
+			as := g.ap[is*gemmMR*kc : (is+1)*gemmMR*kc]
+			gemmKernel(kc, as, bs, &tile)
+			ib := i0 + is*gemmMR
+			h := min(gemmMR, i1-ib)
+			for r := range h {
+				row := g.c[(ib+r)*g.ldc+jb : (ib+r)*g.ldc+jb+w]
+				t := tile[r*gemmNR : r*gemmNR+w]
+				if store {
+					for j, v := range t {
+						row[j] = g.alpha * v
+					}
+					continue
+				}
+				for j, v := range t {
+					row[j] += g.alpha * v
+				}
+			}
+		}
+	}
+}
+
+// gemmKernelGo is the portable micro-kernel: c = Σ_l a_l b_lᵀ over the k
+// packed steps, with a separate multiply and add.
+func gemmKernelGo(k int, a, b []float64, c *[gemmMR * gemmNR]float64) {
+	var acc [gemmMR * gemmNR]float64
+	for l := range k {
+		av := a[l*gemmMR : (l+1)*gemmMR : (l+1)*gemmMR]
+		bv := b[l*gemmNR : (l+1)*gemmNR : (l+1)*gemmNR]
+		for r, x := range av {
+			t := acc[r*gemmNR : (r+1)*gemmNR : (r+1)*gemmNR]
+			for j, y := range bv {
+				t[j] += x * y
+			}
+		}
+	}
+	*c = acc
+}
+
+// checkGemm panics on dimensions, strides or lengths that do not fit.
+func checkGemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m < 0 || n < 0 || k < 0 {
+		panic(fmt.Sprintf("kernels: Gemm: negative dimension %d×%d×%d", m, n, k))
+	}
+	need := func(name string, rows, cols, ld, have int) {
+		if ld < max(cols, 1) {
+			panic(fmt.Sprintf("kernels: Gemm: stride %d of %s below its %d columns", ld, name, cols))
+		}
+		if rows > 0 && cols > 0 && have < (rows-1)*ld+cols {
+			panic(fmt.Sprintf("kernels: Gemm: %s has %d elements, a %d×%d matrix with stride %d needs %d", name, have, rows, cols, ld, (rows-1)*ld+cols))
+		}
+	}
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	need("a", ar, ac, lda, len(a))
+	need("b", br, bc, ldb, len(b))
+	need("c", m, n, ldc, len(c))
+}
