@@ -221,13 +221,53 @@ func upperPair(p, nb int) (bi, bj int) {
 }
 
 // sqDistTile computes the block rows [i0, i1) × columns [j0, j1) (i0 ≤ j0)
-// and its transpose, skipping the lower half of a diagonal block.
+// and its transpose, skipping the lower half of a diagonal block. Groups
+// of four rows and two columns go through sqDist4x2 where the CPU allows
+// (the same bits as SqDist, eight pairs at once); the rest, and the
+// columns of a diagonal block within four of the row, one pair at a time.
 func sqDistTile(dst, x []float64, n, d, i0, i1, j0, j1 int) {
-	for i := i0; i < i1; i++ {
+	diag := i0 == j0
+	i := i0
+	var out [8]float64
+	for ; i+4 <= i1; i += 4 {
+		js := j0
+		if diag {
+			// The triangle j ≤ i+3 one pair at a time; the kernel from i+4.
+			for r := range 4 {
+				dst[(i+r)*n+i+r] = 0
+				for j := i + r + 1; j < min(i+4, j1); j++ {
+					v := SqDist(x[(i+r)*d:(i+r+1)*d], x[j*d:(j+1)*d])
+					dst[(i+r)*n+j] = v
+					dst[j*n+i+r] = v
+				}
+			}
+			js = i + 4
+		}
+		j := js
+		for ; j+2 <= j1; j += 2 {
+			if !sqDist4x2(&out, x, d, i, j) {
+				break
+			}
+			for p, v := range out {
+				r, c := p/2, p%2
+				dst[(i+r)*n+j+c] = v
+				dst[(j+c)*n+i+r] = v
+			}
+		}
+		for r := range 4 {
+			xi := x[(i+r)*d : (i+r+1)*d]
+			for jj := j; jj < j1; jj++ {
+				v := SqDist(xi, x[jj*d:(jj+1)*d])
+				dst[(i+r)*n+jj] = v
+				dst[jj*n+i+r] = v
+			}
+		}
+	}
+	for ; i < i1; i++ {
 		xi := x[i*d : (i+1)*d]
 		row := dst[i*n : (i+1)*n]
 		js := j0
-		if i0 == j0 {
+		if diag {
 			row[i] = 0
 			js = i + 1
 		}

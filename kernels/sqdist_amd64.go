@@ -21,3 +21,30 @@ func sqDistAVX2(a, b []float64) float64
 
 //go:noescape
 func sqDistAtMost2AVX2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool)
+
+//go:noescape
+func sqDist4x2AVX2(blocks int, a, b *float64, stride int, s *[32]float64)
+
+// sqDist4x2 sets out[2r+c] to SqDist of rows i+r and j+c of x (n×d), for
+// r < 4 and c < 2, bit for bit, through one AVX2 pass over the eight pairs
+// (which keeps eight independent addition chains in flight, where SqDist
+// has one). It reports false, doing nothing, where the CPU lacks AVX2.
+func sqDist4x2(out *[8]float64, x []float64, d, i, j int) bool {
+	if !hasAVX2 {
+		return false
+	}
+	_ = x[(i+3)*d+d-1]
+	_ = x[(j+1)*d+d-1]
+	var s [32]float64
+	d4 := d &^ 3
+	sqDist4x2AVX2(d4/4, &x[i*d], &x[j*d], d*8, &s)
+	for p := range 8 {
+		lanes := (*[4]float64)(s[4*p : 4*p+4])
+		if d4 < d {
+			r, c := p/2, p%2
+			sqDistLanesGo(lanes, x[(i+r)*d+d4:(i+r+1)*d], x[(j+c)*d+d4:(j+c+1)*d])
+		}
+		out[p] = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
+	}
+	return true
+}

@@ -267,3 +267,67 @@ atdone:
 	MOVB    R12B, ok2+105(FP)
 	VZEROUPPER
 	RET
+
+// PAIR4(acc, breg) adds the four terms (A − breg)² of the row in Y10 to
+// acc, lane by lane, with a separate multiply and add.
+#define PAIR4(breg, tmp, acc) \
+	VSUBPD breg, Y10, tmp \
+	VMULPD tmp, tmp, tmp \
+	VADDPD tmp, acc, acc
+
+// func sqDist4x2AVX2(blocks int, a, b *float64, stride int, s *[32]float64)
+//
+// The lanes of the squared distances between rows a, a+stride, a+2·stride,
+// a+3·stride and rows b, b+stride (stride in bytes) over their first
+// 4·blocks terms: s[8r+4c : 8r+4c+4] for row r of a and row c of b, term k
+// in lane k mod 4, as sqDistLanesGo adds them.
+TEXT ·sqDist4x2AVX2(SB), NOSPLIT, $0-40
+	MOVQ blocks+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ stride+24(FP), R8
+	MOVQ s+32(FP), DX
+	LEAQ (SI)(R8*2), R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JZ    store4x2
+
+loop4x2:
+	VMOVUPD (DI), Y8
+	VMOVUPD (DI)(R8*1), Y9
+	VMOVUPD (SI), Y10
+	PAIR4(Y8, Y11, Y0)
+	PAIR4(Y9, Y12, Y1)
+	VMOVUPD (SI)(R8*1), Y10
+	PAIR4(Y8, Y13, Y2)
+	PAIR4(Y9, Y14, Y3)
+	VMOVUPD (R9), Y10
+	PAIR4(Y8, Y11, Y4)
+	PAIR4(Y9, Y12, Y5)
+	VMOVUPD (R9)(R8*1), Y10
+	PAIR4(Y8, Y13, Y6)
+	PAIR4(Y9, Y14, Y7)
+	ADDQ $32, SI
+	ADDQ $32, DI
+	ADDQ $32, R9
+	DECQ CX
+	JNZ  loop4x2
+
+store4x2:
+	VMOVUPD Y0, 0(DX)
+	VMOVUPD Y1, 32(DX)
+	VMOVUPD Y2, 64(DX)
+	VMOVUPD Y3, 96(DX)
+	VMOVUPD Y4, 128(DX)
+	VMOVUPD Y5, 160(DX)
+	VMOVUPD Y6, 192(DX)
+	VMOVUPD Y7, 224(DX)
+	VZEROUPPER
+	RET
