@@ -468,3 +468,51 @@ func BenchmarkEigenSym(b *testing.B) {
 		})
 	}
 }
+
+// countdownCtx is a context that is cancelled at its after-th call of
+// Err (never if after ≤ 0), so that a computation can be stopped at each of its checks in turn.
+type countdownCtx struct {
+	context.Context
+	after, calls int
+	done         chan struct{}
+}
+
+func newCountdownCtx(after int) *countdownCtx {
+	return &countdownCtx{Context: context.Background(), after: after, done: make(chan struct{})}
+}
+
+func (c *countdownCtx) Done() <-chan struct{} { return c.done }
+
+func (c *countdownCtx) Err() error {
+	c.calls++
+	if c.calls == c.after {
+		close(c.done)
+	}
+	if c.after > 0 && c.calls >= c.after {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestEigenSymCancelMidway cancels EigenSym at each of its context checks
+// (one thread, so that the checks come in a fixed order): every one must
+// end the call with context.Canceled.
+func TestEigenSymCancelMidway(t *testing.T) {
+	n := 150
+	a := randomSym(rand.New(rand.NewPCG(16, 5)), n)
+	vals := make([]float64, n)
+	vecs := make([]float64, n*n)
+	total := newCountdownCtx(-1)
+	if err := EigenSym(total, vals, vecs, a, n, 1); err != nil {
+		t.Fatal(err)
+	}
+	if total.calls < 5 {
+		t.Fatalf("only %d context checks", total.calls)
+	}
+	for after := 1; after <= total.calls; after++ {
+		ctx := newCountdownCtx(after)
+		if err := EigenSym(ctx, vals, vecs, a, n, 1); !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled at check %d of %d: got %v", after, total.calls, err)
+		}
+	}
+}
