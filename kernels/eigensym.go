@@ -17,7 +17,9 @@ import (
 // mat.EigenSym.VectorsTo. a is not modified.
 //
 // The matrix is reduced to tridiagonal form by Householder reflections
-// (gonum's blocked Dsytrd and Dorgtr), the tridiagonal is solved by divide
+// (tridiagonalize: LAPACK's blocked dsytrd, with its matrix–vector and
+// rank-2k products in parallel; then gonum's blocked Dorgtr forms Q), the
+// tridiagonal is solved by divide
 // and conquer (TridiagonalEigen) and the eigenvectors are the product of
 // the two orthogonal factors, in tiles on up to threads goroutines
 // (≤ 0: GOMAXPROCS). Without vectors the tridiagonal eigenvalues come from
@@ -84,28 +86,29 @@ func EigenSym(ctx context.Context, values, vectors, a []float64, n, threads int)
 		}
 	}
 
-	impl := gonum.Implementation{}
+	// Both triangles, for the row-wise products of the reduction.
+	for i := range n {
+		for j := 0; j < i; j++ {
+			w[j*n+i] = w[i*n+j]
+		}
+	}
 	d := make([]float64, n)
 	e := make([]float64, n-1)
 	tau := make([]float64, n-1)
-	query := make([]float64, 1)
-	impl.Dsytrd(blas.Lower, n, w, n, d, e, tau, query, -1)
-	lwork := int(query[0])
-	impl.Dorgtr(blas.Lower, n, w, n, tau, query, -1)
-	lwork = max(lwork, int(query[0]), 1)
-	work := make([]float64, lwork)
-	impl.Dsytrd(blas.Lower, n, w, n, d, e, tau, work, lwork)
-	if err := ctx.Err(); err != nil {
+	if err := tridiagonalize(ctx, w, n, d, e, tau, threads); err != nil {
 		return err
 	}
+	impl := gonum.Implementation{}
 
 	if vectors == nil {
 		if !impl.Dsterf(n, d, e) {
 			return fmt.Errorf("%w: the tridiagonal QR iteration did not converge (n = %d)", ErrEigen, n)
 		}
 	} else {
-		impl.Dorgtr(blas.Lower, n, w, n, tau, work, lwork)
-		work = nil
+		query := make([]float64, 1)
+		impl.Dorgtr(blas.Lower, n, w, n, tau, query, -1)
+		lwork := max(int(query[0]), 1)
+		impl.Dorgtr(blas.Lower, n, w, n, tau, make([]float64, lwork), lwork)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
