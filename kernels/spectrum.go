@@ -68,8 +68,8 @@ const spectrumTile = 64
 
 // CorrectSpectrumContext is CorrectSpectrum with a context and a thread
 // count (≤ 0: GOMAXPROCS). The symmetric eigendecomposition is EigenSym
-// (divide and conquer, O(n³)), values only for c = None. Its Householder
-// reduction cannot be interrupted, so the call runs under Detach: on
+// (divide and conquer, O(n³)), values only for c = None. One of its steps
+// (forming Q, O(n³)) cannot be interrupted, so the call runs under Detach: on
 // cancellation it returns ctx.Err() at once, and the abandoned
 // decomposition, on its own copy of s, stops at its next check of ctx
 // (dst is not touched after the return).
@@ -85,8 +85,9 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 		panic("kernels: CorrectSpectrum: unknown correction")
 	}
 	// EigenSym checks ctx between its steps and chunks, but its
-	// Householder reduction (O(n³)) cannot be interrupted, so it runs
-	// under Detach on a copy of s's lower triangle and buffers of its own.
+	// formation of Q (O(n³), gonum's Dorgtr) cannot be interrupted, so it
+	// runs under Detach on a copy of s's lower triangle and buffers of its
+	// own.
 	low := make([]float64, n*n)
 	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
