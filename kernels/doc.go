@@ -106,8 +106,8 @@
 // tridiagonal, whose O(n³) plane rotations are serial and dominate its
 // time. Tested on random matrices (n = 1 … 400), repeated and tightly
 // clustered (1 + k·10⁻¹³) spectra, Wilkinson W21⁺ and glued Wilkinson
-// matrices, graded entries (10⁻¹⁰ … 10¹⁰), rank one plus identity, and
-// tridiagonals that split: the scaled residual ‖AV − VΛ‖_max/(n·ε·‖A‖)
+// matrices, graded entries (10⁻¹⁰ … 10¹⁰), entries of size 10^±300, rank
+// one plus identity, an RBF kernel matrix, and tridiagonals that split: the scaled residual ‖AV − VΛ‖_max/(n·ε·‖A‖)
 // stays below 0.7 and the orthogonality loss ‖VᵀV − I‖_max/(n·ε) below 1.4
 // (the tests require both below 30, LAPACK's threshold), and the
 // eigenvalues agree with gonum's within 10·n·ε·‖A‖. Measured time with

@@ -239,6 +239,31 @@ func eigenCases() []eigenCase {
 		cs = append(cs, eigenCase{"rank one + identity", n, a})
 	}
 	{
+		// An RBF kernel matrix of 3-D points: positive semi-definite, with
+		// most eigenvalues clustered at rounding level near 0 (cKPCA's case).
+		n := 300
+		x := make([]float64, 3*n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		a := make([]float64, n*n)
+		for i := range n {
+			for j := range n {
+				a[i*n+j] = math.Exp(-SqDist(x[3*i:3*i+3], x[3*j:3*j+3]) / 2)
+			}
+		}
+		cs = append(cs, eigenCase{"RBF kernel", n, a})
+	}
+	for _, scale := range []float64{1e300, 1e-300} {
+		// Scaled into the safe range and back (as Dsyev does).
+		n := 40
+		a := randomSym(rng, n)
+		for i := range a {
+			a[i] *= scale
+		}
+		cs = append(cs, eigenCase{fmt.Sprintf("random ×%g", scale), n, a})
+	}
+	{
 		n := 110
 		d := make([]float64, n)
 		e := make([]float64, n-1)
