@@ -49,6 +49,24 @@ func tridiagCases() []tridiagCase {
 		d, e := wilkinson(21)
 		cs = append(cs, tridiagCase{name: "Wilkinson W21+", d: d, e: e})
 	}
+	for _, scale := range []float64{1e300, 1e-300} {
+		// Scaled by the divide and conquer to max-norm 1 and back; the
+		// reference is Dsterf's on the unscaled matrix, times scale.
+		n := 70
+		d, e := normal(n), normal(n-1)
+		exact := append([]float64(nil), d...)
+		if !(gonum.Implementation{}).Dsterf(n, exact, append([]float64(nil), e...)) {
+			panic("Dsterf failed")
+		}
+		for i := range d {
+			d[i] *= scale
+			exact[i] *= scale
+		}
+		for i := range e {
+			e[i] *= scale
+		}
+		cs = append(cs, tridiagCase{name: fmt.Sprintf("random ×%g", scale), d: d, e: e, exact: exact})
+	}
 	for _, delta := range []float64{1e-14, 1e-7, 1e-3} {
 		d, e := gluedWilkinson(20, delta)
 		cs = append(cs, tridiagCase{name: fmt.Sprintf("glued Wilkinson δ=%g", delta), d: d, e: e})
