@@ -65,11 +65,11 @@
 // and the function returns ctx.Err(); the destination then holds partial
 // results.
 //
-// Chunks are sized to take well under a second at n = 20,000. A call that
-// cannot be interrupted (LAPACK's symmetric eigendecomposition in
-// CorrectSpectrumContext) runs under Detach, which returns ctx.Err() at
-// once on cancellation and lets the abandoned computation finish in the
-// background. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
+// Chunks are sized to take well under a second at n = 20,000. A call with
+// a long step that cannot be interrupted (Dorgtr, gonum's formation of Q
+// inside EigenSym, in CorrectSpectrumContext) runs under Detach, which
+// returns ctx.Err() at once on cancellation and lets the abandoned
+// computation run on in the background until its next check of ctx. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
 // extreme eigenvalues of a large symmetric matrix without an n×n
 // decomposition, for callers that only need to know whether it is
 // positive semi-definite.
@@ -90,6 +90,34 @@
 // NeRV stress walk it with their own acceptance rules. Its construction
 // depends only on the coordinates, so the cells, and the order of every
 // sum over them, are the same in every run; coincident points share a leaf.
+//
+// # Symmetric eigendecomposition
+//
+// EigenSym computes all eigenvalues and eigenvectors of a dense symmetric
+// matrix in three O(n³) steps: a blocked Householder reduction to
+// tridiagonal form (LAPACK's dsytrd; its matrix–vector products run on row
+// chunks, its rank-2k updates on tiles), gonum's Dorgtr for the orthogonal
+// factor Q, and divide and conquer on the tridiagonal (TridiagonalEigen:
+// Cuppen's method as in LAPACK's dstedc, with deflation, secular-equation
+// roots found as offsets from the nearer pole and the Löwner vector of Gu
+// and Eisenstat, so that the eigenvectors are orthogonal without
+// reorthogonalisation), then Q times the tridiagonal eigenvectors in
+// tiles. gonum's mat.EigenSym (Dsyev) instead runs implicit QR on the
+// tridiagonal, whose O(n³) plane rotations are serial and dominate its
+// time. Tested on random matrices (n = 1 … 400), repeated and tightly
+// clustered (1 + k·10⁻¹³) spectra, Wilkinson W21⁺ and glued Wilkinson
+// matrices, graded entries (10⁻¹⁰ … 10¹⁰), entries of size 10^±300, rank
+// one plus identity, an RBF kernel matrix, and tridiagonals that split: the scaled residual ‖AV − VΛ‖_max/(n·ε·‖A‖)
+// stays below 0.7 and the orthogonality loss ‖VᵀV − I‖_max/(n·ε) below 1.4
+// (the tests require both below 30, LAPACK's threshold), and the
+// eigenvalues agree with gonum's within 10·n·ε·‖A‖. Measured time with
+// eigenvectors on two cores (BenchmarkEigenSym, a random matrix, one run
+// each): 0.14 s at n = 500 (mat.EigenSym 0.46 s), 1.0 s at 1,000 (2.9 s),
+// 7.6 s at 2,000 (80 s; 57 s in another run). At n = 2,000 the reduction,
+// Dorgtr, the divide and conquer and the final product Q·Z take roughly
+// 30, 20, 20 and 30 % (one run with other jobs on the machine); matrix
+// products (gonum's serial Dgemm on tiles) are most of it. The results are the same bits for any thread
+// count. Scratch memory is about 6n² floats at the top merge.
 //
 // # Errors
 //

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Correction is an eigenvalue correction that turns a symmetric, possibly
@@ -68,14 +67,16 @@ func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, e
 const spectrumTile = 64
 
 // CorrectSpectrumContext is CorrectSpectrum with a context and a thread
-// count (≤ 0: GOMAXPROCS). Its one uninterruptible step, the symmetric
-// eigendecomposition (LAPACK Dsyev in gonum, O(n³)), runs under Detach: on
-// cancellation the call returns ctx.Err() at once and the abandoned
-// factorisation finishes in the background on its own copy of s (dst is
-// not touched after that). The other O(n²) and O(n³) steps (copies, the
-// reconstruction U f(Λ) Uᵀ in 64×64 tiles) run in chunks that check ctx.
-// The result is bit-identical to CorrectSpectrum for any thread count. On
-// cancellation dst may hold partial results.
+// count (≤ 0: GOMAXPROCS). The symmetric eigendecomposition is EigenSym
+// (divide and conquer, O(n³)), values only for c = None. One of its steps
+// (forming Q, O(n³)) cannot be interrupted, so the call runs under Detach: on
+// cancellation it returns ctx.Err() at once, and the abandoned
+// decomposition, on its own copy of s, stops at its next check of ctx
+// (dst is not touched after the return).
+// The other O(n²) and O(n³) steps (copies, the reconstruction U f(Λ) Uᵀ in
+// 64×64 tiles) run in chunks that check ctx. The result is bit-identical
+// to CorrectSpectrum for any thread count. On cancellation dst may hold
+// partial results.
 func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Correction, threads int) (negShare float64, err error) {
 	if n < 1 || len(s) != n*n || len(dst) != n*n {
 		panic("kernels: CorrectSpectrum: bad size")
@@ -83,34 +84,33 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 	if c < Clip || c > None {
 		panic("kernels: CorrectSpectrum: unknown correction")
 	}
-	// The upper storage of a SymDense holds s's lower triangle transposed,
-	// as SetSym(i, j, s[i*n+j]) for j ≤ i would.
-	data := make([]float64, n*n)
+	// EigenSym checks ctx between its steps and chunks, but its
+	// formation of Q (O(n³), gonum's Dorgtr) cannot be interrupted, so it
+	// runs under Detach on a copy of s's lower triangle and buffers of its
+	// own.
+	low := make([]float64, n*n)
 	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			for j := 0; j <= i; j++ {
-				data[j*n+i] = s[i*n+j]
-			}
+			copy(low[i*n:i*n+i+1], s[i*n:i*n+i+1])
 		}
 	}); err != nil {
 		return 0, err
 	}
-	sym := mat.NewSymDense(n, data)
-	eig, err := Detach(ctx, func() (*mat.EigenSym, error) {
+	type eigen struct{ lam, u []float64 }
+	eig, err := Detach(ctx, func() (eigen, error) {
 		if eigenHook != nil {
 			eigenHook()
 		}
-		var eig mat.EigenSym
-		if !eig.Factorize(sym, c != None) {
-			return nil, ErrEigen
+		r := eigen{lam: make([]float64, n)}
+		if c != None {
+			r.u = make([]float64, n*n)
 		}
-		return &eig, nil
+		return r, EigenSym(ctx, r.lam, r.u, low, n, threads)
 	})
 	if err != nil {
 		return 0, err
 	}
-	sym, data = nil, nil
-	lam := eig.Values(nil)
+	lam := eig.lam
 	var neg, tot float64
 	lmin := math.Inf(1)
 	for _, l := range lam {
@@ -145,10 +145,8 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 			}
 		}
 	}
-	var u mat.Dense
-	eig.VectorsTo(&u)
-	eig = nil
-	uu := u.RawMatrix().Data
+	uu := eig.u
+	eig = eigen{}
 	// ul = U f(Λ), row by row (each element is u_ik·λ_k, as a column
 	// scaling gives).
 	ul := make([]float64, n*n)
@@ -206,7 +204,7 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 }
 
 // eigenHook, when set (tests), runs on the detached goroutine before the
-// factorisation.
+// eigendecomposition.
 var eigenHook func()
 
 // rowGrain is the number of rows of an n×n matrix per chunk of an O(n²)

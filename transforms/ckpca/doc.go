@@ -90,10 +90,12 @@
 //
 // Cancellation: the stage's dense linear algebra (the n×n eigendecomposition
 // of the dual and precomputed paths, the landmark one of Nyström, and Fit's
-// p×p eigendecompositions) cannot be interrupted inside gonum, so it runs
+// p×p eigendecompositions, all kernels.EigenSym) cannot be interrupted
+// everywhere (the formation of Q, the QR factorisations), so it runs
 // detached through KernelFeaturesContext, NystromFeaturesContext and
 // FitContext (kernels.Detach): a cancelled context makes the stage return
 // ctx.Err() at once, and the abandoned computation finishes in the
-// background (the CLI exits right after). Kernel rows, Nyström products and
+// background (the CLI exits right after; the n×n eigendecomposition stops
+// at its next check of the context). Kernel rows, Nyström products and
 // placing run in chunks that check the context.
 package ckpca

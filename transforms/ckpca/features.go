@@ -47,23 +47,33 @@ const psdTol = 1e-8
 // times the largest. It checks symmetry and semi-definiteness, and says
 // where they fail.
 func KernelFeatures(k *mat.Dense) (*Features, error) {
+	return kernelFeatures(context.Background(), k)
+}
+
+// kernelFeatures is KernelFeatures with a context for the
+// eigendecomposition (kernels.EigenSym, ascending eigenvalues).
+func kernelFeatures(ctx context.Context, k *mat.Dense) (*Features, error) {
 	if err := CheckSymmetric(k); err != nil {
 		return nil, err
 	}
 	n, _ := k.Dims()
-	sym := mat.NewSymDense(n, nil)
+	// The lower triangle of (K + Kᵀ)/2, row-major.
+	a := make([]float64, n*n)
 	for i := range n {
-		for j := i; j < n; j++ {
-			sym.SetSym(i, j, 0.5*(k.At(i, j)+k.At(j, i)))
+		for j := 0; j <= i; j++ {
+			a[i*n+j] = 0.5 * (k.At(i, j) + k.At(j, i))
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(sym, true) {
-		return nil, fmt.Errorf("%w: eigendecomposition of the %d×%d kernel matrix failed", ErrNumerical, n, n)
+	vals := make([]float64, n)
+	vdata := make([]float64, n*n)
+	if err := kernels.EigenSym(ctx, vals, vdata, a, n, 0); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: eigendecomposition of the %d×%d kernel matrix failed: %w", ErrNumerical, n, n, err)
 	}
-	vals := eig.Values(nil)
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
+	a = nil
+	vecs := mat.NewDense(n, n, vdata)
 	top := vals[n-1]
 	if top <= 0 {
 		return nil, fmt.Errorf("%w: the kernel matrix has no positive eigenvalue (largest %g)", ErrKernel, top)
@@ -154,13 +164,14 @@ func NystromFeatures(x *mat.Dense, landmarks []int, k kernels.Kernel) (*Features
 	return &Features{F: f, Coef: kmm.Coef, Ref: slices.Clone(landmarks), Rank: p, Dropped: kmm.Dropped}, nil
 }
 
-// KernelFeaturesContext is KernelFeatures under a context: the n×n
-// symmetric eigendecomposition cannot be interrupted (LAPACK in gonum), so
-// it runs detached (kernels.Detach): on cancellation the call returns
-// ctx.Err() at once and the abandoned computation finishes in the
-// background on its own copies (k is only read).
+// KernelFeaturesContext is KernelFeatures under a context: one step of the
+// n×n symmetric eigendecomposition (kernels.EigenSym forms Q with gonum's
+// Dorgtr) cannot be interrupted, so it runs detached (kernels.Detach): on
+// cancellation the call returns ctx.Err() at once and the abandoned
+// computation, on its own copies (k is only read), stops at the
+// eigensolver's next check of ctx.
 func KernelFeaturesContext(ctx context.Context, k *mat.Dense) (*Features, error) {
-	return kernels.Detach(ctx, func() (*Features, error) { return KernelFeatures(k) })
+	return kernels.Detach(ctx, func() (*Features, error) { return kernelFeatures(ctx, k) })
 }
 
 // NystromFeaturesContext is NystromFeatures under a context: the landmark

@@ -1,6 +1,7 @@
 package ckpca
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -25,14 +26,14 @@ var ErrSecular = errors.New("ckpca: sphere quadratic")
 // C = QΛQᵀ, so each solve costs O(k²).
 //
 // Conventions: eigenvalues are named λ₁ ≥ λ₂ ≥ … ≥ λ_k, q₁ is the unit
-// eigenvector of λ₁ as returned by mat.EigenSym with its sign fixed so that
+// eigenvector of λ₁ as returned by kernels.EigenSym with its sign fixed so that
 // its entry of largest magnitude (the first such on ties) is positive.
 //
 // A SphereQuadratic is read-only after construction and safe for concurrent
 // use.
 type SphereQuadratic struct {
 	k    int
-	vals []float64 // ascending, as mat.EigenSym returns them
+	vals []float64 // ascending, as kernels.EigenSym returns them
 	q    mat.Dense // columns are the eigenvectors, same order as vals
 	norm float64   // max |λ|
 }
@@ -50,12 +51,21 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 			}
 		}
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(c, true) {
-		return nil, fmt.Errorf("%w: %w", ErrSecular, kernels.ErrEigen)
+	s := &SphereQuadratic{k: k, vals: make([]float64, k)}
+	if k == 0 {
+		return s, nil
 	}
-	s := &SphereQuadratic{k: k, vals: eig.Values(nil)}
-	eig.VectorsTo(&s.q)
+	a := make([]float64, k*k)
+	for i := range k {
+		for j := 0; j <= i; j++ {
+			a[i*k+j] = c.At(i, j)
+		}
+	}
+	q := make([]float64, k*k)
+	if err := kernels.EigenSym(context.Background(), s.vals, q, a, k, 0); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
+	}
+	s.q = *mat.NewDense(k, k, q)
 	for _, l := range s.vals {
 		s.norm = max(s.norm, math.Abs(l))
 	}

@@ -1,0 +1,165 @@
+package kernels
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/gonum"
+)
+
+// tridiagPanel is the number of columns reduced per panel (LAPACK's nb).
+const tridiagPanel = 32
+
+// tridiagonalize reduces the symmetric n×n matrix a (row-major, BOTH
+// triangles filled) to tridiagonal form T = Qᵀ A Q by Householder
+// reflections, as LAPACK's blocked dsytrd/dlatrd with uplo = Lower: on
+// return d and e (lengths n and n−1) hold T's diagonal and off-diagonal,
+// and a's lower triangle and tau (length n−1) hold the reflectors in the
+// storage of gonum's Dsytrd(blas.Lower), which Dorgtr(blas.Lower) turns
+// into Q. a's upper triangle is destroyed.
+//
+// Each panel of tridiagPanel columns is reduced with the matrix–vector
+// products of its not yet updated trailing matrix (rows on up to threads
+// goroutines; full rows, so each product is one contiguous dot product),
+// and the trailing matrix is then updated as A −= V Wᵀ + W Vᵀ in tiles of
+// its lower triangle, each mirrored to the upper one. Every element is
+// computed by one chunk in a fixed order, so the result does not depend on
+// the thread count. It returns ctx.Err() on cancellation (checked between
+// chunks).
+func tridiagonalize(ctx context.Context, a []float64, n int, d, e, tau []float64, threads int) error {
+	impl := gonum.Implementation{}
+	bi := blas64.Implementation()
+	nb := tridiagPanel
+	vw := make([]float64, n*2*nb) // rows: [V | W] of the panel
+	wv := make([]float64, n*2*nb) // rows: [W | V]
+	v := make([]float64, n)
+	w := make([]float64, n)
+	t12 := make([]float64, 2*nb)
+	for i0 := 0; i0 < n-1; i0 += nb {
+		jb := min(nb, n-1-i0)
+		m := n - i0
+		ld := 2 * jb
+		clear(vw[:m*ld])
+		// V[r][p] = vw[r*ld+p], W[r][p] = vw[r*ld+jb+p], rows relative to i0.
+		for j := range jb {
+			c := i0 + j
+			cr := c - i0
+			// Column c, rows c…n−1, gets the updates of the panel's
+			// earlier reflectors.
+			if j > 0 {
+				vc, wc := vw[cr*ld:cr*ld+j], vw[cr*ld+jb:cr*ld+jb+j]
+				for r := c; r < n; r++ {
+					row := vw[(r-i0)*ld:]
+					var s float64
+					for p := range j {
+						s += row[p]*wc[p] + row[jb+p]*vc[p]
+					}
+					a[r*n+c] -= s
+				}
+			}
+			d[c] = a[c*n+c]
+			// The reflector that zeroes column c below its subdiagonal.
+			alpha := a[(c+1)*n+c]
+			var beta, t float64
+			if c+2 < n {
+				beta, t = impl.Dlarfg(n-c-1, alpha, a[(c+2)*n+c:], n)
+			} else {
+				beta, t = impl.Dlarfg(1, alpha, nil, 1)
+			}
+			e[c], tau[c] = beta, t
+			a[(c+1)*n+c] = beta
+			vv := v[c+1 : n]
+			vv[0] = 1
+			for r := c + 2; r < n; r++ {
+				vv[r-c-1] = a[r*n+c]
+			}
+			for r := c + 1; r < n; r++ {
+				vw[(r-i0)*ld+j] = vv[r-c-1]
+			}
+			// w = τ (A₂₂ v − V Wᵀv − W Vᵀv), A₂₂ the trailing matrix as of
+			// the panel's start (full rows c+1…n−1).
+			ww := w[c+1 : n]
+			cnt := n - c - 1
+			grain := max(16, 8192/cnt)
+			if err := ParallelFor(ctx, cnt, threads, grain, func(lo, hi int) {
+				for q := lo; q < hi; q++ {
+					r := c + 1 + q
+					ww[q] = bi.Ddot(cnt, a[r*n+c+1:r*n+n], 1, vv, 1)
+				}
+			}); err != nil {
+				return err
+			}
+			if j > 0 {
+				t1, t2 := t12[:j], t12[jb:jb+j]
+				clear(t1)
+				clear(t2)
+				for q, x := range vv {
+					row := vw[(c+1+q-i0)*ld:]
+					for p := range j {
+						t1[p] += row[jb+p] * x
+						t2[p] += row[p] * x
+					}
+				}
+				for q := range ww {
+					row := vw[(c+1+q-i0)*ld:]
+					var s float64
+					for p := range j {
+						s += row[p]*t1[p] + row[jb+p]*t2[p]
+					}
+					ww[q] -= s
+				}
+			}
+			var wtv float64
+			for q, x := range ww {
+				ww[q] = t * x
+				wtv += ww[q] * vv[q]
+			}
+			alpha2 := -0.5 * t * wtv
+			for q := range ww {
+				ww[q] += alpha2 * vv[q]
+				vw[(c+1+q-i0)*ld+jb+j] = ww[q]
+			}
+		}
+		// Trailing update of rows and columns i1…n−1.
+		i1 := i0 + jb
+		mt := n - i1
+		if mt == 0 {
+			break
+		}
+		for r := i0; r < n; r++ {
+			src := vw[(r-i0)*ld : (r-i0+1)*ld]
+			dst := wv[(r-i0)*ld : (r-i0+1)*ld]
+			copy(dst[:jb], src[jb:])
+			copy(dst[jb:], src[:jb])
+		}
+		const tile = 64
+		nt := (mt + tile - 1) / tile
+		tiles := nt * (nt + 1) / 2
+		if err := ParallelFor(ctx, tiles, threads, 1, func(lo, hi int) {
+			for q := lo; q < hi; q++ {
+				ti, tj := triIndex(q)
+				r0, s0 := i1+ti*tile, i1+tj*tile
+				li, lj := min(tile, n-r0), min(tile, n-s0)
+				bi.Dgemm(blas.NoTrans, blas.Trans, li, lj, ld, -1, vw[(r0-i0)*ld:], ld, wv[(s0-i0)*ld:], ld, 1, a[r0*n+s0:], n)
+				for r := r0; r < r0+li; r++ {
+					for s := s0; s < min(s0+lj, r); s++ {
+						a[s*n+r] = a[r*n+s]
+					}
+				}
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	d[n-1] = a[(n-1)*n+n-1]
+	return nil
+}
+
+// triIndex maps q = ti(ti+1)/2 + tj, 0 ≤ tj ≤ ti, to (ti, tj).
+func triIndex(q int) (ti, tj int) {
+	for (ti+1)*(ti+2)/2 <= q {
+		ti++
+	}
+	return ti, q - ti*(ti+1)/2
+}
