@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
@@ -131,38 +130,9 @@ func EigenSym(ctx context.Context, values, vectors, a []float64, n, threads int)
 	return nil
 }
 
-// Tiles of gemmTiles: rows × columns of C per chunk, and the length of
-// the inner-dimension blocks. A tile is small enough (fewer than 4 of
-// gonum's 64×64 blocks) for gonum's Dgemm to run it serially.
-const (
-	gemmTileRows = 64
-	gemmTileCols = 192
-	gemmTileK    = 256
-)
-
 // gemmTiles sets C = A·B for row-major A (m×k, stride lda), B (k×n, stride
-// ldb) and C (m×n, stride ldc), in tiles of C on up to threads goroutines.
-// gonum's serial Dgemm adds the products a_il·b_lj into c_ij for
-// l = 0, 1, … in order, whatever the blocking, so the result is the same
-// for any tiling and thread count.
+// ldb) and C (m×n, stride ldc) with Gemm, on up to threads goroutines; the
+// result is the same for any thread count.
 func gemmTiles(ctx context.Context, threads, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) error {
-	if m == 0 || n == 0 {
-		return nil
-	}
-	mt := (m + gemmTileRows - 1) / gemmTileRows
-	nt := (n + gemmTileCols - 1) / gemmTileCols
-	impl := blas64.Implementation()
-	return ParallelFor(ctx, mt*nt, threads, 1, func(lo, hi int) {
-		for t := lo; t < hi; t++ {
-			i0, j0 := (t/nt)*gemmTileRows, (t%nt)*gemmTileCols
-			li, lj := min(gemmTileRows, m-i0), min(gemmTileCols, n-j0)
-			for r := range li {
-				clear(c[(i0+r)*ldc+j0 : (i0+r)*ldc+j0+lj])
-			}
-			for k0 := 0; k0 < k; k0 += gemmTileK {
-				lk := min(gemmTileK, k-k0)
-				impl.Dgemm(blas.NoTrans, blas.NoTrans, li, lj, lk, 1, a[i0*lda+k0:], lda, b[k0*ldb+j0:], ldb, 1, c[i0*ldc+j0:], ldc)
-			}
-		}
-	})
+	return Gemm(ctx, threads, false, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
 }

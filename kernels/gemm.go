@@ -17,12 +17,6 @@ const (
 	gemmMC = 120  // rows of A packed at once (a multiple of gemmMR)
 	gemmNC = 1024 // columns of B packed at once
 
-	// gemmMaxChunkRows bounds the rows of C per parallel chunk: every
-	// chunk packs B again, so chunks must be tall enough that this costs
-	// little (at most about 1/gemmMaxChunkRows of the multiply's flops per
-	// element of B), yet there must be enough of them to keep the threads
-	// busy.
-	gemmMaxChunkRows = 4 * gemmMC
 )
 
 // Gemm computes c = alpha·op(a)·op(b) + beta·c for row-major matrices, with
@@ -48,45 +42,54 @@ func Gemm(ctx context.Context, threads int, transA, transB bool, m, n, k int, al
 	if m == 0 || n == 0 {
 		return ctx.Err()
 	}
-	chunk := gemmChunkRows(m)
-	type scratch struct{ ap, bp []float64 }
-	bufs := make([]scratch, Workers(m, threads, chunk))
-	return ParallelForWorker(ctx, m, threads, chunk, func(w, lo, hi int) {
-		s := &bufs[w]
-		if s.ap == nil {
-			s.ap = make([]float64, gemmMC*gemmKC)
-			s.bp = make([]float64, gemmKC*min(gemmNC, roundUp(n, gemmNR)))
-		}
-		if alpha == 0 || k == 0 {
+	if alpha == 0 || k == 0 || (beta != 0 && beta != 1) {
+		if err := ParallelFor(ctx, m, threads, gemmMC, func(lo, hi int) {
 			scaleRows(c, ldc, lo, hi, n, beta)
-			return
+		}); err != nil || alpha == 0 || k == 0 {
+			return err
 		}
-		if beta != 0 {
-			scaleRows(c, ldc, lo, hi, n, beta)
-		}
-		g := gemmBlock{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, ap: s.ap, bp: s.bp}
-		for j0 := 0; j0 < n; j0 += gemmNC {
-			j1 := min(j0+gemmNC, n)
-			for p0 := 0; p0 < k; p0 += gemmKC {
-				p1 := min(p0+gemmKC, k)
-				g.packB(p0, p1, j0, j1)
-				for i0 := lo; i0 < hi; i0 += gemmMC {
-					i1 := min(i0+gemmMC, hi)
-					g.packA(i0, i1, p0, p1)
-					// With beta = 0 the first block stores instead of adding:
-					// c is then neither cleared nor read.
-					g.multiply(i0, i1, j0, j1, p1-p0, beta == 0 && p0 == 0)
+	}
+	// One packed panel of B, shared by the workers; one block of A each.
+	// A shallow product (k < gemmKC) takes a wider panel of the same size.
+	kc0 := min(gemmKC, k)
+	nc := min(roundUp(n, gemmNR), gemmKC*gemmNC/kc0/gemmNR*gemmNR)
+	g := gemmBlock{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
+		bp: make([]float64, kc0*nc)}
+	mc := gemmBlockRows(m)
+	aps := make([][]float64, Workers(m, threads, mc))
+	for j0 := 0; j0 < n; j0 += nc {
+		j1 := min(j0+nc, n)
+		strips := (j1 - j0 + gemmNR - 1) / gemmNR
+		for p0 := 0; p0 < k; p0 += gemmKC {
+			p1 := min(p0+gemmKC, k)
+			if err := ParallelFor(ctx, strips, threads, 16, func(lo, hi int) {
+				g.packB(p0, p1, j0, j1, lo, hi)
+			}); err != nil {
+				return err
+			}
+			if err := ParallelForWorker(ctx, m, threads, mc, func(w, lo, hi int) {
+				if aps[w] == nil {
+					aps[w] = make([]float64, mc*kc0)
 				}
+				gb := g
+				gb.ap = aps[w]
+				gb.packA(lo, hi, p0, p1)
+				// With beta = 0 the first block stores instead of adding:
+				// c is then neither cleared nor read.
+				gb.multiply(lo, hi, j0, j1, p1-p0, beta == 0 && p0 == 0)
+			}); err != nil {
+				return err
 			}
 		}
-	})
+	}
+	return nil
 }
 
-// gemmChunkRows is the rows of C per parallel chunk: about m/8 so that
-// the chunks balance on a few threads, a multiple of gemmMR, at most
-// gemmMaxChunkRows. It depends only on m.
-func gemmChunkRows(m int) int {
-	return min(gemmMaxChunkRows, roundUp((m+7)/8, gemmMR))
+// gemmBlockRows is the rows of C (and of the packed block of A) per
+// parallel chunk: gemmMC, or fewer for small m so that there are at least
+// four chunks to share; a multiple of gemmMR. It depends only on m.
+func gemmBlockRows(m int) int {
+	return min(gemmMC, roundUp((m+3)/4, gemmMR))
 }
 
 func roundUp(x, to int) int { return (x + to - 1) / to * to }
@@ -148,12 +151,12 @@ func (g *gemmBlock) packA(i0, i1, p0, p1 int) {
 	}
 }
 
-// packB copies rows [p0, p1) and columns [j0, j1) of op(B) into bp as
-// strips of gemmNR columns, each stored row by row (gemmNR values per k
-// step), padded with zeros to a whole strip.
-func (g *gemmBlock) packB(p0, p1, j0, j1 int) {
+// packB copies rows [p0, p1) and the strips [s0, s1) of columns [j0, j1)
+// of op(B) into bp: strips of gemmNR columns, each stored row by row
+// (gemmNR values per k step), padded with zeros to a whole strip.
+func (g *gemmBlock) packB(p0, p1, j0, j1, s0, s1 int) {
 	kc := p1 - p0
-	for s := 0; s*gemmNR < j1-j0; s++ {
+	for s := s0; s < s1; s++ {
 		dst := g.bp[s*gemmNR*kc : (s+1)*gemmNR*kc]
 		jb := j0 + s*gemmNR
 		w := min(gemmNR, j1-jb)
@@ -190,9 +193,12 @@ func (g *gemmBlock) multiply(i0, i1, j0, j1, kc int, store bool) {
 		w := min(gemmNR, j1-jb)
 		for is := 0; is*gemmMR < i1-i0; is++ {
 			as := g.ap[is*gemmMR*kc : (is+1)*gemmMR*kc]
-			gemmKernel(kc, as, bs, &tile)
 			ib := i0 + is*gemmMR
 			h := min(gemmMR, i1-ib)
+			if h == gemmMR && w == gemmNR && gemmKernelC(kc, as, bs, g.c[ib*g.ldc+jb:], g.ldc, g.alpha, store) {
+				continue
+			}
+			gemmKernel(kc, as, bs, &tile)
 			for r := range h {
 				row := g.c[(ib+r)*g.ldc+jb : (ib+r)*g.ldc+jb+w]
 				t := tile[r*gemmNR : r*gemmNR+w]

@@ -25,3 +25,21 @@ func gemmKernel(k int, a, b []float64, c *[gemmMR * gemmNR]float64) {
 	}
 	gemmKernelGo(k, a, b, c)
 }
+
+//go:noescape
+func gemmKernel6x8CAVX2(k int, a, b, c *float64, ldc int, alpha float64, store bool)
+
+// gemmKernelC updates a whole 6×8 tile of C in place, starting at c[0]
+// with row stride ldc: C += alpha·(the product), or C = alpha·(the
+// product) if store. It rounds alpha·v and the sum as the Go edge path
+// does. It reports false, doing nothing, without the FMA kernel.
+func gemmKernelC(k int, a, b, c []float64, ldc int, alpha float64, store bool) bool {
+	if !hasFMA {
+		return false
+	}
+	_ = a[k*gemmMR-1]
+	_ = b[k*gemmNR-1]
+	_ = c[(gemmMR-1)*ldc+gemmNR-1]
+	gemmKernel6x8CAVX2(k, &a[0], &b[0], &c[0], ldc*8, alpha, store)
+	return true
+}

@@ -81,3 +81,86 @@ store:
 	VMOVUPD Y11, 352(DX)
 	VZEROUPPER
 	RET
+
+// ROWADD(y0, y1): C's row at DX += alpha·(y0, y1), with a separate
+// multiply and add (the rounding of the Go edge path); then the next row.
+#define ROWADD(y0, y1) \
+	VMULPD  Y14, y0, y0 \
+	VADDPD  (DX), y0, y0 \
+	VMOVUPD y0, (DX) \
+	VMULPD  Y14, y1, y1 \
+	VADDPD  32(DX), y1, y1 \
+	VMOVUPD y1, 32(DX) \
+	ADDQ    R9, DX
+
+// ROWSET(y0, y1): C's row at DX = alpha·(y0, y1); then the next row.
+#define ROWSET(y0, y1) \
+	VMULPD  Y14, y0, y0 \
+	VMOVUPD y0, (DX) \
+	VMULPD  Y14, y1, y1 \
+	VMOVUPD y1, 32(DX) \
+	ADDQ    R9, DX
+
+// func gemmKernel6x8CAVX2(k int, a, b, c *float64, ldc int, alpha float64, store bool)
+//
+// The micro-kernel of gemmKernel6x8AVX2 writing a whole 6×8 tile of C in
+// place: C[i, j] += alpha·Σ_l a[l*6+i]·b[l*8+j] (or = when store), with
+// rows ldc bytes apart.
+TEXT ·gemmKernel6x8CAVX2(SB), NOSPLIT, $0-49
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R9
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	MOVQ CX, R8
+	SHRQ $1, R8
+	JZ   codd
+
+cpairs:
+	STEP(0, 0)
+	STEP(48, 64)
+	ADDQ $96, AX
+	ADDQ $128, BX
+	DECQ R8
+	JNZ  cpairs
+
+codd:
+	ANDQ $1, CX
+	JZ   cwrite
+	STEP(0, 0)
+
+cwrite:
+	VBROADCASTSD alpha+40(FP), Y14
+	MOVBLZX      store+48(FP), R10
+	TESTQ        R10, R10
+	JNZ          cset
+	ROWADD(Y0, Y1)
+	ROWADD(Y2, Y3)
+	ROWADD(Y4, Y5)
+	ROWADD(Y6, Y7)
+	ROWADD(Y8, Y9)
+	ROWADD(Y10, Y11)
+	VZEROUPPER
+	RET
+
+cset:
+	ROWSET(Y0, Y1)
+	ROWSET(Y2, Y3)
+	ROWSET(Y4, Y5)
+	ROWSET(Y6, Y7)
+	ROWSET(Y8, Y9)
+	ROWSET(Y10, Y11)
+	VZEROUPPER
+	RET
