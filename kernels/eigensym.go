@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/gonum"
 )
@@ -109,18 +108,11 @@ func EigenSym(ctx context.Context, values, vectors, a []float64, n, threads int)
 			return fmt.Errorf("%w: the tridiagonal QR iteration did not converge (n = %d)", ErrEigen, n)
 		}
 	} else {
-		query := make([]float64, 1)
-		impl.Dorgtr(blas.Lower, n, w, n, tau, query, -1)
-		lwork := max(int(query[0]), 1)
-		impl.Dorgtr(blas.Lower, n, w, n, tau, make([]float64, lwork), lwork)
-		if err := ctx.Err(); err != nil {
+		// The tridiagonal's eigenvectors, then Q applied to them.
+		if err := TridiagonalEigen(ctx, d, e, vectors, n, threads); err != nil {
 			return err
 		}
-		z := make([]float64, n*n)
-		if err := TridiagonalEigen(ctx, d, e, z, n, threads); err != nil {
-			return err
-		}
-		if err := gemmTiles(ctx, threads, n, n, n, w, n, z, n, vectors, n); err != nil {
+		if err := applyTridiagQ(ctx, w, n, tau, vectors, threads); err != nil {
 			return err
 		}
 	}
