@@ -203,3 +203,16 @@ func BenchmarkGemm(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkGemmKernel runs the micro-kernel on cache-resident panels on
+// one thread: the ceiling per core that Gemm's packing and memory traffic
+// take from.
+func BenchmarkGemmKernel(b *testing.B) {
+	a := make([]float64, gemmKC*gemmMR)
+	bb := make([]float64, gemmKC*gemmNR)
+	var c [gemmMR * gemmNR]float64
+	for b.Loop() {
+		gemmKernel(gemmKC, a, bb, &c)
+	}
+	b.ReportMetric(2*gemmKC*gemmMR*gemmNR*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+}
