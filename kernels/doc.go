@@ -65,11 +65,11 @@
 // and the function returns ctx.Err(); the destination then holds partial
 // results.
 //
-// Chunks are sized to take well under a second at n = 20,000. A call with
-// a long step that cannot be interrupted (Dorgtr, gonum's formation of Q
-// inside EigenSym, in CorrectSpectrumContext) runs under Detach, which
-// returns ctx.Err() at once on cancellation and lets the abandoned
-// computation run on in the background until its next check of ctx. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
+// Chunks are sized to take well under a second at n = 20,000. EigenSym
+// checks ctx between its steps and chunks (its longest piece without a
+// check is one block of 64 reflectors); CorrectSpectrumContext still runs
+// it under Detach, which returns ctx.Err() at once on cancellation and
+// lets the abandoned computation run on until its next check of ctx. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
 // extreme eigenvalues of a large symmetric matrix without an n×n
 // decomposition, for callers that only need to know whether it is
 // positive semi-definite.

@@ -17,11 +17,10 @@ import (
 //
 // The matrix is reduced to tridiagonal form by Householder reflections
 // (tridiagonalize: LAPACK's blocked dsytrd, with its matrix–vector and
-// rank-2k products in parallel; then gonum's blocked Dorgtr forms Q), the
-// tridiagonal is solved by divide
-// and conquer (TridiagonalEigen) and the eigenvectors are the product of
-// the two orthogonal factors, in tiles on up to threads goroutines
-// (≤ 0: GOMAXPROCS). Without vectors the tridiagonal eigenvalues come from
+// rank-2k products in parallel), the tridiagonal is solved by divide and
+// conquer (TridiagonalEigen), and the reflectors are applied to its
+// eigenvectors in blocks (applyTridiagQ, Gemm products), on up to threads
+// goroutines (≤ 0: GOMAXPROCS). Without vectors the tridiagonal eigenvalues come from
 // gonum's Dsteqr (implicit QL/QR, O(n²)). The result is bit-identical for any
 // thread count. See the package documentation for accuracy and speed.
 //

@@ -68,11 +68,10 @@ const spectrumTile = 64
 
 // CorrectSpectrumContext is CorrectSpectrum with a context and a thread
 // count (≤ 0: GOMAXPROCS). The symmetric eigendecomposition is EigenSym
-// (divide and conquer, O(n³)), values only for c = None. One of its steps
-// (forming Q, O(n³)) cannot be interrupted, so the call runs under Detach: on
-// cancellation it returns ctx.Err() at once, and the abandoned
-// decomposition, on its own copy of s, stops at its next check of ctx
-// (dst is not touched after the return).
+// (divide and conquer, O(n³)), values only for c = None. It runs under
+// Detach: on cancellation the call returns ctx.Err() at once, and the
+// abandoned decomposition, on its own copy of s, stops at its next check
+// of ctx (dst is not touched after the return).
 // The other O(n²) and O(n³) steps (copies, the reconstruction U f(Λ) Uᵀ in
 // 64×64 tiles) run in chunks that check ctx. The result is bit-identical
 // to CorrectSpectrum for any thread count. On cancellation dst may hold
@@ -84,10 +83,9 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 	if c < Clip || c > None {
 		panic("kernels: CorrectSpectrum: unknown correction")
 	}
-	// EigenSym checks ctx between its steps and chunks, but its
-	// formation of Q (O(n³), gonum's Dorgtr) cannot be interrupted, so it
-	// runs under Detach on a copy of s's lower triangle and buffers of its
-	// own.
+	// EigenSym checks ctx between its steps and chunks; under Detach, on a
+	// copy of s's lower triangle and buffers of its own, the call returns
+	// at once even between two checks.
 	low := make([]float64, n*n)
 	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
 		for i := lo; i < hi; i++ {

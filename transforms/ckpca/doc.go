@@ -91,7 +91,7 @@
 // Cancellation: the stage's dense linear algebra (the n×n eigendecomposition
 // of the dual and precomputed paths, the landmark one of Nyström, and Fit's
 // p×p eigendecompositions, all kernels.EigenSym) cannot be interrupted
-// everywhere (the formation of Q, the QR factorisations), so it runs
+// everywhere (gonum's QR factorisations), so it runs
 // detached through KernelFeaturesContext, NystromFeaturesContext and
 // FitContext (kernels.Detach): a cancelled context makes the stage return
 // ctx.Err() at once, and the abandoned computation finishes in the

@@ -164,9 +164,9 @@ func NystromFeatures(x *mat.Dense, landmarks []int, k kernels.Kernel) (*Features
 	return &Features{F: f, Coef: kmm.Coef, Ref: slices.Clone(landmarks), Rank: p, Dropped: kmm.Dropped}, nil
 }
 
-// KernelFeaturesContext is KernelFeatures under a context: one step of the
-// n×n symmetric eigendecomposition (kernels.EigenSym forms Q with gonum's
-// Dorgtr) cannot be interrupted, so it runs detached (kernels.Detach): on
+// KernelFeaturesContext is KernelFeatures under a context. The n×n
+// symmetric eigendecomposition (kernels.EigenSym) checks ctx between its
+// steps and chunks; the call runs detached (kernels.Detach), so that on
 // cancellation the call returns ctx.Err() at once and the abandoned
 // computation, on its own copies (k is only read), stops at the
 // eigensolver's next check of ctx.

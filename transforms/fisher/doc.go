@@ -116,9 +116,9 @@
 // # Spectrum correction in the sparse mode, and cancellation
 //
 // The dense mode corrects the matrix with its full eigendecomposition
-// (kernels.CorrectSpectrumContext, kernels.EigenSym): O(n³), about 8 s
-// at 2,000 objects on two cores, and one of its steps cannot be
-// interrupted, so it runs detached: on cancellation Fit returns ctx.Err()
+// (kernels.CorrectSpectrumContext, kernels.EigenSym): O(n³), about 4 s
+// at 2,000 objects on two cores, and it runs detached: on cancellation
+// Fit returns ctx.Err()
 // at once and the abandoned factorisation stops at its next check of the
 // context in the background (the CLI exits right after). The sparse mode (Neighbors > 0), meant for large N, needs no
 // dense eigendecomposition, because what its correction has to achieve is

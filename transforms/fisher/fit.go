@@ -134,7 +134,7 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 // SparseEigenLimit is the largest number of objects for which the sparse
 // mode (Neighbors > 0) corrects a similarity matrix with the full n×n
 // eigendecomposition, as the dense mode does. Above it, the symmetric
-// eigendecomposition (O(n³), about 8 s at 2,000 objects on two cores,
+// eigendecomposition (O(n³), about 4 s at 2,000 objects on two cores,
 // 8× that at 4,000) would dominate the sparse computation, so
 // sparseCorrection decides from the extreme eigenvalues instead.
 const SparseEigenLimit = 2000
