@@ -43,3 +43,20 @@ func gemmKernelC(k int, a, b, c []float64, ldc int, alpha float64, store bool) b
 	gemmKernel6x8CAVX2(k, &a[0], &b[0], &c[0], ldc*8, alpha, store)
 	return true
 }
+
+//go:noescape
+func dotAxpyAVX2(a, x, y *float64, blocks int, xr float64) float64
+
+// dotAxpy returns Σ a_i·x_i and adds a_i·xr to y_i, over len(a) elements
+// (x and y at least as long), reading a once; FMA kernel where the CPU has
+// it, in blocks of 16, the rest in Go.
+func dotAxpy(a, x, y []float64, xr float64) float64 {
+	x, y = x[:len(a)], y[:len(a)]
+	var t float64
+	k := 0
+	if hasFMA && len(a) >= 16 {
+		k = len(a) &^ 15
+		t = dotAxpyAVX2(&a[0], &x[0], &y[0], k/16, xr)
+	}
+	return t + dotAxpyGo(a[k:], x[k:], y[k:], xr)
+}

@@ -164,3 +164,60 @@ cset:
 	ROWSET(Y10, Y11)
 	VZEROUPPER
 	RET
+
+// func dotAxpyAVX2(a, x, y *float64, blocks int, xr float64) float64
+//
+// Over 16·blocks elements: returns Σ a_i·x_i (four FMA chains, added
+// pairwise at the end) and sets y_i += a_i·xr (FMA), reading each a_i once:
+// the two halves of a symmetric matrix–vector product from one triangle.
+TEXT ·dotAxpyAVX2(SB), NOSPLIT, $0-48
+	MOVQ         a+0(FP), SI
+	MOVQ         x+8(FP), DI
+	MOVQ         y+16(FP), DX
+	MOVQ         blocks+24(FP), CX
+	VBROADCASTSD xr+32(FP), Y15
+	VXORPD       Y0, Y0, Y0
+	VXORPD       Y1, Y1, Y1
+	VXORPD       Y2, Y2, Y2
+	VXORPD       Y3, Y3, Y3
+	TESTQ        CX, CX
+	JZ           dadone
+
+daloop:
+	VMOVUPD     (SI), Y4
+	VMOVUPD     32(SI), Y5
+	VMOVUPD     64(SI), Y6
+	VMOVUPD     96(SI), Y7
+	VFMADD231PD (DI), Y4, Y0
+	VFMADD231PD 32(DI), Y5, Y1
+	VFMADD231PD 64(DI), Y6, Y2
+	VFMADD231PD 96(DI), Y7, Y3
+	VMOVUPD     (DX), Y8
+	VMOVUPD     32(DX), Y9
+	VMOVUPD     64(DX), Y10
+	VMOVUPD     96(DX), Y11
+	VFMADD231PD Y15, Y4, Y8
+	VFMADD231PD Y15, Y5, Y9
+	VFMADD231PD Y15, Y6, Y10
+	VFMADD231PD Y15, Y7, Y11
+	VMOVUPD     Y8, (DX)
+	VMOVUPD     Y9, 32(DX)
+	VMOVUPD     Y10, 64(DX)
+	VMOVUPD     Y11, 96(DX)
+	ADDQ        $128, SI
+	ADDQ        $128, DI
+	ADDQ        $128, DX
+	DECQ        CX
+	JNZ         daloop
+
+dadone:
+	VADDPD       Y1, Y0, Y0
+	VADDPD       Y3, Y2, Y2
+	VADDPD       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VPERMILPD    $1, X0, X1
+	VADDSD       X1, X0, X0
+	VZEROUPPER
+	MOVSD        X0, ret+40(FP)
+	RET

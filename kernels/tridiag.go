@@ -21,22 +21,23 @@ const tridiagPanel = 32
 // into Q. a's upper triangle is destroyed.
 //
 // Each panel of tridiagPanel columns is reduced with the matrix–vector
-// products of its not yet updated trailing matrix (rows on up to threads
-// goroutines; full rows, so each product is one contiguous dot product),
-// and the trailing matrix is then updated as A −= V Wᵀ + W Vᵀ in tiles of
-// its lower triangle, each mirrored to the upper one. Every element is
+// products of its not yet updated trailing matrix (symvLower: its lower
+// triangle only, each element read once for both of its uses, in row
+// chunks on up to threads goroutines), and the trailing matrix is then
+// updated as A −= V Wᵀ + W Vᵀ by one Gemm, its lower triangle mirrored to
+// the upper one. Every element is
 // computed by one chunk in a fixed order, so the result does not depend on
 // the thread count. It returns ctx.Err() on cancellation (checked between
 // chunks).
 func tridiagonalize(ctx context.Context, a []float64, n int, d, e, tau []float64, threads int) error {
 	impl := gonum.Implementation{}
-	bi := blas64.Implementation()
 	nb := tridiagPanel
 	vw := make([]float64, n*2*nb) // rows: [V | W] of the panel
 	wv := make([]float64, n*2*nb) // rows: [W | V]
 	v := make([]float64, n)
 	w := make([]float64, n)
 	t12 := make([]float64, 2*nb)
+	sy := make([]float64, symvChunks*n)
 	for i0 := 0; i0 < n-1; i0 += nb {
 		jb := min(nb, n-1-i0)
 		m := n - i0
@@ -81,14 +82,7 @@ func tridiagonalize(ctx context.Context, a []float64, n int, d, e, tau []float64
 			// w = τ (A₂₂ v − V Wᵀv − W Vᵀv), A₂₂ the trailing matrix as of
 			// the panel's start (full rows c+1…n−1).
 			ww := w[c+1 : n]
-			cnt := n - c - 1
-			grain := max(16, 8192/cnt)
-			if err := ParallelFor(ctx, cnt, threads, grain, func(lo, hi int) {
-				for q := lo; q < hi; q++ {
-					r := c + 1 + q
-					ww[q] = bi.Ddot(cnt, a[r*n+c+1:r*n+n], 1, vv, 1)
-				}
-			}); err != nil {
+			if err := symvLower(ctx, ww, a, n, c+1, vv, sy, threads); err != nil {
 				return err
 			}
 			if j > 0 {
@@ -211,4 +205,68 @@ func applyTridiagQ(ctx context.Context, a []float64, n int, tau, z []float64, th
 		}
 	}
 	return nil
+}
+
+// symvChunks is the most row chunks symvLower splits a product into.
+const symvChunks = 8
+
+// symvLower sets y = B·x for the symmetric trailing block B = a[c0:, c0:]
+// (a is n×n row-major) from B's lower triangle alone, so that each element
+// is read once instead of twice: row r adds its dot product with x to y_r
+// and x_r times itself to the y_s of the columns s < r (dotAxpy). Rows are
+// split into at most symvChunks chunks (a number that depends only on the
+// size), each summing into its own part of scratch (symvChunks·n floats),
+// which are then added in chunk order: the result is the same for any
+// thread count.
+func symvLower(ctx context.Context, y, a []float64, n, c0 int, x, scratch []float64, threads int) error {
+	cnt := n - c0
+	chunks := min(symvChunks, max(1, cnt/64))
+	grain := (cnt + chunks - 1) / chunks
+	chunks = (cnt + grain - 1) / grain
+	if err := ParallelFor(ctx, cnt, threads, grain, func(lo, hi int) {
+		yc := scratch[(lo/grain)*n : (lo/grain)*n+hi]
+		clear(yc)
+		for q := lo; q < hi; q++ {
+			r := c0 + q
+			xr := x[q]
+			yc[q] += dotAxpy(a[r*n+c0:r*n+r], x[:q], yc[:q], xr) + a[r*n+r]*xr
+		}
+	}); err != nil {
+		return err
+	}
+	for q := range y {
+		var s float64
+		for ch := range chunks {
+			if q < min((ch+1)*grain, cnt) {
+				s += scratch[ch*n+q]
+			}
+		}
+		y[q] = s
+	}
+	return nil
+}
+
+// dotAxpyGo is dotAxpy in plain Go (four partial dot products, so that
+// one addition chain does not wait on the latency of the last).
+func dotAxpyGo(a, x, y []float64, xr float64) float64 {
+	var t0, t1, t2, t3 float64
+	k := 0
+	for ; k+4 <= len(a); k += 4 {
+		v := a[k : k+4 : k+4]
+		xv := x[k : k+4 : k+4]
+		yv := y[k : k+4 : k+4]
+		t0 += v[0] * xv[0]
+		t1 += v[1] * xv[1]
+		t2 += v[2] * xv[2]
+		t3 += v[3] * xv[3]
+		yv[0] += v[0] * xr
+		yv[1] += v[1] * xr
+		yv[2] += v[2] * xr
+		yv[3] += v[3] * xr
+	}
+	for ; k < len(a); k++ {
+		t0 += a[k] * x[k]
+		y[k] += a[k] * xr
+	}
+	return (t0 + t1) + (t2 + t3)
 }
