@@ -5,9 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 )
 
 // Correction is an eigenvalue correction that turns a symmetric, possibly
@@ -61,19 +58,14 @@ func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, e
 	return CorrectSpectrumContext(context.Background(), dst, s, n, c, 0)
 }
 
-// spectrumTile is the side of the output tiles of the reconstruction
-// U f(Λ) Uᵀ: gonum's Dgemm block size, so that each tile is summed in the
-// same order as a whole-matrix Dgemm would sum it (bit for bit).
-const spectrumTile = 64
-
 // CorrectSpectrumContext is CorrectSpectrum with a context and a thread
 // count (≤ 0: GOMAXPROCS). The symmetric eigendecomposition is EigenSym
 // (divide and conquer, O(n³)), values only for c = None. It runs under
 // Detach: on cancellation the call returns ctx.Err() at once, and the
 // abandoned decomposition, on its own copy of s, stops at its next check
 // of ctx (dst is not touched after the return).
-// The other O(n²) and O(n³) steps (copies, the reconstruction U f(Λ) Uᵀ in
-// 64×64 tiles) run in chunks that check ctx. The result is bit-identical
+// The other O(n²) and O(n³) steps (copies, the reconstruction U f(Λ) Uᵀ by
+// Gemm) run in chunks that check ctx. The result is bit-identical
 // to CorrectSpectrum for any thread count. On cancellation dst may hold
 // partial results.
 func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Correction, threads int) (negShare float64, err error) {
@@ -158,35 +150,10 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 	}); err != nil {
 		return 0, err
 	}
-	// dst = (UΛ)Uᵀ on the tiles of the lower triangle, each tile summed
-	// over k in blocks of spectrumTile as gonum's parallel Dgemm does (a
-	// serial Dgemm per block: fewer than 4 blocks never go parallel); then
-	// the upper triangle mirrored from the lower one, so that dst is
-	// symmetric bit for bit.
-	nt := (n + spectrumTile - 1) / spectrumTile
-	tiles := nt * (nt + 1) / 2
-	impl := blas64.Implementation()
-	if err := ParallelFor(ctx, tiles, threads, 1, func(lo, hi int) {
-		for q := lo; q < hi; q++ {
-			ti := int((math.Sqrt(8*float64(q)+1) - 1) / 2)
-			for ti*(ti+1)/2 > q {
-				ti--
-			}
-			for (ti+1)*(ti+2)/2 <= q {
-				ti++
-			}
-			tj := q - ti*(ti+1)/2
-			i0, j0 := ti*spectrumTile, tj*spectrumTile
-			li, lj := min(spectrumTile, n-i0), min(spectrumTile, n-j0)
-			for r := range li {
-				clear(dst[(i0+r)*n+j0 : (i0+r)*n+j0+lj])
-			}
-			for k0 := 0; k0 < n; k0 += spectrumTile {
-				lk := min(spectrumTile, n-k0)
-				impl.Dgemm(blas.NoTrans, blas.Trans, li, lj, lk, 1, ul[i0*n+k0:], n, uu[j0*n+k0:], n, 1, dst[i0*n+j0:], n)
-			}
-		}
-	}); err != nil {
+	// dst = (UΛ)Uᵀ by Gemm (the same bits for any thread count), then the
+	// upper triangle mirrored from the lower one, so that dst is symmetric
+	// bit for bit.
+	if err := Gemm(ctx, threads, false, true, n, n, n, 1, ul, n, uu, n, 0, dst, n); err != nil {
 		return 0, err
 	}
 	if err := ParallelFor(ctx, n, threads, rowGrain(n), func(lo, hi int) {
