@@ -25,12 +25,24 @@ import (
 // panic on one of its goroutines, which a damaged file can cause, would end
 // the process: here every goroutine runs under recover and the panic
 // becomes the reader's error.
+//
+// With two threads or more it also reads ahead: while the caller works on
+// one batch, the next batch of the row group is decoded, so that reading
+// and the caller's work overlap instead of taking turns (apply spends as
+// much time on its batches as on decoding them).
 type rowGroupReader struct {
 	readers []*pqarrow.ColumnReader // one per top-level field of schema
 	schema  *arrow.Schema
 	batch   int64
 	threads int
 	mem     memory.Allocator
+	ahead   chan decoded // the batch being read ahead; nil if none
+}
+
+// decoded is a batch read ahead, or the error met reading it.
+type decoded struct {
+	rec arrow.RecordBatch
+	err error
 }
 
 func newRowGroupReader(ctx context.Context, fr *pqarrow.FileReader, leaves []int, rg int, batch int64, threads int, mem memory.Allocator) (*rowGroupReader, error) {
@@ -55,6 +67,37 @@ func newRowGroupReader(ctx context.Context, fr *pqarrow.FileReader, leaves []int
 
 // next returns the next batch of the row group, or nil at its end.
 func (g *rowGroupReader) next() (arrow.RecordBatch, error) {
+	if g.threads < 2 {
+		return g.decode()
+	}
+	if g.ahead == nil {
+		g.readAhead()
+	}
+	d := <-g.ahead
+	g.ahead = nil
+	if d.err == nil && d.rec != nil {
+		g.readAhead()
+	}
+	return d.rec, d.err
+}
+
+// readAhead starts decoding the next batch.
+func (g *rowGroupReader) readAhead() {
+	ch := make(chan decoded, 1)
+	g.ahead = ch
+	go func() {
+		var d decoded
+		d.err = catchPanic(func() (err error) {
+			d.rec, err = g.decode()
+			return err
+		})
+		ch <- d
+	}()
+}
+
+// decode decodes the next batch of the row group, or returns nil at its
+// end.
+func (g *rowGroupReader) decode() (arrow.RecordBatch, error) {
 	cols := make([]arrow.Array, len(g.readers))
 	errs := make([]error, len(g.readers))
 	read := func(i int) {
@@ -139,7 +182,15 @@ func (g *rowGroupReader) readColumn(i int) (arrow.Array, error) {
 	}
 }
 
+// release waits for the batch read ahead, if any, and frees it with the
+// column readers.
 func (g *rowGroupReader) release() {
+	if g.ahead != nil {
+		if d := <-g.ahead; d.rec != nil {
+			d.rec.Release()
+		}
+		g.ahead = nil
+	}
 	for _, r := range g.readers {
 		r.Release()
 	}
