@@ -11,7 +11,7 @@
 //     into a Plan that turns record batches into a Frame of plain Go slices.
 //   - Create: an atomic Writer (temporary file in the target folder, renamed
 //     on Close or, for a group, by CommitAll, removed on Abort) for Parquet
-//     (zstd), Arrow IPC file, Arrow IPC stream and CSV; CreateFile for the
+//     (zstd level 1), Arrow IPC file, Arrow IPC stream and CSV; CreateFile for the
 //     bytes of figures and reports.
 //   - Provenance: the JSON stored under the footer key "ordinate", and Inspect
 //     to read it back.
@@ -40,7 +40,10 @@
 // chunk, so memory is bounded by a row group and does not grow with the
 // file. Arrow IPC record batches larger than the batch size are sliced.
 // WithColumns reads only some top-level columns (for Parquet, only their
-// column chunks).
+// column chunks). The columns of a Parquet batch are decompressed and
+// decoded side by side on WithReadThreads goroutines (default GOMAXPROCS),
+// which is most of the cost of reading; batches, rows and errors are the
+// same whatever the thread count.
 //
 // CSV needs a header row; a value is null when, spaces trimmed, it is
 // empty, NA, N/A, null or NULL (encoding/csv skips blank lines, so an
@@ -87,7 +90,14 @@
 // writer's process id, and those of dead processes are removed when a
 // writer is created in their folder (RemoveStale). Errors of the file
 // system name the output and wrap the system's error (syscall.ENOSPC).
-// Provenance goes in with SetMetadata: Parquet writes it to the footer at
+// Parquet outputs are zstd at level 1 (parquetZstdLevel: against the
+// default level 3, a third less writing for files up to 9 % larger, and
+// the same reading), without dictionaries for float columns, and with
+// BYTE_STREAM_SPLIT for the top-level float columns whose values compress
+// better split, as full-precision values do (chooseSplit, decided on the
+// first row group; 12 % smaller files for normal doubles, while values that
+// repeat stay plain). DuckDB, pyarrow and Spark (3.2 and later) read
+// BYTE_STREAM_SPLIT. Provenance goes in with SetMetadata: Parquet writes it to the footer at
 // Close, so it can carry the row count (Writer.Rows) and the run time;
 // Arrow IPC writes it with the schema, before the first batch; CSV has no
 // place for it. Inspect reads it back with the schema, row count and row

@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -21,16 +23,19 @@ const parquetBufferSize = 1 << 20
 
 // parquetPart reads one Parquet file row group by row group.
 type parquetPart struct {
-	name   string
-	c      io.Closer // closed with the part; may be nil
-	pf     *file.Reader
-	fr     *pqarrow.FileReader
-	schema *arrow.Schema // the projected schema
-	leaves []int         // leaf columns to read; nil for all
-	rg     int           // next row group
-	rr     pqarrow.RecordReader
-	want   int64 // rows the footer gives for the row group being read
-	got    int64 // rows read from it
+	name      string
+	c         io.Closer // closed with the part; may be nil
+	pf        *file.Reader
+	fr        *pqarrow.FileReader
+	schema    *arrow.Schema // the projected schema
+	leaves    []int         // leaf columns to read; nil for all
+	rg        int           // next row group
+	rr        *rowGroupReader
+	want      int64 // rows the footer gives for the row group being read
+	batchSize int
+	threads   int // goroutines decoding the columns of a batch
+	mem       memory.Allocator
+	got       int64 // rows read from it
 
 	units   *shardState // numbers the row groups across the files; nil: all
 	skipped int64       // rows of row groups of other shards not yet counted
@@ -154,7 +159,8 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 	if err != nil {
 		return nil, err
 	}
-	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema}
+	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema,
+		batchSize: cfg.batchSize, threads: cfg.threads, mem: cfg.mem}
 	if !cfg.shard.IsZero() {
 		p.units = cfg.units
 	}
@@ -199,27 +205,30 @@ func (p *parquetPart) next(ctx context.Context) (arrow.RecordBatch, error) {
 			if err := p.checkRowGroup(rg); err != nil {
 				return nil, err
 			}
-			rr, err := p.fr.GetRecordReader(ctx, p.leaves, []int{rg})
+			// Batches no longer than the row group, as pqarrow's record
+			// reader has them, so that a small row group does not reserve
+			// room for a whole batch.
+			batch := min(int64(p.batchSize), int64(bitutil.NextPowerOf2(int(min(p.want, 1<<40)))))
+			rr, err := newRowGroupReader(ctx, p.fr, p.leaves, rg, batch, p.threads, p.mem)
 			if err != nil {
 				return nil, err
 			}
 			p.rr = rr
 		}
-		if p.rr.Next() {
-			rec := p.rr.RecordBatch()
-			p.got += rec.NumRows()
-			if p.got > p.want {
-				return nil, fmt.Errorf("row group %d has more rows than the %d of the footer", p.rg-1, p.want)
-			}
-			rec.Retain()
-			return rec, nil
-		}
-		err := p.rr.Err()
-		p.rr.Release()
-		p.rr = nil
+		rec, err := p.rr.next()
 		if err != nil {
 			return nil, err
 		}
+		if rec != nil {
+			p.got += rec.NumRows()
+			if p.got > p.want {
+				rec.Release()
+				return nil, fmt.Errorf("row group %d has more rows than the %d of the footer", p.rg-1, p.want)
+			}
+			return rec, nil
+		}
+		p.rr.release()
+		p.rr = nil
 		if p.got != p.want {
 			return nil, fmt.Errorf("row group %d ends after %d of the %d rows of the footer", p.rg-1, p.got, p.want)
 		}
@@ -259,7 +268,7 @@ func (p *parquetPart) checkRowGroup(rg int) error {
 
 func (p *parquetPart) close() error {
 	if p.rr != nil {
-		p.rr.Release()
+		p.rr.release()
 		p.rr = nil
 	}
 	return closeIf(p.c)

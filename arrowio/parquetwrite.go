@@ -24,6 +24,27 @@ const (
 	maxRowGroupRows     = 1 << 20
 )
 
+// parquetZstdLevel is the zstd level of Parquet outputs. Measured on 512 Ki
+// rows × 32 float64 columns of four-decimal values (CPU seconds, min of 3):
+// level 1 gives 53.7 MiB in 1.9 s of writing, the default level 3 49.1 MiB
+// in 2.9 s, level 7 44.3 MiB in 5.9 s; reading costs the same 0.5 s at
+// every level. On full-precision values, written BYTE_STREAM_SPLIT, the
+// levels differ by under 0.5 % in size and not in time. Level 1 saves a
+// third of the writing for files 9 % larger at most.
+const parquetZstdLevel = 1
+
+// parquetWriteBatch is the number of values pqarrow encodes at a time
+// (parquet.WithBatchSize; its default is 1024). On the same 512 Ki × 32
+// four-decimal table at level 1, writing took 1.9 s of CPU with 1024,
+// 1.75 s with 8192 and 1.6 s with 65536, sizes equal; the steps are near
+// the noise of the shared machine they were measured on, and 8192 keeps
+// pages close to their target size. Data pages stay at arrow-go's 1 MiB:
+// 256 KiB made the file 2 % larger and 4 MiB was no faster. Row groups keep
+// the rule below: 64 MiB of values (262,144 rows of 32 doubles) gives
+// DuckDB and Spark enough row groups to split a file between threads while
+// each column chunk stays large enough to read in one stretch.
+const parquetWriteBatch = 8192
+
 // parquetEncoder writes Parquet through pqarrow. It gathers batches until
 // a row group is full and then writes that row group column by column, so
 // that small batches do not make small row groups.
@@ -37,7 +58,11 @@ const (
 // LIST either way, and the stored Arrow schema still says fixed-size list,
 // so readers get the type back.
 type parquetEncoder struct {
-	fw        *pqarrow.FileWriter
+	fw        *pqarrow.FileWriter // nil until the first row group is written
+	bare      *arrow.Schema       // the schema without its metadata, stored in the file
+	sink      io.Writer
+	opts      []parquet.WriterProperty
+	arrProps  pqarrow.ArrowWriterProperties
 	mem       memory.Allocator
 	wschema   *arrow.Schema // what pqarrow is given: fixed-size lists as lists
 	asList    []bool        // per column: a fixed-size list written as a list
@@ -56,6 +81,8 @@ func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *
 	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(cfg.mem))
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
+		parquet.WithCompressionLevel(parquetZstdLevel),
+		parquet.WithBatchSize(parquetWriteBatch),
 		parquet.WithAllocator(cfg.mem),
 		parquet.WithCreatedBy("ordinate"),
 		parquet.WithMaxRowGroupLength(rows),
@@ -72,15 +99,7 @@ func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *
 			opts = append(opts, parquet.WithDictionaryPath(col.ColumnPath(), false))
 		}
 	}
-	// The schema metadata is left out of the file writer's schema and
-	// written with the SetMetadata pairs at finish, so that every key is in
-	// the footer once with its last value.
-	bare := arrow.NewSchema(schema.Fields(), nil)
-	fw, err := pqarrow.NewFileWriter(bare, sink, parquet.NewWriterProperties(opts...), arrProps)
-	if err != nil {
-		return nil, err
-	}
-	e := &parquetEncoder{fw: fw, mem: cfg.mem, groupRows: rows, base: schema.Metadata(), meta: meta}
+	e := &parquetEncoder{bare: arrow.NewSchema(schema.Fields(), nil), sink: sink, opts: opts, arrProps: arrProps, mem: cfg.mem, groupRows: rows, base: schema.Metadata(), meta: meta}
 	fields := schema.Fields()
 	e.asList = make([]bool, len(fields))
 	for i, f := range fields {
@@ -91,6 +110,26 @@ func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *
 	}
 	e.wschema = arrow.NewSchema(fields, nil)
 	return e, nil
+}
+
+// open creates the file writer, once the first row group is gathered, so
+// that the encoding of each float column can be chosen from its values
+// (chooseSplit). The schema metadata is left out of the file writer's
+// schema and written with the SetMetadata pairs at finish, so that every
+// key is in the footer once with its last value.
+func (e *parquetEncoder) open() error {
+	opts := e.opts
+	for c, f := range e.wschema.Fields() {
+		if chooseSplit(f.Type, e.pending, c) {
+			opts = append(opts, parquet.WithEncodingPath(parquet.ColumnPath{f.Name}, parquet.Encodings.ByteStreamSplit))
+		}
+	}
+	fw, err := pqarrow.NewFileWriter(e.bare, e.sink, parquet.NewWriterProperties(opts...), e.arrProps)
+	if err != nil {
+		return err
+	}
+	e.fw = fw
+	return nil
 }
 
 func (e *parquetEncoder) write(rec arrow.RecordBatch) error {
@@ -129,6 +168,11 @@ func (e *parquetEncoder) write(rec arrow.RecordBatch) error {
 
 // flush writes the first n pending rows as one row group.
 func (e *parquetEncoder) flush(n int64) error {
+	if e.fw == nil {
+		if err := e.open(); err != nil {
+			return err
+		}
+	}
 	if err := e.fw.NewRowGroupChecked(); err != nil {
 		return err
 	}
@@ -168,6 +212,11 @@ func (e *parquetEncoder) finish() error {
 			return err
 		}
 	}
+	if e.fw == nil { // no rows
+		if err := e.open(); err != nil {
+			return err
+		}
+	}
 	keys, vals := e.meta.merged(e.base)
 	for i, k := range keys {
 		if err := e.fw.AppendKeyValueMetadata(k, vals[i]); err != nil {
@@ -182,7 +231,9 @@ func (e *parquetEncoder) release() {
 		rec.Release()
 	}
 	e.pending, e.rows = nil, 0
-	e.fw.Close()
+	if e.fw != nil {
+		e.fw.Close()
+	}
 }
 
 // fixedSizeAsList returns a as a list array of type lt with the same

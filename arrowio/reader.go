@@ -3,6 +3,7 @@ package arrowio
 import (
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -57,6 +58,7 @@ type readConfig struct {
 	columns   []string  // top-level columns to read (WithColumns); nil for all
 	shard     Shard     // WithShard; zero for everything
 	units     *shardState
+	threads   int // WithReadThreads; ≤ 0: GOMAXPROCS
 }
 
 // ReadOption configures Open.
@@ -68,12 +70,23 @@ func newReadConfig(opts []ReadOption) readConfig {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	if cfg.threads <= 0 {
+		cfg.threads = runtime.GOMAXPROCS(0)
+	}
 	return cfg
 }
 
 // WithReadAllocator sets the allocator for every Arrow buffer the reader makes.
 func WithReadAllocator(mem memory.Allocator) ReadOption {
 	return func(c *readConfig) { c.mem = mem }
+}
+
+// WithReadThreads sets how many goroutines decode the columns of a Parquet
+// batch side by side (default, or n ≤ 0: GOMAXPROCS). Batches and rows
+// come out in the same order whatever n is; 1 decodes one column after the
+// other on the caller's goroutine.
+func WithReadThreads(n int) ReadOption {
+	return func(c *readConfig) { c.threads = n }
 }
 
 // WithBatchSize sets the number of rows per record batch (default 65536).

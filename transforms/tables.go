@@ -28,6 +28,9 @@ type FileTables struct {
 	Paths  map[string]string
 	Stdin  io.Reader // for "-" inputs; nil: os.Stdin
 	Stdout io.Writer // for "-" outputs; nil: os.Stdout
+	// Threads decode the columns of Parquet inputs side by side
+	// (arrowio.WithReadThreads); 0: all cores.
+	Threads int
 }
 
 func (t *FileTables) Has(role string) bool { return t.Paths[role] != "" }
@@ -56,7 +59,7 @@ func (t *FileTables) Open(ctx context.Context, role string, mem memory.Allocator
 // OpenShard opens shard s of the Parquet input of role (arrowio.Shard;
 // the zero Shard is all of it).
 func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error) {
-	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s)}
+	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s), arrowio.WithReadThreads(t.Threads)}
 	if t.Stdin != nil {
 		opts = append(opts, arrowio.WithStdin(t.Stdin))
 	}

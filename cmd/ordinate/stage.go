@@ -101,7 +101,7 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 			return classify(c.Context, err)
 		}
 	}
-	tables := &transforms.FileTables{Paths: map[string]string{}, Stdin: c.App.Reader, Stdout: c.App.Writer}
+	tables := &transforms.FileTables{Paths: map[string]string{}, Stdin: c.App.Reader, Stdout: c.App.Writer, Threads: c.Int("threads")}
 	args := c.Args().Slice()
 	for _, r := range info.Inputs {
 		if r.Variadic {

@@ -1,0 +1,78 @@
+package arrowio
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/parquet/compress"
+)
+
+// BYTE_STREAM_SPLIT stores byte k of every value of a page together, so
+// that zstd sees the sign and exponent bytes of floats, which vary little,
+// apart from the noisy low mantissa bytes. On full-precision doubles (the
+// embeddings and models that ordinate writes) it makes zstd files about
+// 12 % smaller and writing a third cheaper (1M × 32 normal values: 113
+// MiB against 128 MiB, which plain zstd cannot compress at all). On values
+// that repeat, such as decimals with few digits, it does the opposite:
+// zstd finds the repeated 8-byte values in plain pages but not in split
+// ones, and the file doubles (four-decimal values: 103 MiB against 54 MiB).
+// So the encoding is chosen per column from the values of the first row
+// group: splitSample values are compressed both ways and the split wins
+// when it is at least splitGain smaller. That costs 3–9 ms per float column
+// and file at 65,536 values, so the sample is half of that; at 16,384 the
+// gain on normal values (7 %) comes too close to splitGain, and at 4,096
+// zstd does not compress either way.
+const (
+	splitSample = 1 << 15
+	splitGain   = 0.95
+)
+
+// chooseSplit tells whether column c of the batches, of type t, should be
+// written BYTE_STREAM_SPLIT: top-level float32 and float64 columns whose
+// first values compress better split (see above). Null slots are sampled
+// as they are; they hold zeros when built by arrow-go.
+func chooseSplit(t arrow.DataType, recs []arrow.RecordBatch, c int) bool {
+	var width int
+	switch t.ID() {
+	case arrow.FLOAT64:
+		width = 8
+	case arrow.FLOAT32:
+		width = 4
+	default:
+		return false
+	}
+	var plain []byte
+	for _, rec := range recs {
+		a := rec.Column(c)
+		var b []byte
+		switch a := a.(type) {
+		case *array.Float64:
+			b = arrow.Float64Traits.CastToBytes(a.Float64Values())
+		case *array.Float32:
+			b = arrow.Float32Traits.CastToBytes(a.Float32Values())
+		default:
+			return false
+		}
+		plain = append(plain, b[:min(len(b), splitSample*width-len(plain))]...)
+		if len(plain) >= splitSample*width {
+			break
+		}
+	}
+	n := len(plain) / width
+	if n == 0 {
+		return false
+	}
+	split := make([]byte, len(plain))
+	for i := range n {
+		for k := range width {
+			split[k*n+i] = plain[i*width+k]
+		}
+	}
+	codec, err := compress.GetCodec(compress.Codecs.Zstd)
+	if err != nil {
+		return false
+	}
+	buf := make([]byte, codec.CompressBound(int64(len(plain))))
+	p := len(codec.EncodeLevel(buf, plain, parquetZstdLevel))
+	s := len(codec.EncodeLevel(buf, split, parquetZstdLevel))
+	return float64(s) < splitGain*float64(p)
+}
