@@ -130,12 +130,14 @@
 // and the orthogonality loss ‖VᵀV − I‖_max/(n·ε) below 1.4 (the tests
 // require both below 30, LAPACK's threshold), and the eigenvalues agree
 // with gonum's within 10·n·ε·‖A‖. Measured time with eigenvectors on two
-// cores (BenchmarkEigenSym, a random matrix, one run each): 0.40 s at
-// n = 1,000 (mat.EigenSym 2.9 s) and 2.5 s at 2,000 (80 s); numpy's eigh
-// (LAPACK dsyevd on OpenBLAS) takes 0.18 s and 1.24 s. Most of the
-// remaining gap is the reduction's matrix–vector products (memory-bound
-// dot products, about half of the time at n = 2,000). The results are the
-// same bits for any thread count. Scratch memory is about 6n² floats at
+// cores (BenchmarkEigenSym, a random matrix, one run each): 0.31 s at
+// n = 1,000 (mat.EigenSym 2.9 s) and 1.8 s at 2,000 (80 s); numpy's eigh
+// (LAPACK dsyevd on OpenBLAS) takes 0.14 s and 1.17 s
+// (scripts/linalg/bench.py). The reduction's symmetric matrix–vector
+// products read the lower triangle once for both of their halves
+// (symvLower, an AVX2/FMA dot-and-axpy) and are still the largest part,
+// with the Gemm products next. The results are the same bits for any
+// thread count. Scratch memory is about 6n² floats at
 // the top merge.
 //
 // # Errors
