@@ -394,7 +394,7 @@ func dandcMerge(ctx context.Context, d, q []float64, ldq, n1, m int, beta float6
 			for t, i := range cols {
 				copy(b[t*k:(t+1)*k], s[i*k:(i+1)*k])
 			}
-			if err := gemmTiles(ctx, threads, r1-r0, k, nc, a, nc, b, k, u[r0*k:], k); err != nil {
+			if err := Gemm(ctx, threads, false, false, r1-r0, k, nc, 1, a, nc, b, k, 0, u[r0*k:], k); err != nil {
 				return err
 			}
 		}

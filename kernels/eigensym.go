@@ -120,10 +120,3 @@ func EigenSym(ctx context.Context, values, vectors, a []float64, n, threads int)
 	}
 	return nil
 }
-
-// gemmTiles sets C = A·B for row-major A (m×k, stride lda), B (k×n, stride
-// ldb) and C (m×n, stride ldc) with Gemm, on up to threads goroutines; the
-// result is the same for any thread count.
-func gemmTiles(ctx context.Context, threads, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) error {
-	return Gemm(ctx, threads, false, false, m, n, k, 1, a, lda, b, ldb, 0, c, ldc)
-}

@@ -216,6 +216,16 @@ func (g *gemmBlock) multiply(i0, i1, j0, j1, kc int, store bool) {
 	}
 }
 
+// gemmKernel is the micro-kernel: c (6×8, row-major) = Σ_l a_l b_lᵀ over
+// the k ≥ 1 packed steps of a (6 per step) and b (8 per step). The
+// assembly kernel, where there is one, stores its tile into c with
+// alpha = 1, which is exact.
+func gemmKernel(k int, a, b []float64, c *[gemmMR * gemmNR]float64) {
+	if !gemmKernelC(k, a, b, c[:], gemmNR, 1, true) {
+		gemmKernelGo(k, a, b, c)
+	}
+}
+
 // gemmKernelGo is the portable micro-kernel: c = Σ_l a_l b_lᵀ over the k
 // packed steps, with a separate multiply and add.
 func gemmKernelGo(k int, a, b []float64, c *[gemmMR * gemmNR]float64) {

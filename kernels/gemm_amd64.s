@@ -28,60 +28,6 @@
 	VFMADD231PD  Y12, Y15, Y10 \
 	VFMADD231PD  Y13, Y15, Y11
 
-// func gemmKernel6x8AVX2(k int, a, b, c *float64)
-//
-// c[i*8+j] = Σ_l a[l*6+i]·b[l*8+j] over l < k (packed panels; c is
-// overwritten).
-TEXT ·gemmKernel6x8AVX2(SB), NOSPLIT, $0-32
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), AX
-	MOVQ b+16(FP), BX
-	MOVQ c+24(FP), DX
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	MOVQ CX, R8
-	SHRQ $1, R8
-	JZ   odd
-
-pairs:
-	STEP(0, 0)
-	STEP(48, 64)
-	ADDQ $96, AX
-	ADDQ $128, BX
-	DECQ R8
-	JNZ  pairs
-
-odd:
-	ANDQ $1, CX
-	JZ   store
-	STEP(0, 0)
-
-store:
-	VMOVUPD Y0, 0(DX)
-	VMOVUPD Y1, 32(DX)
-	VMOVUPD Y2, 64(DX)
-	VMOVUPD Y3, 96(DX)
-	VMOVUPD Y4, 128(DX)
-	VMOVUPD Y5, 160(DX)
-	VMOVUPD Y6, 192(DX)
-	VMOVUPD Y7, 224(DX)
-	VMOVUPD Y8, 256(DX)
-	VMOVUPD Y9, 288(DX)
-	VMOVUPD Y10, 320(DX)
-	VMOVUPD Y11, 352(DX)
-	VZEROUPPER
-	RET
-
 // ROWADD(y0, y1): C's row at DX += alpha·(y0, y1), with a separate
 // multiply and add (the rounding of the Go edge path); then the next row.
 #define ROWADD(y0, y1) \
@@ -103,9 +49,9 @@ store:
 
 // func gemmKernel6x8CAVX2(k int, a, b, c *float64, ldc int, alpha float64, store bool)
 //
-// The micro-kernel of gemmKernel6x8AVX2 writing a whole 6×8 tile of C in
-// place: C[i, j] += alpha·Σ_l a[l*6+i]·b[l*8+j] (or = when store), with
-// rows ldc bytes apart.
+// The micro-kernel: a whole 6×8 tile of C updated in place,
+// C[i, j] += alpha·Σ_l a[l*6+i]·b[l*8+j] over the packed panels (or = when
+// store), with rows ldc bytes apart.
 TEXT ·gemmKernel6x8CAVX2(SB), NOSPLIT, $0-49
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), AX

@@ -43,14 +43,6 @@ func gemmRef(transA, transB bool, m, n, k int, alpha float64, a []float64, lda i
 	return want, bound
 }
 
-func randSlice(rng *rand.Rand, n int) []float64 {
-	x := make([]float64, n)
-	for i := range x {
-		x[i] = rng.NormFloat64()
-	}
-	return x
-}
-
 func TestGemm(t *testing.T) {
 	type tc struct {
 		m, n, k        int
@@ -80,9 +72,9 @@ func TestGemm(t *testing.T) {
 		}
 		lda, ldb, ldc := max(ac, 1)+c.pad, max(bc, 1)+c.pad, max(c.n, 1)+c.pad
 		// One element of offset: the operands are not 32-byte aligned.
-		a := randSlice(rng, 1+max(ar*lda, 1))[1:]
-		b := randSlice(rng, 1+max(br*ldb, 1))[1:]
-		c0 := randSlice(rng, 1+max(c.m*ldc, 1))[1:]
+		a := randomPoints(rng, 1, 1+max(ar*lda, 1))[1:]
+		b := randomPoints(rng, 1, 1+max(br*ldb, 1))[1:]
+		c0 := randomPoints(rng, 1, 1+max(c.m*ldc, 1))[1:]
 		if c.beta == 0 {
 			for i := range c0 {
 				c0[i] = math.NaN() // beta = 0 must not read c
@@ -112,10 +104,8 @@ func TestGemm(t *testing.T) {
 				first = got
 				continue
 			}
-			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(first[i]) {
-					t.Fatalf("%s: threads %d differ from threads 1 at element %d: %v against %v", name, threads, i, got[i], first[i])
-				}
+			if !slicesEqualBits(got, first) {
+				t.Fatalf("%s: threads %d differ from threads 1", name, threads)
 			}
 		}
 	}
@@ -126,7 +116,7 @@ func TestGemm(t *testing.T) {
 func TestGemmKernel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 8))
 	for _, k := range []int{1, 2, 3, 4, 5, 16, 255, 256} {
-		a, b := randSlice(rng, k*gemmMR), randSlice(rng, k*gemmNR)
+		a, b := randomPoints(rng, 1, k*gemmMR), randomPoints(rng, 1, k*gemmNR)
 		var got, want [gemmMR * gemmNR]float64
 		gemmKernel(k, a, b, &got)
 		gemmKernelGo(k, a, b, &want)
@@ -186,11 +176,11 @@ func BenchmarkGemm(b *testing.B) {
 	} {
 		b.Run(s.name, func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
-			x := randSlice(rng, s.m*s.k)
+			x := randomPoints(rng, 1, s.m*s.k)
 			y := x
 			ldb := s.k
 			if !s.transB {
-				y, ldb = randSlice(rng, s.k*s.n), s.n
+				y, ldb = randomPoints(rng, 1, s.k*s.n), s.n
 			}
 			c := make([]float64, s.m*s.n)
 			b.ResetTimer()

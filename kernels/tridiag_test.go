@@ -131,7 +131,7 @@ func slicesEqualBits(a, b []float64) bool {
 func TestDotAxpy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 7))
 	for _, n := range []int{0, 1, 3, 15, 16, 17, 31, 32, 33, 100, 257} {
-		a, x, y := randSlice(rng, n+1)[1:], randSlice(rng, n+1)[1:], randSlice(rng, n+1)[1:]
+		a, x, y := randomPoints(rng, 1, n+1)[1:], randomPoints(rng, 1, n+1)[1:], randomPoints(rng, 1, n+1)[1:]
 		xr := rng.NormFloat64()
 		y1, y2 := append([]float64(nil), y...), append([]float64(nil), y...)
 		got := dotAxpy(a, x, y1, xr)
