@@ -535,6 +535,33 @@ func TestOpenErrors(t *testing.T) {
 	}
 }
 
+// checkCancelAfterFirst opens path, reads one batch, cancels, and checks
+// that the reader stops with context.Canceled, that Release may be called
+// twice, and that no memory is left allocated.
+func checkCancelAfterFirst(t *testing.T, name, path string, opts ...ReadOption) {
+	t.Helper()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Open(ctx, path, append([]ReadOption{WithReadAllocator(mem)}, opts...)...)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if !r.Next() {
+		t.Fatalf("%s: no first batch: %v", name, r.Err())
+	}
+	cancel()
+	if r.Next() {
+		t.Errorf("%s: Next after cancel returned true", name)
+	}
+	if !errors.Is(r.Err(), context.Canceled) {
+		t.Errorf("%s: Err() = %v, want context.Canceled", name, r.Err())
+	}
+	r.Release()
+	r.Release() // twice is harmless
+	mem.AssertSize(t, 0)
+}
+
 func TestOpenCancel(t *testing.T) {
 	gen := memory.NewGoAllocator()
 	rec := makeTestRecord(gen, 500, 4)
@@ -544,25 +571,7 @@ func TestOpenCancel(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "t.arrow"), ipcFileBytes(t, rec))
 	writeFile(t, filepath.Join(dir, "t.csv"), []byte("x\n1\n2\n3\n4\n5\n"))
 	for _, name := range []string{"t.parquet", "t.arrow", "t.csv"} {
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		ctx, cancel := context.WithCancel(context.Background())
-		r, err := Open(ctx, filepath.Join(dir, name), WithReadAllocator(mem), WithBatchSize(2))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !r.Next() {
-			t.Fatalf("%s: no first batch: %v", name, r.Err())
-		}
-		cancel()
-		if r.Next() {
-			t.Errorf("%s: Next after cancel returned true", name)
-		}
-		if !errors.Is(r.Err(), context.Canceled) {
-			t.Errorf("%s: Err() = %v, want context.Canceled", name, r.Err())
-		}
-		r.Release()
-		r.Release() // twice is harmless
-		mem.AssertSize(t, 0)
+		checkCancelAfterFirst(t, name, filepath.Join(dir, name), WithBatchSize(2))
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -2,7 +2,6 @@ package arrowio
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -86,23 +85,6 @@ func TestParquetParallelCancel(t *testing.T) {
 	writeParquet(t, path, 100, rec)
 	for _, threads := range []int{1, 2, 4} {
 		name := fmt.Sprintf("threads=%d", threads)
-		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		ctx, cancel := context.WithCancel(context.Background())
-		r, err := Open(ctx, path, WithReadAllocator(mem), WithBatchSize(3), WithReadThreads(threads))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !r.Next() {
-			t.Fatalf("%s: no first batch: %v", name, r.Err())
-		}
-		cancel()
-		if r.Next() {
-			t.Errorf("%s: Next after cancel returned true", name)
-		}
-		if !errors.Is(r.Err(), context.Canceled) {
-			t.Errorf("%s: Err() = %v, want context.Canceled", name, r.Err())
-		}
-		r.Release()
-		mem.AssertSize(t, 0)
+		checkCancelAfterFirst(t, name, path, WithBatchSize(3), WithReadThreads(threads))
 	}
 }
