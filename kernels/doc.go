@@ -101,9 +101,10 @@
 // element is summed in the same order whatever the thread count, so the
 // result is the same bits for any thread count; the FMA and pure-Go
 // kernels agree to rounding, not to the bit (TestGemm, TestGemmKernel).
-// On this 2-core Zen 3 it runs at 60–68 GFLOP/s for n = 2,000 squares and
-// 63 / 81 GFLOP/s for the 10,000-row Gram products X·Xᵀ at D = 32 / 512
-// (BenchmarkGemm; scripts/linalg/bench.py compares with numpy).
+// On this 2-core Zen 3 it runs at 59–68 GFLOP/s for n = 2,000 squares and
+// 59–81 GFLOP/s for the 10,000-row Gram product X·Xᵀ at D = 512, 70–80 % of
+// the measured peak (BenchmarkGemm; scripts/linalg/bench.py compares with
+// numpy).
 // SqDistances is not a Gemm: it keeps the exact difference form above, and
 // computes four rows against two columns per AVX2 pass instead.
 //
