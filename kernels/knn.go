@@ -10,7 +10,9 @@ import (
 const knnBlock = 16
 
 // KNN finds the k nearest neighbours of every row of x (n×d), excluding the
-// row itself, by exhaustive search. Row i's neighbours go to
+// row itself: by a search of a k-d tree for up to KDTreeMaxDims features
+// (and at least 2,048 rows), by exhaustive search otherwise, with the same
+// results to the bit. Row i's neighbours go to
 // idx[i*k : (i+1)*k], ordered by (squared distance, index), and their
 // squared Euclidean distances to dist[i*k : (i+1)*k]; dist may be nil. It
 // panics unless 1 ≤ k ≤ n−1 and the slices have lengths n·d and n·k, and
@@ -18,6 +20,24 @@ const knnBlock = 16
 func KNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int) error {
 	checkPoints(x, n, d)
 	checkKNN(idx, dist, n, k)
+	return exactKNN(ctx, idx, dist, x, n, d, k, threads, nil)
+}
+
+// exactKNN is KNN with progress (which may be nil): the tree reports its
+// rows in about twenty steps, the exhaustive search all at the end.
+func exactKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, progress func(rows int)) error {
+	if d <= KDTreeMaxDims && n >= kdTreeMinRows {
+		return kdKNN(ctx, idx, dist, x, n, d, k, threads, progress)
+	}
+	err := bruteKNN(ctx, idx, dist, x, n, d, k, threads)
+	if err == nil && progress != nil {
+		progress(n)
+	}
+	return err
+}
+
+// bruteKNN is KNN by exhaustive search.
+func bruteKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int) error {
 	workers := Workers(n, threads, knnBlock)
 	heaps := make([]maxHeap, workers*knnBlock)
 	for h := range heaps {

@@ -9,8 +9,8 @@ import (
 type KNNMethod int
 
 const (
-	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxKNNAbove rows, KNNApprox above
-	KNNExact                   // exhaustive search, O(N²·D)
+	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxKNNAbove rows or KDTreeMaxDims features, KNNApprox above
+	KNNExact                   // exact: a k-d tree for few features, else exhaustive search, O(N²·D)
 	KNNApprox                  // NN-descent (ApproxKNN), about O(N log N · D)
 )
 
@@ -31,13 +31,15 @@ func (m KNNMethod) String() string {
 	return fmt.Sprintf("KNNMethod(%d)", int(m))
 }
 
-// Resolve returns the method that FindKNN runs for n rows: m itself unless
-// m is KNNAuto.
-func (m KNNMethod) Resolve(n int) KNNMethod {
+// Resolve returns the method that FindKNN runs for n rows of d features: m
+// itself unless m is KNNAuto, which is exact up to AutoApproxKNNAbove rows
+// and, at any n, for up to KDTreeMaxDims features, where the k-d tree
+// search is exact and faster than NN-descent.
+func (m KNNMethod) Resolve(n, d int) KNNMethod {
 	if m != KNNAuto {
 		return m
 	}
-	if n > AutoApproxKNNAbove {
+	if n > AutoApproxKNNAbove && d > KDTreeMaxDims {
 		return KNNApprox
 	}
 	return KNNExact
@@ -49,29 +51,27 @@ func (m KNNMethod) Resolve(n int) KNNMethod {
 // set.ExactBelow rows or for k ≥ n/8). Outputs are as for KNN. set tunes
 // the approximate search.
 func FindKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, m KNNMethod, set NNDescentSettings) (KNNMethod, error) {
-	if findsApprox(n, k, m, set) {
+	if findsApprox(n, d, k, m, set) {
 		return KNNApprox, ApproxKNN(ctx, idx, dist, x, n, d, k, threads, set)
 	}
-	err := KNN(ctx, idx, dist, x, n, d, k, threads)
-	if err == nil {
-		set.progress(n)
-	}
-	return KNNExact, err
+	checkPoints(x, n, d)
+	checkKNN(idx, dist, n, k)
+	return KNNExact, exactKNN(ctx, idx, dist, x, n, d, k, threads, set.progress)
 }
 
 // KNNWork is the most rows FindKNN with these arguments reports to
 // set.Progress: n for the exhaustive search, one pass of n per NN-descent
 // iteration plus one for the trees otherwise. It is the total of a
 // progress bar.
-func KNNWork(n, k int, m KNNMethod, set NNDescentSettings) int64 {
-	if findsApprox(n, k, m, set) {
+func KNNWork(n, d, k int, m KNNMethod, set NNDescentSettings) int64 {
+	if findsApprox(n, d, k, m, set) {
 		return int64(n) * int64(set.withDefaults(k).MaxIterations+1)
 	}
 	return int64(n)
 }
 
-func findsApprox(n, k int, m KNNMethod, set NNDescentSettings) bool {
-	return m.Resolve(n) == KNNApprox && !set.withDefaults(k).exact(n, k)
+func findsApprox(n, d, k int, m KNNMethod, set NNDescentSettings) bool {
+	return m.Resolve(n, d) == KNNApprox && !set.withDefaults(k).exact(n, k)
 }
 
 // Values lists the text forms of KNNMethod.

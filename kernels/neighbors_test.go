@@ -10,16 +10,18 @@ func TestKNNMethodResolve(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		m    KNNMethod
-		n    int
+		n, d int
 		want KNNMethod
 	}{
-		{"auto small", KNNAuto, AutoApproxKNNAbove, KNNExact},
-		{"auto large", KNNAuto, AutoApproxKNNAbove + 1, KNNApprox},
-		{"exact large", KNNExact, 10 * AutoApproxKNNAbove, KNNExact},
-		{"approx small", KNNApprox, 10, KNNApprox},
+		{"auto small", KNNAuto, AutoApproxKNNAbove, 50, KNNExact},
+		{"auto large", KNNAuto, AutoApproxKNNAbove + 1, 50, KNNApprox},
+		{"auto large, few features", KNNAuto, 100 * AutoApproxKNNAbove, KDTreeMaxDims, KNNExact},
+		{"auto large, one feature more", KNNAuto, AutoApproxKNNAbove + 1, KDTreeMaxDims + 1, KNNApprox},
+		{"exact large", KNNExact, 10 * AutoApproxKNNAbove, 50, KNNExact},
+		{"approx small", KNNApprox, 10, 2, KNNApprox},
 	} {
-		if got := c.m.Resolve(c.n); got != c.want {
-			t.Errorf("%s: Resolve(%d) = %v, want %v", c.name, c.n, got, c.want)
+		if got := c.m.Resolve(c.n, c.d); got != c.want {
+			t.Errorf("%s: Resolve(%d, %d) = %v, want %v", c.name, c.n, c.d, got, c.want)
 		}
 	}
 }
@@ -96,7 +98,7 @@ func TestFindKNNProgress(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		work := KNNWork(c.n, c.k, c.m, set)
+		work := KNNWork(c.n, 3, c.k, c.m, set)
 		switch {
 		case ran == KNNExact && int64(rows) != work:
 			t.Errorf("%s: exhaustive search reported %d rows of KNNWork %d", c.name, rows, work)

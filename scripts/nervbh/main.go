@@ -4,6 +4,12 @@
 //
 //	go run ./scripts/nervbh -n 5000
 //	go run ./scripts/nervbh -n 20000 -methods bh
+//
+// With -write it writes the same data to a Parquet file instead (x, y, z,
+// the soft labels p_<class> and the argmax class), the input of the
+// `ordinate nerv` run at 10⁶ rows in BENCHMARKS.md:
+//
+//	go run ./scripts/nervbh -n 1000000 -write four-clusters-1m.parquet
 package main
 
 import (
@@ -15,6 +21,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms/nerv"
 	"github.com/ordinate/ordinate/transforms/quality"
@@ -28,6 +38,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print each scale to stderr")
 	multiscale := flag.Bool("multiscale", true, "multiscale perplexity schedule")
 	maxIter := flag.Int("max-iter", nerv.DefaultOptions().MaxIter, "L-BFGS iterations per scale")
+	write := flag.String("write", "", "write the data to this Parquet file and stop")
 	flag.Parse()
 	ctx := context.Background()
 	const c = 6
@@ -35,6 +46,12 @@ func main() {
 	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), per)
 	m := 4 * per
 	classes := argmax(soft, m, c)
+	if *write != "" {
+		if err := writeParquet(ctx, *write, x, soft, classes, m, c); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	fmt.Printf("| fit | N | seconds | levels | iterations | stress | T(10) | C(10) | T_inter(10) | KNN gain(10) | R_NX AUC |\n")
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range strings.Split(*methods, ",") {
@@ -93,4 +110,38 @@ func argmax(soft []float64, n, c int) []int {
 		}
 	}
 	return cls
+}
+
+// writeParquet writes x (m×3), the soft labels p_<class> and the class
+// names of the argmax, as `ordinate demo` writes four-clusters.parquet.
+func writeParquet(ctx context.Context, path string, x, soft []float64, classes []int, m, c int) error {
+	names := synth.FourClusterClasses
+	fields := []arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}, {Name: "y", Type: arrow.PrimitiveTypes.Float64}, {Name: "z", Type: arrow.PrimitiveTypes.Float64}}
+	for _, nm := range names {
+		fields = append(fields, arrow.Field{Name: "p_" + nm, Type: arrow.PrimitiveTypes.Float64})
+	}
+	fields = append(fields, arrow.Field{Name: "class", Type: arrow.BinaryTypes.String})
+	schema := arrow.NewSchema(fields, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := range m {
+		for j := range 3 {
+			b.Field(j).(*array.Float64Builder).Append(x[i*3+j])
+		}
+		for k := range c {
+			b.Field(3 + k).(*array.Float64Builder).Append(soft[i*c+k])
+		}
+		b.Field(3 + c).(*array.StringBuilder).Append(names[classes[i]])
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	w, err := arrowio.Create(ctx, path, schema)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return w.Close()
 }

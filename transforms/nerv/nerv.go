@@ -86,8 +86,9 @@ type Options struct {
 	Method        Method
 	BHTol         float64 // Barnes–Hut cell tolerance (BarnesHut only)
 	// Neighbors selects the k-NN search of BarnesHut's input
-	// neighbourhoods: exact up to kernels.AutoApproxKNNAbove rows and
-	// NN-descent above (KNNAuto), or one of them always. NN-descent is
+	// neighbourhoods: exact up to kernels.AutoApproxKNNAbove rows or
+	// kernels.KDTreeMaxDims features, NN-descent otherwise (KNNAuto), or
+	// one of them always. NN-descent is
 	// seeded with KNNSeed.
 	Neighbors kernels.KNNMethod
 	Threads   int
@@ -322,7 +323,7 @@ func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64,
 	idx := make([]int32, n*kn)
 	d2 := make([]float64, n*kn)
 	set := kernels.NNDescentSettings{Seed: KNNSeed, Progress: func(rows int) { rep.Add(int64(rows)) }}
-	rep.Start("neighbours", kernels.KNNWork(n, kn, o.Neighbors, set))
+	rep.Start("neighbours", kernels.KNNWork(n, d, kn, o.Neighbors, set))
 	ran, err := kernels.FindKNN(ctx, idx, d2, x, n, d, kn, o.Threads, o.Neighbors, set)
 	if err != nil {
 		return nil, err

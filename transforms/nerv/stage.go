@@ -26,7 +26,7 @@ type StageOptions struct {
 	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
 	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
 	Method        Method            `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
-	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of method bh: exact, approx (NN-descent) or auto (exact up to 20000 rows)"`
+	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of method bh: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`

@@ -43,10 +43,11 @@
 // so Auto switches at 2·10⁴ (openTSNE switches at 10⁴).
 //
 // The sparse methods find the neighbours of feature rows with
-// kernels.FindKNN: exhaustively up to kernels.AutoApproxKNNAbove rows and
-// by NN-descent (kernels.ApproxKNN, seeded by Seed, joining KNNCandidates
-// = 60 candidates per point) above, unless Options.Neighbors asks for one of
-// them; Result.KNN says which ran. The search reports its passes to the
+// kernels.FindKNN: exactly up to kernels.AutoApproxKNNAbove rows or
+// kernels.KDTreeMaxDims features (a k-d tree), and by NN-descent
+// (kernels.ApproxKNN, seeded by Seed, joining KNNCandidates = 60
+// candidates per point) otherwise, unless Options.Neighbors asks for one
+// of them; Result.KNN says which ran. The search reports its passes to the
 // Reporter as phase "neighbours", so a run of 10⁶ rows is not silent for
 // the many minutes NN-descent takes there.
 //

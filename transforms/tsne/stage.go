@@ -23,7 +23,7 @@ type StageOptions struct {
 	Dims              int               `opt:"dims" help:"output dimensions (at least 1; Barnes-Hut: at most 3)"`
 	Perplexity        float64           `opt:"perplexity" help:"perplexity of the input affinities (> 0, below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
 	Method            Method            `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut), fft (FIt-SNE interpolation, 1 or 2 dims) or auto (exact up to 1000 rows, bh up to 20000, fft above)"`
-	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact, approx (NN-descent) or auto (exact up to 20000 rows)"`
+	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
 	Theta             float64           `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
 	Iterations        int               `opt:"iterations" help:"gradient iterations (at least 1)"`
 	LearningRate      float64           `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`

@@ -88,8 +88,8 @@ type Options struct {
 	Method     Method  // Auto, Exact, BH or Interp
 	Theta      float64 // Barnes–Hut angle; 0 → 0.5
 	// Neighbors selects the k-NN search of the sparse methods on features:
-	// exact up to kernels.AutoApproxKNNAbove rows, NN-descent above
-	// (KNNAuto), or either always. It is seeded by Seed.
+	// exact up to kernels.AutoApproxKNNAbove rows or kernels.KDTreeMaxDims
+	// features, NN-descent otherwise (KNNAuto), or either always. It is seeded by Seed.
 	Neighbors kernels.KNNMethod
 	// Interp tunes the interpolation of the Interp method (zero: defaults).
 	Interp            InterpSettings
@@ -295,7 +295,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
 		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: KNNCandidates, Progress: func(rows int) { o.Reporter.Add(int64(rows)) }}
-		o.Reporter.Start("neighbours", kernels.KNNWork(n, k, o.Neighbors, set))
+		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.Neighbors, set))
 		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.Neighbors, set)
 		knnName = ran.String()
 		o.Reporter.Finish()
