@@ -160,12 +160,13 @@
 // graph whose updates are applied per target chunk in source order, so the
 // graph depends on the seed and settings but not on the thread count. Below
 // 2,000 rows, or for k ≥ n/8, it runs KNN. Measured recall of the true
-// k = 90 neighbours at N = 10⁵, D = 50 (2 cores, other jobs running):
-// 0.998 on a 10-cluster mixture in 88 s with 60 join candidates (exact KNN:
-// about 180 s, from 7.2 s at N = 20,000); 0.986 on an isotropic Gaussian,
-// the hardest case, in 128 s with the default max(k, 60) = 90 candidates
-// (0.966 with 60). The descent converges there: more iterations do not help,
-// more candidates do. A profile at N = 30,000 (isotropic) puts 56 % of the
+// k = 90 neighbours at N = 10⁵, D = 50 (BenchmarkApproxKNN, 2 cores, other
+// jobs running, 2026-11-26): with the default max(k + k/3, 60) = 120 join
+// candidates 0.9998 on a 10-cluster mixture in 52 s and 0.9928 on an
+// isotropic Gaussian, the hardest case, in 68 s (with 90 candidates 0.9855
+// in 59 s, with 150 0.9955 in 73 s; t-SNE joins 60, 0.998 on the mixture).
+// Exact KNN takes about 180 s there, from 7.2 s at N = 20,000. The descent
+// converges: more iterations do not help, more candidates do. A profile at N = 30,000 (isotropic) puts 56 % of the
 // time in the candidate distances of the local join (early abandonment
 // included) and 9 % in the heap pushes: the cost is the n·MaxCandidates²
 // join itself, which only vectorised distances (issue 16) or fewer, better

@@ -9,14 +9,16 @@ import (
 
 // BenchmarkApproxKNN builds the k = 90 graph of 10⁵ points in 50 dimensions
 // and reports the build time and the recall on a fixed random sample of
-// 1,000 rows whose exact neighbours are found by brute force. Run it with
-// -benchtime 1x; it takes minutes.
+// 1,000 rows whose exact neighbours are found by brute force, with the
+// default candidates (max(k + k/3, 60) = 120) and, on the isotropic set,
+// with fewer and more. Run it with -benchtime 1x; it takes minutes.
 func BenchmarkApproxKNN(b *testing.B) {
 	const n, d, k, sample = 100_000, 50, 90, 1000
 	for _, bc := range []struct {
-		name     string
-		clusters int
-	}{{"mixture10", 10}, {"isotropic", 1}} {
+		name       string
+		clusters   int
+		candidates int
+	}{{"mixture10", 10, 0}, {"isotropic", 1, 0}, {"isotropic/candidates=90", 1, 90}, {"isotropic/candidates=150", 1, 150}} {
 		b.Run(bc.name, func(b *testing.B) {
 			x := mixture(n, d, bc.clusters, 3, 1)
 			rng := rand.New(rand.NewPCG(9, 9))
@@ -34,7 +36,7 @@ func BenchmarkApproxKNN(b *testing.B) {
 			var secs float64
 			for range b.N {
 				start := time.Now()
-				if err := ApproxKNN(context.Background(), idx, dist, x, n, d, k, 0, NNDescentSettings{Seed: 1}); err != nil {
+				if err := ApproxKNN(context.Background(), idx, dist, x, n, d, k, 0, NNDescentSettings{Seed: 1, MaxCandidates: bc.candidates}); err != nil {
 					b.Fatal(err)
 				}
 				secs = time.Since(start).Seconds()
