@@ -141,6 +141,11 @@
 // thread count. Scratch memory is about 6n² floats at
 // the top merge.
 //
+// SymEigen keeps the decomposition factored, Q = H·V (reflectors times the
+// tridiagonal's eigenvectors), and multiplies vectors by Q or Qᵀ in O(n²):
+// it saves EigenSym's last step, 2n³ flops in Gemm, for callers that only
+// need a few products with Q (cKPCA's sphere problems).
+//
 // # Errors
 //
 // Wrong slice lengths and out-of-range arguments (k, row index) are

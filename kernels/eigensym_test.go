@@ -541,3 +541,84 @@ func TestEigenSymCancelMidway(t *testing.T) {
 		}
 	}
 }
+
+// The factored form must hold EigenSym's decomposition: the same values,
+// Q·e_k its eigenvectors (up to the rounding of the blocked product),
+// Qᵀ the inverse of Q, and A·q_k = λ_k·q_k.
+func TestSymEigenFactored(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 17))
+	for _, tc := range []struct {
+		name string
+		n    int
+		a    []float64
+	}{
+		{"n=1", 1, []float64{-2.5}},
+		{"zero", 4, make([]float64, 16)},
+		{"random 7", 7, randomSym(rng, 7)},
+		{"random 130", 130, randomSym(rng, 130)},
+		{"random 301", 301, randomSym(rng, 301)},
+		{"tiny scale", 40, scaledSym(randomSym(rng, 40), 1e-200)},
+	} {
+		n := tc.n
+		f, err := NewSymEigen(context.Background(), tc.a, n, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		vals, vecs := make([]float64, n), make([]float64, n*n)
+		if err := EigenSym(context.Background(), vals, vecs, tc.a, n, 2); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if !slicesEqualBits(f.Values, vals) {
+			t.Errorf("%s: values differ from EigenSym's", tc.name)
+		}
+		var anorm float64
+		for _, v := range tc.a {
+			anorm = max(anorm, math.Abs(v))
+		}
+		q := make([]float64, n)
+		aq := make([]float64, n)
+		var vecErr, resid float64
+		for k := range n {
+			f.Vector(q, k)
+			for r := range n {
+				vecErr = max(vecErr, math.Abs(q[r]-vecs[r*n+k]))
+				var s float64
+				for c := range n {
+					s += tc.a[r*n+c] * q[c]
+				}
+				aq[r] = s
+			}
+			for r := range n {
+				resid = max(resid, math.Abs(aq[r]-f.Values[k]*q[r]))
+			}
+		}
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		back := make([]float64, n)
+		f.MulQT(back, x)
+		f.MulQ(back, back)
+		var roundTrip float64
+		for i := range x {
+			roundTrip = max(roundTrip, math.Abs(back[i]-x[i]))
+		}
+		tol := 1e-13 * float64(n)
+		if vecErr > tol || roundTrip > tol || resid > tol*max(anorm, math.SmallestNonzeroFloat64) {
+			t.Errorf("%s: vectors differ by %.3g, Q·Qᵀx by %.3g, residual %.3g (‖A‖ %.3g), want ≤ %.3g",
+				tc.name, vecErr, roundTrip, resid, anorm, tol)
+		}
+		f.NegateVector(0)
+		f.Vector(q, 0)
+		if math.Abs(q[0]+vecs[0]) > tol {
+			t.Errorf("%s: NegateVector(0) gives %v, want %v", tc.name, q[0], -vecs[0])
+		}
+	}
+}
+
+func scaledSym(a []float64, s float64) []float64 {
+	for i := range a {
+		a[i] *= s
+	}
+	return a
+}

@@ -90,7 +90,10 @@
 //
 // Cancellation: the stage's dense linear algebra (the n×n eigendecomposition
 // of the dual and precomputed paths, the landmark one of Nyström, and Fit's
-// p×p eigendecompositions, all kernels.EigenSym) cannot be interrupted
+// p×p eigendecompositions, kernels.EigenSym and, for the sphere problems,
+// its factored form kernels.SymEigen, which leaves out the 2p³-flop
+// product of the reflectors with the tridiagonal's eigenvectors that a
+// solve never needs) cannot be interrupted
 // everywhere (gonum's QR factorisations), so it runs
 // detached through KernelFeaturesContext, NystromFeaturesContext and
 // FitContext (kernels.Detach): a cancelled context makes the stage return

@@ -23,19 +23,22 @@ var ErrSecular = errors.New("ckpca: sphere quadratic")
 // for a fixed symmetric k×k matrix C and any number of (b, t) pairs, the
 // subproblem of constrained kernel PCA (Paurat, Oglic & Gärtner) and of
 // Gander, Golub & von Matt (1989). It holds the eigendecomposition
-// C = QΛQᵀ, so each solve costs O(k²).
+// C = QΛQᵀ in factored form (kernels.SymEigen: Q = H·V, the tridiagonal
+// reduction's reflectors times the tridiagonal's eigenvectors), so each
+// solve costs O(k²) and the factorisation skips EigenSym's 2k³-flop
+// product H·V, which a solve never needs: it only multiplies Qᵀb and Qy.
 //
 // Conventions: eigenvalues are named λ₁ ≥ λ₂ ≥ … ≥ λ_k, q₁ is the unit
-// eigenvector of λ₁ as returned by kernels.EigenSym with its sign fixed so that
+// eigenvector of λ₁ as kernels.SymEigen gives it, with its sign fixed so that
 // its entry of largest magnitude (the first such on ties) is positive.
 //
 // A SphereQuadratic is read-only after construction and safe for concurrent
 // use.
 type SphereQuadratic struct {
 	k    int
-	vals []float64 // ascending, as kernels.EigenSym returns them
-	q    mat.Dense // columns are the eigenvectors, same order as vals
-	norm float64   // max |λ|
+	vals []float64         // ascending, as kernels.EigenSym returns them
+	eig  *kernels.SymEigen // Q, its columns in the order of vals
+	norm float64           // max |λ|
 }
 
 // NewSphereQuadratic factorises the symmetric matrix c. Only c's stored
@@ -61,25 +64,26 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 			a[i*k+j] = c.At(i, j)
 		}
 	}
-	q := make([]float64, k*k)
-	if err := kernels.EigenSym(context.Background(), s.vals, q, a, k, 0); err != nil {
+	eig, err := kernels.NewSymEigen(context.Background(), a, k, 0)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
 	}
-	s.q = *mat.NewDense(k, k, q)
+	s.eig, s.vals = eig, eig.Values
 	for _, l := range s.vals {
 		s.norm = max(s.norm, math.Abs(l))
 	}
 	// Fix the sign of q₁ so that the hard case (and b = 0) is deterministic.
 	top := k - 1
+	q1 := make([]float64, k)
+	eig.Vector(q1, top)
 	best, arg := 0.0, 0
-	for i := range k {
-		if v := math.Abs(s.q.At(i, top)); v > best {
-			best, arg = v, i
+	for i, v := range q1 {
+		if math.Abs(v) > best {
+			best, arg = math.Abs(v), i
 		}
 	}
-	if s.q.At(arg, top) < 0 {
-		col := s.q.ColView(top).(*mat.VecDense)
-		col.ScaleVec(-1, col)
+	if q1[arg] < 0 {
+		eig.NegateVector(top)
 	}
 	return s, nil
 }
@@ -134,7 +138,7 @@ func (s *SphereQuadratic) Maximize(dst, b []float64, t float64) (lambda, value f
 
 	// d = Qᵀb, computed before dst is written so that dst may alias b.
 	d := make([]float64, k)
-	mat.NewVecDense(k, d).MulVec(s.q.T(), mat.NewVecDense(k, b))
+	s.eig.MulQT(d, b)
 	var bnorm float64
 	for _, v := range d {
 		bnorm = math.Hypot(bnorm, v)
@@ -220,7 +224,7 @@ func (s *SphereQuadratic) finish(dst, y, d []float64, mu, t float64) (lambda, va
 	for i, l := range s.vals {
 		value += y[i] * (l*y[i] - 2*d[i])
 	}
-	mat.NewVecDense(s.k, dst).MulVec(&s.q, mat.NewVecDense(s.k, y))
+	s.eig.MulQ(dst, y)
 	return mu, value, nil
 }
 
