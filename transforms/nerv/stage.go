@@ -11,6 +11,26 @@ import (
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
+// exactWarnAbove and bhWarnAbove are the sizes above which the stage
+// warns that the method will run out of memory or take hours (the measured
+// costs are in BENCHMARKS.md).
+const (
+	exactWarnAbove = 10_000
+	bhWarnAbove    = 200_000
+)
+
+// sizeWarning returns the warning for running method on n rows, or "".
+func sizeWarning(m Method, n int) string {
+	switch {
+	case m == Exact && n > exactWarnAbove:
+		return fmt.Sprintf("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; method bh scales to larger N",
+			3*8*float64(n)*float64(n)/1e9, n)
+	case m == BarnesHut && n > bhWarnAbove:
+		return fmt.Sprintf("method bh at N = %d: one iteration from the PCA start took about 14 s at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md), and a fit needs one to three hundred; tsne is the method for this size", n)
+	}
+	return ""
+}
+
 // Stage is the nerv stage: NeRV, ClassNeRV or SoftClassNeRV of a feature
 // table (role "in"), written as an embedding ("out").
 type Stage struct{}
@@ -172,9 +192,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 	}
 	c := o.options(env.Threads)
-	if c.Method == Exact && ft.N > 10000 {
-		env.Warn("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; method bh scales to larger N",
-			3*8*float64(ft.N)*float64(ft.N)/1e9, ft.N)
+	if w := sizeWarning(c.Method, ft.N); w != "" {
+		env.Warn("%s", w)
 	}
 	c.Reporter = env.Progress
 	c.Progress = func(perp, stress float64, iters int) {
