@@ -90,9 +90,15 @@ func randomOrthogonal(rng *rand.Rand, n int) []float64 {
 
 // withSpectrum returns Q·diag(lam)·Qᵀ for a random orthogonal Q.
 func withSpectrum(rng *rand.Rand, lam []float64) []float64 {
+	a, _ := withSpectrumQ(rng, lam)
+	return a
+}
+
+// withSpectrumQ is withSpectrum that also returns Q (row-major n×n).
+func withSpectrumQ(rng *rand.Rand, lam []float64) (a, q []float64) {
 	n := len(lam)
-	q := randomOrthogonal(rng, n)
-	a := make([]float64, n*n)
+	q = randomOrthogonal(rng, n)
+	a = make([]float64, n*n)
 	for i := range n {
 		for j := 0; j <= i; j++ {
 			var s float64
@@ -102,7 +108,7 @@ func withSpectrum(rng *rand.Rand, lam []float64) []float64 {
 			a[i*n+j], a[j*n+i] = s, s
 		}
 	}
-	return a
+	return a, q
 }
 
 func randomSym(rng *rand.Rand, n int) []float64 {
