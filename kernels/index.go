@@ -63,7 +63,10 @@ const (
 // row that leaves a full beam is not expanded) — the best-first search of
 // HNSW's layers and of NSG, on one layer, with NSG's sorted beam in place
 // of two heaps. For n ≤ ExactBelow, with Exact, or when the graph cannot
-// reach k rows, the search is exhaustive (SqDist on x, in row order).
+// reach k rows, the search is exhaustive (SqDist on x, in row order). For
+// up to KDTreeMaxDims features there is no graph: NewIndex builds a k-d
+// tree (see KNN) and every search is exact, with the exhaustive search's
+// results to the bit.
 //
 // The walk does not touch x: it works on a float32 copy of the rows,
 // scaled by a power of two so that the largest coordinate is near 1 (no
@@ -127,6 +130,7 @@ type Index struct {
 	pivots []int32 // the pivots, rows of x; walk rows 0 to len(pivots)-1
 	ef     int
 	exact  bool
+	tree   *kdTree // for d ≤ KDTreeMaxDims: every search exact, on the tree
 }
 
 // NewIndex builds an Index over the rows of x (n×d, row-major), which it
@@ -167,6 +171,11 @@ func NewIndex(ctx context.Context, x []float64, n, d int, graph []int32, g int, 
 		}
 	}
 	if ix.exact {
+		return ix, ctx.Err()
+	}
+	if d <= KDTreeMaxDims {
+		// Few features: the k-d tree answers exactly, faster than the walk.
+		ix.tree = newKDTree(x, n, d)
 		return ix, ctx.Err()
 	}
 	var dist []float64
@@ -437,7 +446,8 @@ type SearchScratch struct {
 	pool  []poolEntry // the beam, ascending by (d, i)
 	exact maxHeap     // the k best rows of an exhaustive search or the rerank
 	q32   []float32
-	evals int // distances computed (for the benchmarks)
+	kd    []kdVisit // the k-d tree search's stack
+	evals int       // distances computed (for the benchmarks)
 }
 
 // poolEntry is a row of the beam: walk row i at float32 squared distance d,
@@ -456,7 +466,7 @@ func NewSearchScratch(ix *Index) *SearchScratch {
 }
 
 func (s *SearchScratch) prepare(ix *Index, k int) {
-	if ix.exact {
+	if ix.exact || ix.tree != nil {
 		return
 	}
 	if len(s.stamp) < ix.n {
@@ -494,6 +504,16 @@ func (ix *Index) Search(idx []int32, d2 []float64, q []float64, s *SearchScratch
 	}
 	if s == nil {
 		s = new(SearchScratch)
+	}
+	if ix.tree != nil {
+		h := &s.exact
+		if h.k != k {
+			*h = newMaxHeap(k)
+		}
+		h.reset()
+		s.kd = ix.tree.search(h, s.kd, q, -1)
+		h.drain(idx, d2)
+		return
 	}
 	if ix.exact || !ix.searchGraph(idx, d2, q, s) {
 		ix.searchExact(idx, d2, q, s)

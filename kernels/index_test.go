@@ -501,3 +501,44 @@ func TestIndexErrors(t *testing.T) {
 		t.Errorf("cancelled: error %v, want context.Canceled", err)
 	}
 }
+
+// With few features the index searches a k-d tree: exact, the exhaustive
+// search's rows and distances, ties on a grid and copies of reference rows
+// included.
+func TestIndexTree(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(8, 3))
+	for _, d := range []int{1, 3, KDTreeMaxDims} {
+		const n = 3000
+		x := make([]float64, n*d)
+		for i := range x {
+			x[i] = float64(rng.IntN(7)) // many ties
+		}
+		ix, err := NewIndex(ctx, x, n, d, nil, 0, IndexOptions{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.tree == nil {
+			t.Fatalf("d = %d: no tree", d)
+		}
+		var s SearchScratch
+		for qi := range 60 {
+			q := make([]float64, d)
+			if qi%3 == 0 {
+				copy(q, x[qi*d:(qi+1)*d]) // a reference row itself
+			} else {
+				for c := range q {
+					q[c] = 7 * rng.Float64()
+				}
+			}
+			for _, k := range []int{1, 25} {
+				want, wantD := bruteSearch(x, n, d, q, k)
+				idx, d2 := make([]int32, k), make([]float64, k)
+				ix.Search(idx, d2, q, &s)
+				if !slices.Equal(idx, want) || !slicesEqualBits(d2, wantD) {
+					t.Fatalf("d = %d, query %d, k = %d: tree gives %v, exhaustive %v", d, qi, k, idx, want)
+				}
+			}
+		}
+	}
+}
