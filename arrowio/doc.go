@@ -92,7 +92,9 @@
 // system name the output and wrap the system's error (syscall.ENOSPC).
 // Parquet outputs are zstd at level 1 (parquetZstdLevel: against the
 // default level 3, a third less writing for files up to 9 % larger, and
-// the same reading), without dictionaries for float columns, and with
+// the same reading), without dictionaries for float columns nor for
+// integer and text columns whose first values are mostly distinct (row
+// numbers, ids: chooseNoDictionary), and with
 // BYTE_STREAM_SPLIT for the top-level float columns whose values compress
 // better split, as full-precision values do (chooseSplit, decided on the
 // first row group; 12 % smaller files for normal doubles, while values that

@@ -76,3 +76,83 @@ func chooseSplit(t arrow.DataType, recs []arrow.RecordBatch, c int) bool {
 	s := len(codec.EncodeLevel(buf, split, parquetZstdLevel))
 	return float64(s) < splitGain*float64(p)
 }
+
+// dictMaxDistinct is the share of distinct values in a sample above which an
+// integer or text column is written without a dictionary. arrow-go
+// dictionary-encodes such columns by default and falls back to plain
+// encoding only once the dictionary page is full (1 MiB): for a column of
+// unique values, such as the row numbers and ids that every ordinate
+// output carries, that is a hash of every value into a dictionary thrown
+// away, per column chunk.
+const dictMaxDistinct = 0.5
+
+// chooseNoDictionary tells whether column c of the batches, of type t,
+// should be written without a dictionary: a top-level integer or string
+// column with more than dictMaxDistinct distinct values among its first
+// splitSample (nulls do not count).
+func chooseNoDictionary(t arrow.DataType, recs []arrow.RecordBatch, c int) bool {
+	var sampled int
+	switch t.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
+		seen := map[int64]struct{}{}
+		for _, rec := range recs {
+			a := rec.Column(c)
+			for i := 0; i < a.Len() && sampled < splitSample; i++ {
+				if a.IsNull(i) {
+					continue
+				}
+				v, ok := intAt(a, i)
+				if !ok {
+					return false
+				}
+				seen[v] = struct{}{}
+				sampled++
+			}
+		}
+		return sampled > 0 && float64(len(seen)) > dictMaxDistinct*float64(sampled)
+	case arrow.STRING, arrow.LARGE_STRING:
+		seen := map[string]struct{}{}
+		for _, rec := range recs {
+			a, ok := rec.Column(c).(interface {
+				arrow.Array
+				Value(int) string
+			})
+			if !ok {
+				return false
+			}
+			for i := 0; i < a.Len() && sampled < splitSample; i++ {
+				if a.IsNull(i) {
+					continue
+				}
+				seen[a.Value(i)] = struct{}{}
+				sampled++
+			}
+		}
+		return sampled > 0 && float64(len(seen)) > dictMaxDistinct*float64(sampled)
+	}
+	return false
+}
+
+// intAt returns element i of an integer array as an int64 (uint64 values
+// above 2^63 wrap, which keeps them distinct).
+func intAt(a arrow.Array, i int) (int64, bool) {
+	switch a := a.(type) {
+	case *array.Int8:
+		return int64(a.Value(i)), true
+	case *array.Int16:
+		return int64(a.Value(i)), true
+	case *array.Int32:
+		return int64(a.Value(i)), true
+	case *array.Int64:
+		return a.Value(i), true
+	case *array.Uint8:
+		return int64(a.Value(i)), true
+	case *array.Uint16:
+		return int64(a.Value(i)), true
+	case *array.Uint32:
+		return int64(a.Value(i)), true
+	case *array.Uint64:
+		return int64(a.Value(i)), true
+	}
+	return 0, false
+}

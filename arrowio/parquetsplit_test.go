@@ -2,6 +2,7 @@ package arrowio
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -18,8 +19,9 @@ import (
 // TestParquetWriteEncodings reads the footer of a file written by Create
 // and checks what each column chunk carries: zstd everywhere, no
 // dictionary for floats, BYTE_STREAM_SPLIT for full-precision floats and
-// plain for floats whose values repeat (four decimals), the defaults
-// (dictionary) for integers.
+// plain for floats whose values repeat (four decimals), a dictionary for
+// integers and texts that repeat and none for unique ones (row numbers,
+// ids).
 func TestParquetWriteEncodings(t *testing.T) {
 	const rows = 50_000
 	schema := arrow.NewSchema([]arrow.Field{
@@ -27,10 +29,14 @@ func TestParquetWriteEncodings(t *testing.T) {
 		{Name: "dec", Type: arrow.PrimitiveTypes.Float64},
 		{Name: "f32", Type: arrow.PrimitiveTypes.Float32, Nullable: true},
 		{Name: "i", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "row", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "id", Type: arrow.BinaryTypes.String},
+		{Name: "grade", Type: arrow.BinaryTypes.String},
 	}, nil)
 	mem := memory.NewGoAllocator()
 	rng := rand.New(rand.NewPCG(3, 4))
 	fb, db, f32, ib := array.NewFloat64Builder(mem), array.NewFloat64Builder(mem), array.NewFloat32Builder(mem), array.NewInt64Builder(mem)
+	rb, idb, gb := array.NewInt64Builder(mem), array.NewStringBuilder(mem), array.NewStringBuilder(mem)
 	for r := range rows {
 		fb.Append(rng.NormFloat64())
 		db.Append(float64(rng.IntN(20000)-10000) / 1000)
@@ -40,8 +46,11 @@ func TestParquetWriteEncodings(t *testing.T) {
 			f32.Append(float32(1 + rng.Float64())) // one exponent: split pays
 		}
 		ib.Append(int64(rng.IntN(100)))
+		rb.Append(int64(r))
+		idb.Append(fmt.Sprintf("id-%06d", r))
+		gb.Append([]string{"low", "mid", "high"}[rng.IntN(3)])
 	}
-	cols := []arrow.Array{fb.NewArray(), db.NewArray(), f32.NewArray(), ib.NewArray()}
+	cols := []arrow.Array{fb.NewArray(), db.NewArray(), f32.NewArray(), ib.NewArray(), rb.NewArray(), idb.NewArray(), gb.NewArray()}
 	rec := array.NewRecordBatch(schema, cols, rows)
 	for _, c := range cols {
 		c.Release()
@@ -78,6 +87,9 @@ func TestParquetWriteEncodings(t *testing.T) {
 		{"dec", false, false},
 		{"f32", true, false},
 		{"i", false, true},
+		{"row", false, false},  // unique: no dictionary
+		{"id", false, false},   // unique text: none either
+		{"grade", false, true}, // three levels: a dictionary
 	}
 	if pf.NumRowGroups() != 3 {
 		t.Errorf("%d row groups, want 3", pf.NumRowGroups())

@@ -114,7 +114,8 @@ func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *
 
 // open creates the file writer, once the first row group is gathered, so
 // that the encoding of each float column can be chosen from its values
-// (chooseSplit). The schema metadata is left out of the file writer's
+// (chooseSplit), and whether an integer or text column gets a dictionary
+// (chooseNoDictionary). The schema metadata is left out of the file writer's
 // schema and written with the SetMetadata pairs at finish, so that every
 // key is in the footer once with its last value.
 func (e *parquetEncoder) open() error {
@@ -122,6 +123,9 @@ func (e *parquetEncoder) open() error {
 	for c, f := range e.wschema.Fields() {
 		if chooseSplit(f.Type, e.pending, c) {
 			opts = append(opts, parquet.WithEncodingPath(parquet.ColumnPath{f.Name}, parquet.Encodings.ByteStreamSplit))
+		}
+		if chooseNoDictionary(f.Type, e.pending, c) {
+			opts = append(opts, parquet.WithDictionaryPath(parquet.ColumnPath{f.Name}, false))
 		}
 	}
 	fw, err := pqarrow.NewFileWriter(e.bare, e.sink, parquet.NewWriterProperties(opts...), e.arrProps)
