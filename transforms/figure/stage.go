@@ -201,6 +201,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		if kind == table.Maps && spec.Facet == "" {
 			spec.Facet = "aspect"
 		}
+		// An order given here is an order of the levels, as a recorded one.
+		spec.Ordinal = spec.Order != nil
+		spec = spec.WithProvenance(r.Schema(), prov)
 		f, err := env.ReadFrom(ctx, "in", r, spec.Selection())
 		if err != nil {
 			return err
