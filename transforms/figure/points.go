@@ -279,4 +279,3 @@ func sortedLevels(v []string) []string {
 	})
 	return out
 }
-
