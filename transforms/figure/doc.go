@@ -28,6 +28,10 @@
 //     stage's option control names) are drawn over the dots as diamonds in
 //     their colour with a black edge, with a legend entry
 //     "control point (N)".
+//   - In SCORE or OE maps, the objects an aspect never observed
+//     (Points.Unobserved; ReadObserved reads them from the triplet table the
+//     maps were fitted on, since the maps table does not record them) are
+//     grey rings, with a legend entry "not observed (N)".
 //   - Point radius and opacity fall with the number of points (PointStyle),
 //     so that 100 points and 100,000 both read well.
 //   - Rows placed into a fitted map (ordinate apply; Points.Placed) are
@@ -44,7 +48,8 @@
 // a long distance table a heat map; a table that records no kind is drawn as
 // a scatter plot of the columns x and y. The optional input "placed" is an
 // embedding of rows placed into that map by ordinate apply, drawn over it
-// (CheckPlaced says what it must be). The subtitle shows the parameters the
+// (CheckPlaced says what it must be); the optional input "triplets" marks
+// what each aspect of SCORE maps never observed. The subtitle shows the parameters the
 // run resolved (γ from the median rule, dims) rather than their "from the
 // data" defaults, and leaves out those the kernel does not read. Spec, PointsOf, PointsWithPlaced,
 // ModelRun and Titles are the pieces the report stage shares.

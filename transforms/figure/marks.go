@@ -45,8 +45,9 @@ func controlLegend(n int, coloured bool) legendItem {
 	return legendItem{fmt.Sprintf("control point (%d)", n), draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: controlGlyph{}}}
 }
 
-// controlRows returns the indices in idx of control points.
-func controlRows(control []bool, idx []int) []int {
+// flagged returns the indices in idx whose flag is set (control points,
+// unobserved rows).
+func flagged(control []bool, idx []int) []int {
 	var out []int
 	for _, i := range idx {
 		if i < len(control) && control[i] {
@@ -54,4 +55,14 @@ func controlRows(control []bool, idx []int) []int {
 		}
 	}
 	return out
+}
+
+// unobservedColor is the ring of a row its aspect never observed: grey, as
+// a row without a value.
+var unobservedColor = missing
+
+// unobservedLegend is the legend entry of n rows their aspect never
+// observed.
+func unobservedLegend(n int) legendItem {
+	return legendItem{fmt.Sprintf("not observed (%d)", n), draw.GlyphStyle{Color: unobservedColor, Radius: vg.Points(3.5), Shape: draw.RingGlyph{}}}
 }

@@ -58,6 +58,10 @@ type Points struct {
 	// Control marks control points (cKPCA, LSP), drawn over the dots as
 	// black-edged diamonds with a legend entry "control point (N)".
 	Control []bool
+	// Unobserved marks the rows of SCORE maps whose aspect never observed
+	// the object (ReadObserved): drawn as hollow grey rings, with a legend
+	// entry "not observed (N)".
+	Unobserved []bool
 }
 
 // Options are the texts and size of a figure.
@@ -247,7 +251,26 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	if p.Control != nil && len(p.Control) != n {
 		return fmt.Errorf("%w: %d control flags for %d points", ErrInput, len(p.Control), n)
 	}
-	if k := len(controlRows(p.Control, seq(0, n))); k > 0 {
+	if p.Unobserved != nil && len(p.Unobserved) != n {
+		return fmt.Errorf("%w: %d observed flags for %d points", ErrInput, len(p.Unobserved), n)
+	}
+	if k := len(flagged(p.Unobserved, seq(0, n))); k > 0 {
+		rgb, glyph := pt.rgb, pt.glyph
+		pt.rgb = func(i int) color.NRGBA {
+			if i < n && p.Unobserved[i] {
+				return unobservedColor
+			}
+			return rgb(i)
+		}
+		pt.glyph = func(i int) draw.GlyphDrawer {
+			if i < n && p.Unobserved[i] {
+				return draw.RingGlyph{}
+			}
+			return glyph(i)
+		}
+		pt.marks = append([]legendItem{unobservedLegend(k)}, pt.marks...)
+	}
+	if k := len(flagged(p.Control, seq(0, n))); k > 0 {
 		// Listed before the placed rows, whose entry stays last.
 		coloured := pt.legend != nil || pt.cmap != nil
 		pt.marks = append([]legendItem{controlLegend(k, coloured)}, pt.marks...)
@@ -298,7 +321,7 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 			return err
 		}
 		pl.Add(dots)
-		if ctl := controlRows(p.Control, idx); len(ctl) > 0 {
+		if ctl := flagged(p.Control, idx); len(ctl) > 0 {
 			marks, err := scatterOf(all, ctl, func(i int) draw.GlyphStyle {
 				return draw.GlyphStyle{Color: pt.rgb(i), Radius: controlRadius(radius), Shape: controlGlyph{}}
 			})

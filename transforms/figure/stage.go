@@ -99,8 +99,11 @@ recorded kind (another tool's, a CSV) is drawn as a scatter plot of --x and --y.
 
 --color colours by a column: text, booleans and integer labels with up to 12 values get
 a colour-blind-safe palette and a legend (numbers in ascending order, text in order of
-appearance, or --order a,b,c); other numbers a continuous colour map (viridis) with a
-colour bar (--color-scale forces either). --soft-labels mixes the class colours by the
+appearance); other numbers a continuous colour map (viridis) with a colour bar
+(--color-scale forces either). Ordered classes are drawn in their order with an
+ordered palette (viridis from dark blue to green): the order --order a,b,c gives, or
+the class order the table's provenance records for its label column (bvp, or a stage
+given --order). --soft-labels mixes the class colours by the
 weights. --facet draws one panel per value with shared scales. The title and subtitle
 come from the table's provenance unless given. SVG output embeds its fonts, so it
 renders the same anywhere.
@@ -110,7 +113,15 @@ with the map's emb_* columns) over it, on the same axes: rings in their class co
 with a dark edge, larger than the map's dots, and a legend entry "placed (N rows)".
 --color and --soft-labels colour them too when P has those columns (apply --keep
 label keeps them); without them they are grey. A warning says when P was placed with
-the model of another run than the map's.`,
+the model of another run than the map's.
+
+Control points (ckpca, lsp: the rows with values in the --control columns, when the
+table kept them) are drawn as black-edged diamonds, with a legend entry.
+
+--triplets T marks, in SCORE or OE maps, the objects an aspect never observed: T is the
+triplet table the maps were fitted on (its train triplets unless the fit took --all);
+an object no fitted triplet of an aspect names is drawn in that aspect's panel as a
+grey ring, with a legend entry "not observed (N)". The maps table alone cannot say.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate plot --in thyroid-pca.parquet --color label --out thyroid-pca.svg",
@@ -118,6 +129,7 @@ the model of another run than the map's.`,
 			"ordinate triplets --in testdata/zoo/zoo.csv --aspects hair,eggs --per-aspect 300 --out zoo-triplets.parquet",
 			"ordinate score --in zoo-triplets.parquet --out zoo-maps.parquet --aspects-out zoo-aspects.parquet",
 			"ordinate plot --in zoo-maps.parquet --facet aspect --out zoo-maps.svg",
+			"ordinate plot --in zoo-maps.parquet --triplets zoo-triplets.parquet --out zoo-maps-observed.svg",
 			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out thyroid-tsne.parquet --model-out thyroid-tsne.model.parquet",
 			"ordinate apply --model thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out thyroid-placed.parquet",
 			"ordinate plot --in thyroid-tsne.parquet --placed thyroid-placed.parquet --color label --out thyroid-placed.svg",
@@ -125,6 +137,7 @@ the model of another run than the map's.`,
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
 			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn over it as rings"},
+			{Name: "triplets", Help: "the triplets SCORE or OE maps were fitted on: objects an aspect never observed are drawn as grey rings", Kind: table.Triplets},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "output figure: .svg or .png", Kind: transforms.File, Required: true},
@@ -204,7 +217,17 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		// An order given here is an order of the levels, as a recorded one.
 		spec.Ordinal = spec.Order != nil
 		spec = spec.WithProvenance(r.Schema(), prov)
-		f, err := env.ReadFrom(ctx, "in", r, spec.Selection())
+		sel := spec.Selection()
+		if env.Has("triplets") {
+			if kind != table.Maps {
+				return transforms.Optionf("triplets", "%s is not a maps table: triplets mark the objects an aspect never observed in SCORE or OE maps", r.Source().Path)
+			}
+			if spec.Facet != "aspect" {
+				return transforms.Optionf("triplets", "the panels must be the aspects (facet aspect, the default) to mark what each aspect never observed")
+			}
+			sel.ID = "id"
+		}
+		f, err := env.ReadFrom(ctx, "in", r, sel)
 		if err != nil {
 			return err
 		}
@@ -217,6 +240,11 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		}
 		if err != nil {
 			return err
+		}
+		if env.Has("triplets") {
+			if err := readObserved(ctx, env, prov, f, pts); err != nil {
+				return err
+			}
 		}
 		settitles(&fo, f, prov)
 		fo.XLabel, fo.YLabel, fo.ColorLabel = f.FeatureNames[0], f.FeatureNames[1], spec.Color
@@ -233,6 +261,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		env.Figure("points", len(pts.X))
 		if pts.Placed != nil {
 			env.Figure("placed", len(pts.Placed.X))
+		}
+		if n := len(flagged(pts.Unobserved, seq(0, len(pts.X)))); pts.Unobserved != nil {
+			env.Figure("unobserved", n)
+		}
+		if pts.Control != nil {
+			env.Figure("control_points", len(flagged(pts.Control, seq(0, len(pts.X)))))
 		}
 	default:
 		return fmt.Errorf("%w: %s is a %s table (from %s); plot draws embeddings, maps and long distance tables",
