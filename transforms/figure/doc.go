@@ -49,7 +49,9 @@
 // a scatter plot of the columns x and y. The optional input "placed" is an
 // embedding of rows placed into that map by ordinate apply, drawn over it
 // (CheckPlaced says what it must be); the optional input "triplets" marks
-// what each aspect of SCORE maps never observed. The subtitle shows the parameters the
+// what each aspect of SCORE maps never observed; the optional input "join"
+// is a table whose column colours the points, matched on an id (rows
+// without a match grey, with a legend entry). The subtitle shows the parameters the
 // run resolved (γ from the median rule, dims) rather than their "from the
 // data" defaults, and leaves out those the kernel does not read. Spec, PointsOf, PointsWithPlaced,
 // ModelRun and Titles are the pieces the report stage shares.

@@ -62,6 +62,11 @@ type Points struct {
 	// the object (ReadObserved): drawn as hollow grey rings, with a legend
 	// entry "not observed (N)".
 	Unobserved []bool
+	// Unmatched marks rows that the table coloured from (plot --join) has
+	// no row for: drawn grey, with the legend entry UnmatchedLegend
+	// (default "no match (N)").
+	Unmatched       []bool
+	UnmatchedLegend string
 }
 
 // Options are the texts and size of a figure.
@@ -253,6 +258,23 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	}
 	if p.Unobserved != nil && len(p.Unobserved) != n {
 		return fmt.Errorf("%w: %d observed flags for %d points", ErrInput, len(p.Unobserved), n)
+	}
+	if p.Unmatched != nil && len(p.Unmatched) != n {
+		return fmt.Errorf("%w: %d match flags for %d points", ErrInput, len(p.Unmatched), n)
+	}
+	if k := len(flagged(p.Unmatched, seq(0, n))); k > 0 {
+		rgb := pt.rgb
+		pt.rgb = func(i int) color.NRGBA {
+			if i < n && p.Unmatched[i] {
+				return missing
+			}
+			return rgb(i)
+		}
+		name := p.UnmatchedLegend
+		if name == "" {
+			name = fmt.Sprintf("no match (%d)", k)
+		}
+		pt.marks = append([]legendItem{{name, draw.GlyphStyle{Color: missing, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}}}, pt.marks...)
 	}
 	if k := len(flagged(p.Unobserved, seq(0, n))); k > 0 {
 		rgb, glyph := pt.rgb, pt.glyph

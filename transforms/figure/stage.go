@@ -58,6 +58,7 @@ type StageOptions struct {
 	Order      []string          `opt:"order" help:"order of the colour categories, comma list"`
 	ColorScale ColorScale        `opt:"color-scale" help:"how to read the colour column"`
 	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
+	On         string            `opt:"on" help:"with join: the id column of both tables, or IN=JOIN (JOIN row: its row numbers)"`
 	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"`
 	FacetOrder []string          `opt:"facet-order" help:"order of the panels, comma list"`
 	Title      string            `opt:"title" help:"title (default: the stage from the table's provenance)"`
@@ -90,7 +91,7 @@ func (Stage) Info() transforms.Info {
 	return transforms.Info{
 		Name:    "plot",
 		Summary: "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
-		Usage:   "ordinate plot --in E [--placed P] [--color COL | --soft-labels 'p_*'] [--facet COL] --out fig.svg|fig.png",
+		Usage:   "ordinate plot --in E [--placed P] [--color COL [--join T --on ID] | --soft-labels 'p_*'] [--facet COL] [--triplets T] --out fig.svg|fig.png",
 		Doc: `The table is drawn by the kind its provenance records. An embedding: --y against --x
 (default emb_1 against emb_0). SCORE or OE maps: the same, one panel per aspect unless
 --facet says otherwise. A long distance table (fisher): a heat map, its objects ordered
@@ -115,6 +116,12 @@ with a dark edge, larger than the map's dots, and a legend entry "placed (N rows
 label keeps them); without them they are grey. A warning says when P was placed with
 the model of another run than the map's.
 
+--join T --on ID colours by a column of another table T (--color names it), matched on
+an id column: --on id names it in both tables, --on id=name in each (a JOIN side "row"
+that T lacks means T's row numbers from 0, the ids stages give rows without --id).
+Rows T has no row for are drawn grey, counted in a warning and in the legend; so SCORE
+maps can be coloured by an attribute: --join zoo.csv --on id=row --color type_name.
+
 Control points (ckpca, lsp: the rows with values in the --control columns, when the
 table kept them) are drawn as black-edged diamonds, with a legend entry.
 
@@ -129,7 +136,7 @@ grey ring, with a legend entry "not observed (N)". The maps table alone cannot s
 			"ordinate triplets --in testdata/zoo/zoo.csv --aspects hair,eggs --per-aspect 300 --out zoo-triplets.parquet",
 			"ordinate score --in zoo-triplets.parquet --out zoo-maps.parquet --aspects-out zoo-aspects.parquet",
 			"ordinate plot --in zoo-maps.parquet --facet aspect --out zoo-maps.svg",
-			"ordinate plot --in zoo-maps.parquet --triplets zoo-triplets.parquet --out zoo-maps-observed.svg",
+			"ordinate plot --in zoo-maps.parquet --triplets zoo-triplets.parquet --join testdata/zoo/zoo.csv --on id=row --color type_name --out zoo-maps-types.svg",
 			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out thyroid-tsne.parquet --model-out thyroid-tsne.model.parquet",
 			"ordinate apply --model thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out thyroid-placed.parquet",
 			"ordinate plot --in thyroid-tsne.parquet --placed thyroid-placed.parquet --color label --out thyroid-placed.svg",
@@ -137,6 +144,7 @@ grey ring, with a legend entry "not observed (N)". The maps table alone cannot s
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
 			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn over it as rings"},
+			{Name: "join", Help: "a table to colour by: --color names its column, --on the id to match"},
 			{Name: "triplets", Help: "the triplets SCORE or OE maps were fitted on: objects an aspect never observed are drawn as grey rings", Kind: table.Triplets},
 		},
 		Outputs: []transforms.Role{
@@ -217,13 +225,36 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		// An order given here is an order of the levels, as a recorded one.
 		spec.Ordinal = spec.Order != nil
 		spec = spec.WithProvenance(r.Schema(), prov)
+		joined := env.Has("join")
+		var inID, joinID string
+		if joined {
+			if opts.Color == "" || opts.On == "" {
+				return transforms.Optionf("join", "give --color, a column of the joined table, and --on, the id column to match")
+			}
+			if env.Has("placed") {
+				return transforms.Optionf("join", "join does not colour placed rows yet: give one of join and placed")
+			}
+			if inID, joinID, err = joinKeys(opts.On); err != nil {
+				return err
+			}
+			if !r.Schema().HasField(inID) {
+				return transforms.Optionf("on", "%s has no id column %q (it has %s)", r.Source().Path, inID, fieldNames(r.Schema()))
+			}
+			spec.Color = "" // not a column of the drawn table
+		}
 		sel := spec.Selection()
+		if joined {
+			sel.ID = inID
+		}
 		if env.Has("triplets") {
 			if kind != table.Maps {
 				return transforms.Optionf("triplets", "%s is not a maps table: triplets mark the objects an aspect never observed in SCORE or OE maps", r.Source().Path)
 			}
 			if spec.Facet != "aspect" {
 				return transforms.Optionf("triplets", "the panels must be the aspects (facet aspect, the default) to mark what each aspect never observed")
+			}
+			if joined && inID != "id" {
+				return transforms.Optionf("on", "with triplets the maps are matched on their column id, not %q", inID)
 			}
 			sel.ID = "id"
 		}
@@ -233,6 +264,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		}
 		defer f.Release()
 		var pts *Points
+		var unmatched []bool
+		var joinPath string
+		if joined {
+			if unmatched, joinPath, err = joinColour(ctx, env, f, opts.Color, joinID); err != nil {
+				return err
+			}
+			spec.Color = opts.Color
+		}
 		if env.Has("placed") {
 			pts, err = readPlaced(ctx, env, r.Schema(), prov, f, spec)
 		} else {
@@ -240,6 +279,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		}
 		if err != nil {
 			return err
+		}
+		if joined {
+			if err := markUnmatched(pts, unmatched, spec.Order, joinPath); err != nil {
+				return err
+			}
+			if k := len(flagged(unmatched, seq(0, len(unmatched)))); k > 0 {
+				env.Warn("%d of %d rows of %s have no row in %s (matched on %s): drawn grey", k, len(unmatched), f.Source.Path, joinPath, opts.On)
+			}
 		}
 		if env.Has("triplets") {
 			if err := readObserved(ctx, env, prov, f, pts); err != nil {
