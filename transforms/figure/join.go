@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -140,6 +141,11 @@ func markUnmatched(p *Points, unmatched []bool, order []string, joined string) e
 		}
 		if order == nil {
 			p.Order = sortedLevels(matched)
+		} else {
+			// Drop the level only unmatched rows have (their null).
+			p.Order = slices.DeleteFunc(slices.Clone(p.Order), func(l string) bool {
+				return !slices.Contains(order, l) && !slices.Contains(matched, l)
+			})
 		}
 		for i := range p.Category {
 			if unmatched[i] {
