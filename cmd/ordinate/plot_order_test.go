@@ -38,12 +38,14 @@ func TestPlotOrdinalLegend(t *testing.T) {
 		t.Fatalf("bvp: exit %d: %s", code, e)
 	}
 	for _, tc := range []struct {
-		name   string
-		args   []string
-		legend []string
+		name    string
+		args    []string
+		legend  []string
+		ordinal bool
 	}{
-		{"recorded order", nil, strings.Split(order, ",")},
-		{"plot --order", []string{"--order", "very_high,high,mid,low,very_low"}, []string{"very_high", "high", "mid", "low", "very_low"}},
+		{"recorded order", nil, strings.Split(order, ","), true},
+		{"plot --order", []string{"--order", "very_high,high,mid,low,very_low"}, []string{"very_high", "high", "mid", "low", "very_low"}, true},
+		{"categorical palette", []string{"--palette", "categorical"}, strings.Split(order, ","), false},
 	} {
 		out := filepath.Join(dir, tc.name+".svg")
 		if code, _, e := runCmd(t, nil, append([]string{"plot", "--in", emb, "--color", "label", "--out", out, "--quiet"}, tc.args...)...); code != 0 {
@@ -62,9 +64,11 @@ func TestPlotOrdinalLegend(t *testing.T) {
 		if !slices.Equal(got, tc.legend) {
 			t.Errorf("%s: legend %v, want %v", tc.name, got, tc.legend)
 		}
-		// Viridis' dark end (#440154) for the first level, no Okabe–Ito orange.
-		if s := string(svg); !strings.Contains(s, "#440154") || strings.Contains(s, "#e69f00") {
-			t.Errorf("%s: the levels are not drawn with the ordinal palette", tc.name)
+		// Viridis' dark end (#440154) for the first level, or Okabe–Ito's
+		// orange (#e69f00), not both.
+		s := strings.ToLower(string(svg))
+		if ordinal := strings.Contains(s, "#440154"); ordinal != tc.ordinal || ordinal == strings.Contains(s, "#e69f00") {
+			t.Errorf("%s: the levels are not drawn with the %s palette", tc.name, map[bool]string{true: "ordinal", false: "categorical"}[tc.ordinal])
 		}
 	}
 }

@@ -11,7 +11,8 @@
 //     lightness follows the order (OrdinalColor). The order is known when
 //     it is given (plot --order) or recorded: the label column's class
 //     order in the provenance of an ordinal stage (bvp) or of a stage given
-//     --order (RecordedOrder, Spec.WithProvenance).
+//     --order (RecordedOrder, Spec.WithProvenance); plot --palette
+//     categorical or ordinal overrides the choice.
 //   - Other categories use the Okabe–Ito palette (colour-blind safe), in
 //     the order given or of first appearance (numbers ascending); beyond
 //     eight categories the colours repeat with another glyph shape

@@ -1,7 +1,10 @@
 package figure
 
 import (
+	"fmt"
 	"image/color"
+	"slices"
+	"strings"
 
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -40,4 +43,36 @@ func levelColor(k, n int, ordinal bool) (color.NRGBA, draw.GlyphDrawer) {
 		return OrdinalColor(k, n), draw.CircleGlyph{}
 	}
 	return CategoryColor(k)
+}
+
+// Palette is how categories are coloured: auto (ordinal when their order
+// is given or recorded, categorical otherwise), ordinal or categorical.
+type Palette string
+
+// The palettes.
+const (
+	PaletteAuto        Palette = "auto"
+	PaletteOrdinal     Palette = "ordinal"
+	PaletteCategorical Palette = "categorical"
+)
+
+func (Palette) Values() []string { return []string{"auto", "ordinal", "categorical"} }
+
+func (p Palette) MarshalText() ([]byte, error) {
+	if p == "" {
+		return []byte(PaletteAuto), nil
+	}
+	return []byte(p), nil
+}
+
+func (p *Palette) UnmarshalText(b []byte) error {
+	v := Palette(strings.ToLower(strings.TrimSpace(string(b))))
+	if v == "" {
+		v = PaletteAuto
+	}
+	if !slices.Contains(v.Values(), string(v)) {
+		return fmt.Errorf("palette %q: want auto, ordinal or categorical", b)
+	}
+	*p = v
+	return nil
 }

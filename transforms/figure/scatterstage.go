@@ -31,6 +31,12 @@ func drawScatter(ctx context.Context, env *transforms.Env, opts *StageOptions, r
 	// An order given here is an order of the levels, as a recorded one.
 	spec.Ordinal = spec.Order != nil
 	spec = spec.WithProvenance(r.Schema(), prov)
+	switch opts.Palette {
+	case PaletteOrdinal:
+		spec.Ordinal = true
+	case PaletteCategorical:
+		spec.Ordinal = false
+	}
 	joined := env.Has("join")
 	var inID, joinID string
 	if joined {

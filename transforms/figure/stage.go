@@ -57,6 +57,7 @@ type StageOptions struct {
 	Color      string            `opt:"color" help:"column to colour the points by"`
 	Order      []string          `opt:"order" help:"order of the colour categories, comma list"`
 	ColorScale ColorScale        `opt:"color-scale" help:"how to read the colour column"`
+	Palette    Palette           `opt:"palette" help:"colours of categories: auto (ordinal when their order is given or recorded), ordinal or categorical"`
 	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
 	On         string            `opt:"on" help:"with join: the id column of both tables, or IN=JOIN (JOIN row: its row numbers)"`
 	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"`
@@ -84,7 +85,7 @@ func (o *StageOptions) Validate() error {
 }
 
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Width: 16, Format: FormatAuto}
+	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Palette: PaletteAuto, Width: 16, Format: FormatAuto}
 }
 
 func (Stage) Info() transforms.Info {
@@ -104,7 +105,8 @@ appearance); other numbers a continuous colour map (viridis) with a colour bar
 (--color-scale forces either). Ordered classes are drawn in their order with an
 ordered palette (viridis from dark blue to green): the order --order a,b,c gives, or
 the class order the table's provenance records for its label column (bvp, or a stage
-given --order). --soft-labels mixes the class colours by the
+given --order); --palette categorical keeps that order with the categorical palette,
+--palette ordinal draws any categories as ordered. --soft-labels mixes the class colours by the
 weights. --facet draws one panel per value with shared scales. The title and subtitle
 come from the table's provenance unless given. SVG output embeds its fonts, so it
 renders the same anywhere.
