@@ -85,7 +85,7 @@ func TestPlotCommand(t *testing.T) {
 	// table is not drawn, whatever its columns.
 	trip, maps := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "maps.parquet")
 	for _, args := range [][]string{
-		{"triplets", "--in", "../../testdata/zoo/zoo.csv", "--aspects", "hair,eggs", "--per-aspect", "300", "--out", trip},
+		{"triplets", "--in", "../../testdata/zoo/zoo.csv", "--aspects", "hair,eggs", "--per-aspect", "300", "--split-objects", "0.5", "--out", trip},
 		{"score", "--in", trip, "--out", maps},
 		{"plot", "--in", maps, "--out", filepath.Join(dir, "maps.svg")},
 	} {
@@ -98,6 +98,15 @@ func TestPlotCommand(t *testing.T) {
 	}
 	if code, _, e := runCmd(t, nil, "plot", "--in", trip, "--out", filepath.Join(dir, "t.svg")); code != exitInput || !strings.Contains(e, "triplets table") {
 		t.Errorf("triplets: exit %d, stderr %q", code, e)
+	}
+	// --triplets marks the objects an aspect never observed; it needs maps.
+	if code, _, e := runCmd(t, nil, "plot", "--in", maps, "--triplets", trip, "--out", filepath.Join(dir, "obs.svg"), "--quiet"); code != 0 {
+		t.Errorf("maps with triplets: exit %d: %s", code, e)
+	} else if b, _ := os.ReadFile(filepath.Join(dir, "obs.svg")); !regexp.MustCompile(`>not observed \([0-9]+\)<`).Match(b) {
+		t.Error("maps with triplets: no legend entry for the unobserved objects")
+	}
+	if code, _, e := runCmd(t, nil, "plot", "--in", emb, "--triplets", trip, "--out", filepath.Join(dir, "x.svg")); code != exitInput || !strings.Contains(e, "not a maps table") {
+		t.Errorf("embedding with triplets: exit %d, stderr %q", code, e)
 	}
 	// --format svg writes SVG to stdout.
 	if code, out, e := runCmd(t, nil, "plot", "--in", emb, "--format", "svg", "--out", "-", "--quiet"); code != 0 || !strings.Contains(out, "<svg") {

@@ -5,14 +5,34 @@
 // anywhere and needs no network) or PNG.
 //
 // Conventions:
-//   - Categories use the Okabe–Ito palette (colour-blind safe), in the order
-//     given (ordinal labels in their order); beyond eight categories the
-//     colours repeat with a different glyph shape.
+//   - Ordered categories (ordinal labels) are drawn in their order with
+//     viridis sampled at evenly spaced points from its dark end to 85 % of
+//     the way (the yellow beyond is too light on white), so that colour
+//     lightness follows the order (OrdinalColor). The order is known when
+//     it is given (plot --order) or recorded: the label column's class
+//     order in the provenance of an ordinal stage (bvp) or of a stage given
+//     --order (RecordedOrder, Spec.WithProvenance); plot --palette
+//     categorical or ordinal overrides the choice.
+//   - Other categories use the Okabe–Ito palette (colour-blind safe), in
+//     the order given or of first appearance (numbers ascending); beyond
+//     eight categories the colours repeat with another glyph shape
+//     (triangle, box, plus, cross, ring), so 48 stay apart.
 //   - Numbers use viridis (perceptually uniform, colour-blind safe) from the
 //     smallest to the largest finite value, with a colour bar; a NaN value is
 //     drawn grey.
 //   - Soft labels mix the class colours by the weights (in sRGB), as in the
 //     SoftClassNeRV paper's pictures; an unlabelled row is grey.
+//   - The legend strip is as wide as its widest entry and its title; a
+//     title wider than 4.5 cm is wrapped after "_", "." or "-" or at a
+//     space, so that it is never clipped.
+//   - Control points (cKPCA, LSP: Points.Control, from the columns the
+//     stage's option control names) are drawn over the dots as diamonds in
+//     their colour with a black edge, with a legend entry
+//     "control point (N)".
+//   - In SCORE or OE maps, the objects an aspect never observed
+//     (Points.Unobserved; ReadObserved reads them from the triplet table the
+//     maps were fitted on, since the maps table does not record them) are
+//     grey rings, with a legend entry "not observed (N)".
 //   - Point radius and opacity fall with the number of points (PointStyle),
 //     so that 100 points and 100,000 both read well.
 //   - Rows placed into a fitted map (ordinate apply; Points.Placed) are
@@ -29,6 +49,11 @@
 // a long distance table a heat map; a table that records no kind is drawn as
 // a scatter plot of the columns x and y. The optional input "placed" is an
 // embedding of rows placed into that map by ordinate apply, drawn over it
-// (CheckPlaced says what it must be). Spec, PointsOf, PointsWithPlaced,
+// (CheckPlaced says what it must be); the optional input "triplets" marks
+// what each aspect of SCORE maps never observed; the optional input "join"
+// is a table whose column colours the points, matched on an id (rows
+// without a match grey, with a legend entry). The subtitle shows the parameters the
+// run resolved (γ from the median rule, dims) rather than their "from the
+// data" defaults, and leaves out those the kernel does not read. Spec, PointsOf, PointsWithPlaced,
 // ModelRun and Titles are the pieces the report stage shares.
 package figure

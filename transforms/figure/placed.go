@@ -76,7 +76,7 @@ func withPlaced(p *Points) (*Points, []bool, error) {
 		return nil, nil, err
 	}
 	m := len(q.X)
-	all := &Points{X: slices.Concat(p.X, q.X), Y: slices.Concat(p.Y, q.Y), Order: p.Order, Classes: p.Classes}
+	all := &Points{X: slices.Concat(p.X, q.X), Y: slices.Concat(p.Y, q.Y), Order: p.Order, Ordinal: p.Ordinal, Classes: p.Classes}
 	neutral := make([]bool, m)
 	mismatch := func(kind string) error {
 		return fmt.Errorf("%w: the placed points are coloured by %s, the map's are not", ErrInput, kind)

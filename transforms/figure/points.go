@@ -3,7 +3,6 @@ package figure
 import (
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,9 +16,14 @@ import (
 
 // Spec says which columns of a table a scatter plot draws.
 type Spec struct {
-	X, Y       string   // coordinate columns (default emb_0, emb_1)
-	Color      string   // colour column, or ""
-	Order      []string // category order for Color
+	X, Y    string   // coordinate columns (default emb_0, emb_1)
+	Color   string   // colour column, or ""
+	Order   []string // category order for Color
+	Ordinal bool     // Order is an order of the levels: an ordered palette
+	// Control are the columns of control points' target coordinates
+	// (cKPCA, LSP): a row with all of them non-null is a control point.
+	Control    []string
+	recorded   bool // Order is from the provenance: levels it lacks follow it
 	ColorScale ColorScale
 	SoftLabels []string // soft-label columns (names and globs), instead of Color
 	Facet      string   // facet column, or ""
@@ -79,7 +83,7 @@ func (s Spec) axes() (x, y string) {
 func (s Spec) Selection() arrowio.Selection {
 	x, y := s.axes()
 	sel := arrowio.Selection{Features: []string{x, y}, Keep: []string{}, SoftLabels: s.SoftLabels, OnInvalid: s.OnInvalid}
-	for _, c := range []string{s.Color, s.Facet} {
+	for _, c := range slices.Concat([]string{s.Color, s.Facet}, s.Control) {
 		if c != "" && !slices.Contains(sel.Keep, c) {
 			sel.Keep = append(sel.Keep, c)
 		}
@@ -108,6 +112,12 @@ func PointsOf(f *arrowio.Frame, s Spec) (*Points, error) {
 	if s.Color != "" {
 		if err := colourColumn(p, keep(s.Color), s); err != nil {
 			return nil, fmt.Errorf("%s: column %q: %w", f.Source.Path, s.Color, err)
+		}
+	}
+	if s.Control != nil {
+		p.Control = make([]bool, f.N)
+		for i := range f.N {
+			p.Control[i] = !slices.ContainsFunc(s.Control, func(c string) bool { return keep(c).IsNull(i) })
 		}
 	}
 	if f.Soft != nil {
@@ -169,9 +179,12 @@ func colourColumn(p *Points, a arrow.Array, s Spec) error {
 	for i := range n {
 		p.Category[i] = valueString(a, i)
 	}
-	p.Order = s.Order
-	if p.Order == nil {
+	p.Order, p.Ordinal = s.Order, s.Ordinal
+	switch {
+	case p.Order == nil:
 		p.Order = sortedLevels(p.Category)
+	case s.recorded:
+		p.Order = orderWith(p.Order, p.Category)
 	}
 	return nil
 }
@@ -265,33 +278,4 @@ func sortedLevels(v []string) []string {
 		return 0
 	})
 	return out
-}
-
-// titleParams are the parameters worth showing in a figure's subtitle, in order.
-var titleParams = []string{"method", "variant", "kernel", "solver", "alpha", "gamma", "perplexity", "nu", "scale", "metric", "theta", "dims"}
-
-// Titles returns a title (the stage and, if any, its mode) and a subtitle
-// (file, rows, key parameters) for a table at path with rows rows and
-// provenance p (nil when it has none).
-func Titles(path string, rows int64, p *arrowio.Provenance) (title, subtitle string) {
-	title = filepath.Base(path)
-	parts := []string{filepath.Base(path), fmt.Sprintf("%d rows", rows)}
-	if p != nil {
-		title = p.Stage
-		if m, ok := p.Figures["mode"].(string); ok && m != "" {
-			title += " · " + m
-		}
-		for _, k := range titleParams {
-			v, ok := p.Params[k]
-			// A parameter whose default is resolved from the data (γ = 0
-			// meaning "the median rule") shows the value the run used.
-			if r, rok := p.Figures["resolved_"+k]; rok && r != nil {
-				v, ok = r, true
-			}
-			if ok && v != "" && v != nil {
-				parts = append(parts, fmt.Sprintf("%s %v", k, v))
-			}
-		}
-	}
-	return title, strings.Join(parts, " · ")
 }

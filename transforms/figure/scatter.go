@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
@@ -28,9 +29,11 @@ var ErrInput = arrowio.NewSentinel(arrowio.ErrInvalidData, "figure: bad input")
 type Points struct {
 	X, Y []float64
 	// Category colours by a class; Order fixes the legend order (nil: the
-	// order of first appearance).
+	// order of first appearance). Ordinal draws the levels, in Order, with
+	// an ordered palette (OrdinalColor) instead of Okabe–Ito.
 	Category []string
 	Order    []string
+	Ordinal  bool
 	// Value colours by a number (viridis).
 	Value []float64
 	// Soft colours by n×len(Classes) weights, mixing the class colours.
@@ -52,6 +55,18 @@ type Points struct {
 	// PlacedLegend is the legend entry of the placed rows (default
 	// "placed (N rows)").
 	PlacedLegend string
+	// Control marks control points (cKPCA, LSP), drawn over the dots as
+	// black-edged diamonds with a legend entry "control point (N)".
+	Control []bool
+	// Unobserved marks the rows of SCORE maps whose aspect never observed
+	// the object (ReadObserved): drawn as hollow grey rings, with a legend
+	// entry "not observed (N)".
+	Unobserved []bool
+	// Unmatched marks rows that the table coloured from (plot --join) has
+	// no row for: drawn grey, with the legend entry UnmatchedLegend
+	// (default "no match (N)").
+	Unmatched       []bool
+	UnmatchedLegend string
 }
 
 // Options are the texts and size of a figure.
@@ -64,13 +79,6 @@ type Options struct {
 	// "Liberation Sans"): for pages that hold many figures and set the font
 	// once in CSS.
 	NoFontEmbedding bool
-}
-
-// Okabe–Ito: eight colours distinguishable with the common colour-vision
-// deficiencies (Okabe & Ito 2008), black moved last.
-var okabeIto = []color.NRGBA{
-	{0xE6, 0x9F, 0x00, 0xff}, {0x56, 0xB4, 0xE9, 0xff}, {0x00, 0x9E, 0x73, 0xff}, {0xF0, 0xE4, 0x42, 0xff},
-	{0x00, 0x72, 0xB2, 0xff}, {0xD5, 0x5E, 0x00, 0xff}, {0xCC, 0x79, 0xA7, 0xff}, {0x00, 0x00, 0x00, 0xff},
 }
 
 var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
@@ -86,18 +94,13 @@ func PointStyle(n int) (radius vg.Length, alpha float64) {
 	return vg.Points(r), a
 }
 
-// CategoryColor returns the palette colour and glyph of category k.
-func CategoryColor(k int) (color.NRGBA, draw.GlyphDrawer) {
-	return okabeIto[k%len(okabeIto)], glyphShapes[(k/len(okabeIto))%len(glyphShapes)]
-}
-
 // painter assigns each point its colour (before fading) and glyph.
 type painter struct {
 	rgb    func(i int) color.NRGBA
 	glyph  func(i int) draw.GlyphDrawer
 	legend []legendItem
-	cmap   *viridis    // numeric colouring, for the colour bar
-	placed *legendItem // the placed rows' entry, drawn last
+	cmap   *viridis     // numeric colouring, for the colour bar
+	marks  []legendItem // the entries of the marks (control points, placed rows), drawn last
 }
 
 type legendItem struct {
@@ -130,15 +133,15 @@ func newPainter(p *Points) (*painter, error) {
 			}
 		}
 		pt.rgb = func(i int) color.NRGBA {
-			c, _ := CategoryColor(pos[p.Category[i]])
+			c, _ := levelColor(pos[p.Category[i]], len(order), p.Ordinal)
 			return c
 		}
 		pt.glyph = func(i int) draw.GlyphDrawer {
-			_, g := CategoryColor(pos[p.Category[i]])
+			_, g := levelColor(pos[p.Category[i]], len(order), p.Ordinal)
 			return g
 		}
 		for k, v := range order {
-			c, g := CategoryColor(k)
+			c, g := levelColor(k, len(order), p.Ordinal)
 			pt.legend = append(pt.legend, legendItem{v, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: g}})
 		}
 	case p.Value != nil:
@@ -241,7 +244,7 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 		if pt.legend == nil && pt.cmap == nil {
 			c = placedDefault // the map's dots are all blue
 		}
-		pt.placed = &legendItem{name, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: placedGlyph{}}}
+		pt.marks = append(pt.marks, legendItem{name, draw.GlyphStyle{Color: c, Radius: vg.Points(3.5), Shape: placedGlyph{}}})
 		base := pt.rgb
 		pt.rgb = func(i int) color.NRGBA {
 			if i >= n && neutral[i-n] {
@@ -249,6 +252,50 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 			}
 			return base(i)
 		}
+	}
+	if p.Control != nil && len(p.Control) != n {
+		return fmt.Errorf("%w: %d control flags for %d points", ErrInput, len(p.Control), n)
+	}
+	if p.Unobserved != nil && len(p.Unobserved) != n {
+		return fmt.Errorf("%w: %d observed flags for %d points", ErrInput, len(p.Unobserved), n)
+	}
+	if p.Unmatched != nil && len(p.Unmatched) != n {
+		return fmt.Errorf("%w: %d match flags for %d points", ErrInput, len(p.Unmatched), n)
+	}
+	if k := len(flagged(p.Unmatched, seq(0, n))); k > 0 {
+		rgb := pt.rgb
+		pt.rgb = func(i int) color.NRGBA {
+			if i < n && p.Unmatched[i] {
+				return missing
+			}
+			return rgb(i)
+		}
+		name := p.UnmatchedLegend
+		if name == "" {
+			name = fmt.Sprintf("no match (%d)", k)
+		}
+		pt.marks = append([]legendItem{{name, draw.GlyphStyle{Color: missing, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}}}, pt.marks...)
+	}
+	if k := len(flagged(p.Unobserved, seq(0, n))); k > 0 {
+		rgb, glyph := pt.rgb, pt.glyph
+		pt.rgb = func(i int) color.NRGBA {
+			if i < n && p.Unobserved[i] {
+				return unobservedColor
+			}
+			return rgb(i)
+		}
+		pt.glyph = func(i int) draw.GlyphDrawer {
+			if i < n && p.Unobserved[i] {
+				return draw.RingGlyph{}
+			}
+			return glyph(i)
+		}
+		pt.marks = append([]legendItem{unobservedLegend(k)}, pt.marks...)
+	}
+	if k := len(flagged(p.Control, seq(0, n))); k > 0 {
+		// Listed before the placed rows, whose entry stays last.
+		coloured := pt.legend != nil || pt.cmap != nil
+		pt.marks = append([]legendItem{controlLegend(k, coloured)}, pt.marks...)
 	}
 	groups, placed, names := facetGroups(p)
 	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
@@ -260,7 +307,7 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	if height == 0 {
 		height = 12 * vg.Centimeter
 		if rows > 1 || cols > 1 {
-			panel := (width - sideStrip(pt)) / vg.Length(cols)
+			panel := (width - sideStrip(pt, o.ColorLabel)) / vg.Length(cols)
 			height = vg.Length(rows)*panel*0.85 + 1.5*vg.Centimeter
 		}
 	}
@@ -296,6 +343,15 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 			return err
 		}
 		pl.Add(dots)
+		if ctl := flagged(p.Control, idx); len(ctl) > 0 {
+			marks, err := scatterOf(all, ctl, func(i int) draw.GlyphStyle {
+				return draw.GlyphStyle{Color: pt.rgb(i), Radius: controlRadius(radius), Shape: controlGlyph{}}
+			})
+			if err != nil {
+				return err
+			}
+			pl.Add(marks)
+		}
 		if placed != nil && len(placed[g]) > 0 {
 			// Drawn after the map's dots, so that they lie on top.
 			rings, err := scatterOf(all, placed[g], func(i int) draw.GlyphStyle {
@@ -314,7 +370,7 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	}
 	dc := draw.New(canvas)
 	dc = drawTitles(dc, o)
-	side := sideStrip(pt)
+	side := sideStrip(pt, o.ColorLabel)
 	main := dc
 	if side > 0 {
 		main = draw.Crop(dc, 0, -side, 0, 0)
@@ -479,53 +535,115 @@ func drawTitles(dc draw.Canvas, o Options) draw.Canvas {
 	return draw.Crop(dc, 0, 0, 0, top-dc.Max.Y)
 }
 
-// sideStrip is the width of the legend or colour bar strip.
-func sideStrip(pt *painter) vg.Length {
-	longest := 0
-	for _, it := range pt.legend {
-		longest = max(longest, len([]rune(it.name)))
-	}
-	if pt.placed != nil {
-		longest = max(longest, len([]rune(pt.placed.name)))
-	}
+// sideStrip is the width of the legend or colour bar strip: the widest
+// legend entry and the legend's title, as drawn (legendTitle), or the
+// colour bar.
+func sideStrip(pt *painter, label string) vg.Length {
+	st := legendText()
 	var w vg.Length
-	if longest > 0 {
-		w = vg.Length(min(longest, 24))*vg.Points(5.5) + 1.2*vg.Centimeter
+	for _, it := range slices.Concat(pt.legend, pt.marks) {
+		w = max(w, legendIndent+st.Width(it.name)+legendPad)
 	}
 	if pt.cmap != nil {
-		// The legend holds at most the placed rows' entry, under the bar.
-		return max(3*vg.Centimeter, w)
+		// The legend holds at most the marks' entries, under the bar; the
+		// label is drawn above the bar on one line.
+		return max(3*vg.Centimeter, w, 3*vg.Millimeter+textStyle(vg.Points(8)).Width(label)+legendPad)
+	}
+	if w > 0 && label != "" {
+		for _, line := range strings.Split(legendTitle(label), "\n") {
+			w = max(w, vg.Millimeter+st.Width(line)+legendPad)
+		}
 	}
 	return w
 }
 
-// drawSide draws the legend or the colour bar into dc, and the entry of
-// the placed rows last.
-func drawSide(dc draw.Canvas, pt *painter, label string) {
+// The legend's layout: the glyph at 2 mm, the text from legendIndent,
+// legendPad to spare at the right.
+const (
+	legendIndent = 5 * vg.Millimeter
+	legendPad    = 3 * vg.Millimeter
+)
+
+// legendTitleMax is the widest a legend title is drawn on one line; a
+// longer one is wrapped at its underscores, dots or spaces.
+const legendTitleMax = 4.5 * vg.Centimeter
+
+func legendText() text.Style {
 	st := textStyle(vg.Points(9))
 	st.XAlign, st.YAlign = draw.XLeft, draw.YCenter
+	return st
+}
+
+// legendTitle is the legend title as drawn: label, wrapped onto lines
+// no wider than legendTitleMax where it has a place to break (after "_",
+// "." or "-", or at a space); a word without one stays whole, and the
+// strip widens to hold it.
+func legendTitle(label string) string {
+	st := legendText()
+	if st.Width(label) <= legendTitleMax {
+		return label
+	}
+	var lines []string
+	line := ""
+	for _, word := range splitAfterBreaks(label) {
+		if line != "" && st.Width(strings.TrimSpace(line+word)) > legendTitleMax {
+			lines = append(lines, strings.TrimSpace(line))
+			line = ""
+		}
+		line += word
+	}
+	return strings.Join(append(lines, strings.TrimSpace(line)), "\n")
+}
+
+// splitAfterBreaks splits s after each "_", ".", "-" and space.
+func splitAfterBreaks(s string) []string {
+	var out []string
+	start := 0
+	for i, r := range s {
+		if r == '_' || r == '.' || r == '-' || r == ' ' {
+			out = append(out, s[start:i+1])
+			start = i + 1
+		}
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// drawSide draws the legend or the colour bar into dc, and the entries of
+// the marks last.
+func drawSide(dc draw.Canvas, pt *painter, label string) {
+	st := legendText()
 	item := func(it legendItem, y vg.Length) {
 		dc.DrawGlyph(it.style, vg.Point{X: dc.Min.X + 2*vg.Millimeter, Y: y})
-		dc.FillText(st, vg.Point{X: dc.Min.X + 5*vg.Millimeter, Y: y}, it.name)
+		dc.FillText(st, vg.Point{X: dc.Min.X + legendIndent, Y: y}, it.name)
 	}
 	if pt.cmap != nil {
 		drawColorBar(dc, pt.cmap, label)
-		if pt.placed != nil {
-			item(*pt.placed, dc.Min.Y+0.5*vg.Centimeter)
+		y := dc.Min.Y + 0.5*vg.Centimeter
+		for k := len(pt.marks) - 1; k >= 0; k-- {
+			item(pt.marks[k], y)
+			y += 1.5 * st.Height(pt.marks[k].name)
 		}
 		return
 	}
 	y := dc.Max.Y - vg.Centimeter
 	if label != "" {
-		dc.FillText(st, vg.Point{X: dc.Min.X + vg.Millimeter, Y: y}, label)
-		y -= 1.4 * st.Height(label)
+		title := legendTitle(label)
+		ts := st
+		ts.YAlign = draw.YTop
+		dc.FillText(ts, vg.Point{X: dc.Min.X + vg.Millimeter, Y: y + 0.5*st.Height("M")}, title)
+		y -= ts.Height(title) + 0.4*st.Height("M")
 	}
 	for _, it := range pt.legend {
 		item(it, y)
 		y -= 1.5 * st.Height(it.name)
 	}
-	if pt.placed != nil {
-		item(*pt.placed, y-0.5*st.Height(pt.placed.name))
+	y -= 0.5 * st.Height("M")
+	for _, it := range pt.marks {
+		item(it, y)
+		y -= 1.5 * st.Height(it.name)
 	}
 }
 

@@ -57,7 +57,9 @@ type StageOptions struct {
 	Color      string            `opt:"color" help:"column to colour the points by"`
 	Order      []string          `opt:"order" help:"order of the colour categories, comma list"`
 	ColorScale ColorScale        `opt:"color-scale" help:"how to read the colour column"`
+	Palette    Palette           `opt:"palette" help:"colours of categories: auto (ordinal when their order is given or recorded), ordinal or categorical"`
 	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
+	On         string            `opt:"on" help:"with join: the id column of both tables, or IN=JOIN (JOIN row: its row numbers)"`
 	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"`
 	FacetOrder []string          `opt:"facet-order" help:"order of the panels, comma list"`
 	Title      string            `opt:"title" help:"title (default: the stage from the table's provenance)"`
@@ -83,14 +85,14 @@ func (o *StageOptions) Validate() error {
 }
 
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Width: 16, Format: FormatAuto}
+	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Palette: PaletteAuto, Width: 16, Format: FormatAuto}
 }
 
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
 		Name:    "plot",
 		Summary: "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
-		Usage:   "ordinate plot --in E [--placed P] [--color COL | --soft-labels 'p_*'] [--facet COL] --out fig.svg|fig.png",
+		Usage:   "ordinate plot --in E [--placed P] [--color COL [--join T --on ID] | --soft-labels 'p_*'] [--facet COL] [--triplets T] --out fig.svg|fig.png",
 		Doc: `The table is drawn by the kind its provenance records. An embedding: --y against --x
 (default emb_1 against emb_0). SCORE or OE maps: the same, one panel per aspect unless
 --facet says otherwise. A long distance table (fisher): a heat map, its objects ordered
@@ -99,8 +101,12 @@ recorded kind (another tool's, a CSV) is drawn as a scatter plot of --x and --y.
 
 --color colours by a column: text, booleans and integer labels with up to 12 values get
 a colour-blind-safe palette and a legend (numbers in ascending order, text in order of
-appearance, or --order a,b,c); other numbers a continuous colour map (viridis) with a
-colour bar (--color-scale forces either). --soft-labels mixes the class colours by the
+appearance); other numbers a continuous colour map (viridis) with a colour bar
+(--color-scale forces either). Ordered classes are drawn in their order with an
+ordered palette (viridis from dark blue to green): the order --order a,b,c gives, or
+the class order the table's provenance records for its label column (bvp, or a stage
+given --order); --palette categorical keeps that order with the categorical palette,
+--palette ordinal draws any categories as ordered. --soft-labels mixes the class colours by the
 weights. --facet draws one panel per value with shared scales. The title and subtitle
 come from the table's provenance unless given. SVG output embeds its fonts, so it
 renders the same anywhere.
@@ -110,7 +116,21 @@ with the map's emb_* columns) over it, on the same axes: rings in their class co
 with a dark edge, larger than the map's dots, and a legend entry "placed (N rows)".
 --color and --soft-labels colour them too when P has those columns (apply --keep
 label keeps them); without them they are grey. A warning says when P was placed with
-the model of another run than the map's.`,
+the model of another run than the map's.
+
+--join T --on ID colours by a column of another table T (--color names it), matched on
+an id column: --on id names it in both tables, --on id=name in each (a JOIN side "row"
+that T lacks means T's row numbers from 0, the ids stages give rows without --id).
+Rows T has no row for are drawn grey, counted in a warning and in the legend; so SCORE
+maps can be coloured by an attribute: --join zoo.csv --on id=row --color type_name.
+
+Control points (ckpca, lsp: the rows with values in the --control columns, when the
+table kept them) are drawn as black-edged diamonds, with a legend entry.
+
+--triplets T marks, in SCORE or OE maps, the objects an aspect never observed: T is the
+triplet table the maps were fitted on (its train triplets unless the fit took --all);
+an object no fitted triplet of an aspect names is drawn in that aspect's panel as a
+grey ring, with a legend entry "not observed (N)". The maps table alone cannot say.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate plot --in thyroid-pca.parquet --color label --out thyroid-pca.svg",
@@ -118,6 +138,7 @@ the model of another run than the map's.`,
 			"ordinate triplets --in testdata/zoo/zoo.csv --aspects hair,eggs --per-aspect 300 --out zoo-triplets.parquet",
 			"ordinate score --in zoo-triplets.parquet --out zoo-maps.parquet --aspects-out zoo-aspects.parquet",
 			"ordinate plot --in zoo-maps.parquet --facet aspect --out zoo-maps.svg",
+			"ordinate plot --in zoo-maps.parquet --triplets zoo-triplets.parquet --join testdata/zoo/zoo.csv --on id=row --color type_name --out zoo-maps-types.svg",
 			"ordinate tsne --in testdata/ordinal/newthyroid.csv --label label --out thyroid-tsne.parquet --model-out thyroid-tsne.model.parquet",
 			"ordinate apply --model thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out thyroid-placed.parquet",
 			"ordinate plot --in thyroid-tsne.parquet --placed thyroid-placed.parquet --color label --out thyroid-placed.svg",
@@ -125,6 +146,8 @@ the model of another run than the map's.`,
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
 			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn over it as rings"},
+			{Name: "join", Help: "a table to colour by: --color names its column, --on the id to match"},
+			{Name: "triplets", Help: "the triplets SCORE or OE maps were fitted on: objects an aspect never observed are drawn as grey rings", Kind: table.Triplets},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "output figure: .svg or .png", Kind: transforms.File, Required: true},
@@ -193,43 +216,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		}
 		env.Figure("objects", heatMapObjects(f))
 	case table.Embedding, table.Maps, "":
-		if kind == "" {
-			env.Log.Info("the table records no kind: drawing its columns " + opts.X + " and " + opts.Y)
-		}
-		spec := Spec{X: opts.X, Y: opts.Y, Color: opts.Color, Order: nilIfEmpty(opts.Order), ColorScale: opts.ColorScale,
-			SoftLabels: nilIfEmpty(opts.SoftLabels), Facet: opts.Facet, FacetOrder: nilIfEmpty(opts.FacetOrder), OnInvalid: opts.OnInvalid}
-		if kind == table.Maps && spec.Facet == "" {
-			spec.Facet = "aspect"
-		}
-		f, err := env.ReadFrom(ctx, "in", r, spec.Selection())
-		if err != nil {
+		if err := drawScatter(ctx, env, opts, r, prov, format, fo, &buf); err != nil {
 			return err
-		}
-		defer f.Release()
-		var pts *Points
-		if env.Has("placed") {
-			pts, err = readPlaced(ctx, env, r.Schema(), prov, f, spec)
-		} else {
-			pts, err = PointsOf(f, spec)
-		}
-		if err != nil {
-			return err
-		}
-		settitles(&fo, f, prov)
-		fo.XLabel, fo.YLabel, fo.ColorLabel = f.FeatureNames[0], f.FeatureNames[1], spec.Color
-		drawn := len(pts.X)
-		if pts.Placed != nil {
-			drawn += len(pts.Placed.X)
-		}
-		env.Progress.Start("drawing", int64(drawn))
-		err = Scatter(&buf, format, pts, fo)
-		env.Progress.Finish()
-		if err != nil {
-			return err
-		}
-		env.Figure("points", len(pts.X))
-		if pts.Placed != nil {
-			env.Figure("placed", len(pts.Placed.X))
 		}
 	default:
 		return fmt.Errorf("%w: %s is a %s table (from %s); plot draws embeddings, maps and long distance tables",
