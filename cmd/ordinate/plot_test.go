@@ -143,8 +143,8 @@ func TestReportCommand(t *testing.T) {
 	if !strings.Contains(page, "Quality (m-pca.parquet)") || !strings.Contains(page, "trustworthiness") {
 		t.Error("the metrics table is not attached to pca.parquet")
 	}
-	if strings.Count(page, "<section") != 3 {
-		t.Errorf("%d sections, want 3 (pca, lda, triplets)", strings.Count(page, "<section"))
+	if strings.Count(page, `<section class="table"`) != 3 {
+		t.Errorf("%d sections, want 3 (pca, lda, triplets)", strings.Count(page, `<section class="table"`))
 	}
 	if regexp.MustCompile(`(src|href)="(https?:)?//`).MatchString(page) {
 		t.Error("the page loads something from elsewhere")
