@@ -66,8 +66,8 @@ func metricValues(rows []metricRow) map[metricKey]float64 {
 }
 
 // pivot lays a long metrics table out as one row per (metric, subset), in
-// the order the table has them, and one column per k (ascending; "–" first
-// for the metrics that have no k).
+// the order the table has them, and one column per k (ascending; "(no k)"
+// first for the metrics that have none).
 func pivot(rows []metricRow, heading string) htmlTable {
 	var ks []int
 	type rk struct{ metric, subset string }
@@ -86,7 +86,7 @@ func pivot(rows []metricRow, heading string) htmlTable {
 	t := htmlTable{Heading: heading, Class: "pivot", Columns: []string{"metric", "subset"}}
 	for _, k := range ks {
 		if k == 0 {
-			t.Columns = append(t.Columns, "–")
+			t.Columns = append(t.Columns, "(no k)")
 		} else {
 			t.Columns = append(t.Columns, "k = "+strconv.Itoa(k))
 		}

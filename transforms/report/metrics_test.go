@@ -8,7 +8,7 @@ import (
 )
 
 // TestPivot: one row per (metric, subset) in the table's order, one column
-// per k ascending with "–" first for metrics without k, blanks where a
+// per k ascending with "(no k)" first for metrics without k, blanks where a
 // metric has no value at a k.
 func TestPivot(t *testing.T) {
 	for _, tc := range []struct {
@@ -20,9 +20,9 @@ func TestPivot(t *testing.T) {
 		{"k columns", []metricRow{{"trustworthiness", "all", 10, 0.9}, {"trustworthiness", "all", 5, 0.8}, {"trustworthiness", "intra", 5, 0.7}},
 			"metric subset k = 5 k = 10", []string{"trustworthiness|all|0.8|0.9", "trustworthiness|intra|0.7|"}},
 		{"metrics without k", []metricRow{{"rnx_auc", "all", 0, 0.35}, {"knn_accuracy", "embedding", 10, 0.95}},
-			"metric subset – k = 10", []string{"rnx_auc|all|0.35|", "knn_accuracy|embedding||0.95"}},
+			"metric subset (no k) k = 10", []string{"rnx_auc|all|0.35|", "knn_accuracy|embedding||0.95"}},
 		{"subsets only", []metricRow{{"triplet_accuracy", "all", 0, 0.7}, {"triplet_accuracy", "hidden", 0, 0.69}},
-			"metric subset –", []string{"triplet_accuracy|all|0.7", "triplet_accuracy|hidden|0.69"}},
+			"metric subset (no k)", []string{"triplet_accuracy|all|0.7", "triplet_accuracy|hidden|0.69"}},
 		{"empty", nil, "metric subset", nil},
 	} {
 		p := pivot(tc.rows, "h")

@@ -88,6 +88,9 @@ table.pivot td:nth-child(n+3), table.summary td.num { text-align: right; font-va
 table.summary td.best { background: #d9f0d3; font-weight: bold; }
 table.summary tr.group th { background: #f3f3f3; }
 nav ul { font-size: 0.9em; padding-left: 1.2em; } nav li { margin: 0.3em 0; }
+table.summary td:first-child, table.summary th:first-child { position: sticky; left: 0; background: #fff; }
+table.summary tr.group th:first-child { background: #f3f3f3; }
+@media (max-width: 40em) { body { margin: 1em auto; padding: 0 0.5em; } h1 { font-size: 1.5em; } }
 details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-size: 0.9em; }
 </style></head><body>
 <h1>{{.Title}}</h1>

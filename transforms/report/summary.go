@@ -5,6 +5,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -147,7 +148,7 @@ func makeSummary(entries []embeddingEntry, data func(*file) string) *summary {
 			row := summaryRow{Section: e.sec.ID, Name: e.sec.Name, Method: methodOf(e.f.prov), Params: keyParams(e.f.prov),
 				N: fmt.Sprint(e.f.rows)}
 			if e.f.prov != nil && e.f.prov.RunSeconds > 0 {
-				row.Seconds = fmt.Sprintf("%.2f", e.f.prov.RunSeconds)
+				row.Seconds = seconds(e.f.prov.RunSeconds)
 			}
 			for _, h := range cols {
 				c := summaryCell{}
@@ -164,6 +165,14 @@ func makeSummary(entries []embeddingEntry, data func(*file) string) *summary {
 		grp.Sentence = sentence(members[g], entries, vals, grp.K)
 	}
 	return s
+}
+
+// seconds renders a run time with two significant digits below 100 s.
+func seconds(s float64) string {
+	if s >= 100 {
+		return fmt.Sprintf("%.0f", s)
+	}
+	return strconv.FormatFloat(s, 'g', 2, 64)
 }
 
 func directionArrow(higher bool) string {
