@@ -87,6 +87,10 @@ const (
 // content column (64em at 16 px), so that the CSS scales it little.
 const figureWidth = 26 * vg.Centimeter
 
+// squareWidth is the drawn width of a heat map, square, shown at about its
+// drawn size (CSS caps it at 42em) so that it is no taller than a screen.
+const squareWidth = 17 * vg.Centimeter
+
 // render draws a figure of n points by draw, as inline SVG up to svgPoints
 // points and as an embedded PNG above, and returns its HTML.
 func render(n int, alt string, draw func(w *bytes.Buffer, format string) error) (template.HTML, error) {

@@ -37,6 +37,7 @@ type section struct {
 	Skip               string
 	Note               string
 	Figure             template.HTML
+	FigureClass        string // "square": a heat map, kept narrower than the column
 	Placed             []placedView
 	Tables             []htmlTable
 	Prov               *provView
@@ -81,6 +82,7 @@ svg image { image-rendering: pixelated; }
 section { border-top: 1px solid #ccc; margin-top: 2em; padding-top: 1em; }
 h2.phase { margin-top: 2em; color: #555; font-size: 1.1em; text-transform: uppercase; letter-spacing: 0.05em; }
 figure { margin: 0; } figure svg, figure img { display: block; width: 100%; max-width: 100%; height: auto; }
+figure.square svg, figure.square img { max-width: 42em; }
 .scroll { overflow-x: auto; max-width: 100%; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0; }
 td, th { border: 1px solid #ddd; padding: 0.15em 0.6em; text-align: left; vertical-align: top; }
@@ -118,7 +120,7 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 {{if .Skip}}<p class="skip">not drawn: {{.Skip}}</p>
 {{else}}{{if .Subtitle}}<p class="meta">{{.Subtitle}}</p>
 {{end}}{{if .Note}}<p class="meta">{{.Note}}</p>
-{{end}}{{if .Figure}}<figure>{{.Figure}}</figure>
+{{end}}{{if .Figure}}<figure{{with .FigureClass}} class="{{.}}"{{end}}>{{.Figure}}</figure>
 {{end}}{{range .Placed}}<p class="meta">placed: {{.Line}}</p>
 {{end}}{{range .Tables}}{{if .Heading}}<h3>{{.Heading}}</h3>
 {{end}}<div class="scroll"><table{{if .Class}} class="{{.Class}}"{{end}}><tr>{{range .Columns}}<th>{{.}}</th>{{end}}</tr>

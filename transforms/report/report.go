@@ -174,7 +174,9 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed 
 		opts.Subtitle = "one panel per aspect, shared scales (emb_0 across, emb_1 up)"
 		sec.Figure, err = drawMaps(ctx, env, f, aspectsOf(all, f), opts)
 	case table.DistancePairs:
+		opts.Width = squareWidth
 		sec.Figure, err = drawDistances(ctx, env, f, opts)
+		sec.FigureClass = "square" // at the column's width it would be taller than a screen
 	case table.Metrics:
 		t, _ := metricsTable(f, "")
 		sec.Tables = append(sec.Tables, t)
