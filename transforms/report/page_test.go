@@ -10,6 +10,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -281,5 +282,19 @@ func TestPage(t *testing.T) {
 				t.Errorf("%s: metrics %s shown %d times", tc.name, m, n)
 			}
 		}
+	}
+}
+
+// TestSameFileTwice: a table given twice (a glob and its name) is shown
+// once, its metrics too.
+func TestSameFileTwice(t *testing.T) {
+	m := metricsRec(t, "/r/gone.parquet", scores(0.5, 0.5, 0.5, 0.5, 0.5))
+	defer m.Release()
+	f := func() *file {
+		return &file{path: "/r/m.parquet", schema: m.Schema(), kind: table.Metrics, rows: m.NumRows(), recs: []arrow.RecordBatch{m}}
+	}
+	pg, skipped := build(t.Context(), &transforms.Env{}, []*file{f(), f()}, "t", "now")
+	if len(pg.Sections) != 1 || len(skipped) != 0 {
+		t.Errorf("%d sections (%v skipped), want 1", len(pg.Sections), skipped)
 	}
 }

@@ -14,7 +14,7 @@ func provenanceView(p *arrowio.Provenance) *provView {
 	if p == nil {
 		return nil
 	}
-	v := &provView{Stage: p.Stage, Version: p.Version, Seed: p.Seed, Seconds: strconv.FormatFloat(p.RunSeconds, 'f', 1, 64), Warnings: p.Warnings}
+	v := &provView{Stage: p.Stage, Version: p.Version, Seed: p.Seed, Seconds: seconds(p.RunSeconds), Warnings: p.Warnings}
 	for _, k := range sortedKeys(p.Params) {
 		v.Params = append(v.Params, [2]string{k, short(p.Params[k])})
 	}

@@ -98,8 +98,10 @@ func build(ctx context.Context, env *transforms.Env, all []*file, title, created
 	var entries []embeddingEntry
 	taken := map[string]bool{"contents": true, "summary": true, "models": true}
 	var files []*file
-	for _, f := range all {
+	for k, f := range all {
 		switch {
+		case slices.ContainsFunc(all[:k], func(g *file) bool { return sameFile(g.path, f.path) }):
+			continue // given twice (a glob and a name): shown once
 		case onMap[f]:
 			continue // drawn on its map
 		case f.kind == table.Model:
