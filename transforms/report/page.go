@@ -103,8 +103,10 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 {{end}}{{range .TOC}}<li><b>{{.Name}}:</b> {{range $i, $e := .Entries}}{{if $i}} · {{end}}<a href="#{{$e.ID}}">{{$e.Name}}</a>{{end}}</li>
 {{end}}</ul></nav>
 {{with .Summary}}<section id="summary" class="summary"><h2>Summary: the embeddings side by side</h2>
-<p>Per data set, which embedding kept the neighbourhoods best and which the classes:</p>
+{{if .Compared}}<p>Per data set, which embedding kept the neighbourhoods best and which the classes:</p>
 <ul>{{range .Groups}}{{if .Sentence}}<li><b>{{.Data}}</b>: {{.Sentence}}</li>{{end}}{{end}}</ul>
+{{else}}<p>No data set has two embeddings with metrics to compare.</p>
+{{end}}
 <p class="meta">Best value of each column within a data set in green (when two or more embeddings have one); ↑: higher is better. Neighbourhood and class metrics at the k named in each data set's row; the run time is the fitting stage's own, from its provenance.</p>
 <div class="scroll"><table class="summary"><tr><th>embedding</th><th>method</th><th>key parameters (as resolved)</th><th>N</th><th>run time (s)</th>{{range .Columns}}<th title="{{.Title}}">{{.Label}}</th>{{end}}</tr>
 {{$span := .Span}}{{range .Groups}}<tr class="group"><th colspan="{{$span}}">data: {{.Data}}{{if .K}} · at k = {{.K}}{{end}}</th></tr>

@@ -202,6 +202,7 @@ func TestPage(t *testing.T) {
 				"neighbourhoods kept best by memory:in#5 (tsne)", "classes by memory:in#3 (pca)", "perplexity 30",
 				"<th>k = 5</th><th>k = 10</th>",
 			},
+			absent: []string{"No data set has two embeddings"},
 		},
 		{
 			name:     "one embedding with its metrics",
@@ -218,7 +219,7 @@ func TestPage(t *testing.T) {
 			sections: []string{"t-memory-in-0"},
 			summary:  []string{"t-memory-in-0"},
 			best:     map[string]string{"t-memory-in-0": ""},
-			want:     []string{"· 1 file</p>"},
+			want:     []string{"· 1 file</p>", "No data set has two embeddings"},
 			absent:   []string{"1 files", `id="models"`},
 		},
 	} {

@@ -59,6 +59,12 @@ type summary struct {
 	Groups  []summaryGroup
 }
 
+// Compared reports whether any group has a sentence: two embeddings of
+// the same data with metrics to tell them apart.
+func (s *summary) Compared() bool {
+	return slices.ContainsFunc(s.Groups, func(g summaryGroup) bool { return g.Sentence != "" })
+}
+
 type summaryColumn struct{ Label, Title string }
 
 type summaryGroup struct {
