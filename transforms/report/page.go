@@ -46,7 +46,7 @@ type section struct {
 
 // modelView is a model file, listed rather than drawn.
 type modelView struct {
-	Name, Method string
+	Path, Method string
 	Rows         int64
 }
 
@@ -114,8 +114,8 @@ details { margin: 0.4em 0; } .skip { color: #a33; } .meta { color: #666; font-si
 {{end}}{{end}}</table></div></section>
 {{end}}{{if .Models}}<section id="models" class="models"><h2>Model files</h2>
 <p class="meta">Fitted models for ordinate apply; listed, not drawn.</p>
-<table><tr><th>file</th><th>method</th><th>rows</th></tr>
-{{range .Models}}<tr><td>{{.Name}}</td><td>{{.Method}}</td><td>{{.Rows}}</td></tr>
+<table><tr><th>path</th><th>method</th><th>rows</th></tr>
+{{range .Models}}<tr><td>{{.Path}}</td><td>{{.Method}}</td><td>{{.Rows}}</td></tr>
 {{end}}</table></section>
 {{end}}{{range .Sections}}{{with .Heading}}<h2 class="phase">{{.}}</h2>
 {{end}}<section class="table" id="{{.ID}}" data-kind="{{.Kind}}"{{if .Embedding}} data-embedding="1"{{end}}><h2>{{.Name}}</h2>

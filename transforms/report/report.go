@@ -105,7 +105,7 @@ func build(ctx context.Context, env *transforms.Env, all []*file, title, created
 		case onMap[f]:
 			continue // drawn on its map
 		case f.kind == table.Model:
-			pg.Models = append(pg.Models, modelView{Name: filepath.Base(f.path), Method: modelMethod(f.prov), Rows: f.rows})
+			pg.Models = append(pg.Models, modelView{Path: f.path, Method: modelMethod(f.prov), Rows: f.rows})
 			continue
 		case f.kind == table.Aspects && mapsFor(all, f):
 			continue // shown with its maps
