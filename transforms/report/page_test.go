@@ -199,7 +199,7 @@ func TestPage(t *testing.T) {
 			pivot: map[string]int{"t-memory-in-3": 5, "t-memory-in-5": 5, "t-memory-in-0": 5},
 			want: []string{
 				"8 files", `<h2 class="phase">Inputs</h2>`, `<h2 class="phase">Placements</h2>`, `id="models"`, "<tr><td>memory:in#7</td><td>tsne</td><td>3</td></tr>",
-				"neighbourhoods kept best by memory:in#5 (tsne)", "classes by memory:in#3 (pca)", "perplexity 30",
+				"neighbourhoods kept best by memory:in#5 (tsne)", "classes by memory:in#3 (pca) and memory:in#5 (tsne)", "perplexity 30",
 				"<th>k = 5</th><th>k = 10</th>",
 			},
 			absent: []string{"No data set has two embeddings"},

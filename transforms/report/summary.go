@@ -220,20 +220,28 @@ func sentence(idx []int, entries []embeddingEntry, vals []map[metricKey]float64,
 	if len(idx) < 2 {
 		return ""
 	}
+	// best names the embeddings of the top score, all of them on a tie.
 	best := func(score func(v map[metricKey]float64) (float64, bool)) string {
-		name, top, n := "", math.Inf(-1), 0
+		var names []string
+		top, n := math.Inf(-1), 0
 		for _, i := range idx {
-			if s, ok := score(vals[i]); ok {
-				n++
-				if s > top {
-					name, top = entries[i].sec.Name+" ("+methodOf(entries[i].f.prov)+")", s
-				}
+			s, ok := score(vals[i])
+			if !ok {
+				continue
+			}
+			n++
+			name := entries[i].sec.Name + " (" + methodOf(entries[i].f.prov) + ")"
+			switch {
+			case s > top:
+				names, top = []string{name}, s
+			case s == top:
+				names = append(names, name)
 			}
 		}
 		if n < 2 {
 			return ""
 		}
-		return name
+		return strings.Join(names, " and ")
 	}
 	var parts []string
 	if n := best(func(v map[metricKey]float64) (float64, bool) {
