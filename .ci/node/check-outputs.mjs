@@ -9,8 +9,13 @@
 //
 //   node check-outputs.mjs browser SCREENSHOT.png DOM.html CHROMIUM.log
 //     The headless screenshot of the report is not blank, the DOM after load
-//     holds as many <svg> elements as the page's ordinate-figures meta tag
-//     says, and Chromium logged no console error.
+//     holds as many figures (inline <svg>, or <img class="figure"> for the
+//     PNGs of large embeddings) as the page's ordinate-figures meta tag says,
+//     every link of the table of contents (nav#contents) leads to an element
+//     id of the DOM, every section of the contents is linked from it, the
+//     summary table has a row (tr data-section) for every embedding section
+//     (section data-embedding) and none for anything else, and Chromium
+//     logged no console error.
 //
 // Exits non-zero with a message naming the file on the first failure.
 import { execFileSync } from 'node:child_process';
@@ -111,6 +116,29 @@ function decodePNG(buf) {
   return { width, height, rgba: out };
 }
 
+// checkLinks checks the table of contents and the summary table of the
+// rendered DOM (see the header) and returns what it counted.
+function checkLinks(html) {
+  const ids = new Set([...html.matchAll(/\sid="([^"]+)"/g)].map((m) => m[1]));
+  const nav = html.match(/<nav id="contents">([\s\S]*?)<\/nav>/);
+  if (!nav) fail('the rendered DOM has no table of contents (nav#contents)');
+  const targets = [...nav[1].matchAll(/<a href="([^"]*)"/g)].map((m) => m[1]);
+  if (targets.length === 0) fail('the table of contents links nothing');
+  for (const t of targets) {
+    if (!t.startsWith('#') || !ids.has(decodeURIComponent(t.slice(1)))) fail(`contents link ${t} leads to no element of the page`);
+  }
+  const linked = new Set(targets.map((t) => decodeURIComponent(t.slice(1))));
+  const sections = [...html.matchAll(/<section class="table" id="([^"]+)"[^>]*>/g)];
+  for (const [, id] of sections) if (!linked.has(id)) fail(`section ${id} is not in the table of contents`);
+  const embeddings = sections.filter((m) => /data-embedding="1"/.test(m[0])).map((m) => m[1]);
+  const summary = html.match(/<table class="summary">([\s\S]*?)<\/table>/);
+  if (embeddings.length > 0 && !summary) fail(`${embeddings.length} embedding sections but no summary table`);
+  const rows = summary ? [...summary[1].matchAll(/<tr data-section="([^"]+)"/g)].map((m) => m[1]) : [];
+  for (const id of embeddings) if (!rows.includes(id)) fail(`the summary table has no row for embedding section ${id}`);
+  for (const id of rows) if (!embeddings.includes(id)) fail(`the summary table has a row for ${id}, which is no embedding section`);
+  return { links: targets.length, sections: sections.length, embeddings: embeddings.length, rows: rows.length };
+}
+
 function checkBrowser(shot, dom, log) {
   const { width, height, rgba } = decodePNG(fs.readFileSync(shot));
   let inked = 0;
@@ -126,10 +154,12 @@ function checkBrowser(shot, dom, log) {
   const meta = html.match(/name="ordinate-figures" content="(\d+)"/);
   if (!meta) fail('the rendered DOM has no ordinate-figures meta tag: did the page load?');
   const svgs = (html.match(/<svg[\s>]/g) ?? []).length;
-  if (svgs !== Number(meta[1]) || svgs === 0) fail(`the rendered DOM holds ${svgs} <svg> elements, the page says ${meta[1]}`);
+  const pngs = (html.match(/<img class="figure"/g) ?? []).length;
+  if (svgs + pngs !== Number(meta[1]) || svgs + pngs === 0) fail(`the rendered DOM holds ${svgs} <svg> and ${pngs} PNG figures, the page says ${meta[1]}`);
+  const { links, sections, embeddings, rows } = checkLinks(html);
   const errors = fs.readFileSync(log, "utf8").split("\n").filter((l) => /:CONSOLE[:(]|Uncaught/.test(l));
   if (errors.length > 0) fail(`Chromium logged console messages:\n${errors.join('\n')}`);
-  console.log(`browser ok: ${svgs} figures, screenshot ${width}×${height}, ${(100 * share).toFixed(1)}% inked, ${colours.size}${colours.size >= 5000 ? '+' : ''} colours, no console errors`);
+  console.log(`browser ok: ${svgs + pngs} figures (${pngs} PNG), ${links} contents links to ${sections} sections, ${rows} summary rows for ${embeddings} embeddings, screenshot ${width}×${height}, ${(100 * share).toFixed(1)}% inked, ${colours.size}${colours.size >= 5000 ? '+' : ''} colours, no console errors`);
 }
 
 const [mode, ...args] = process.argv.slice(2);

@@ -152,8 +152,25 @@ func TestReportCommand(t *testing.T) {
 	if !strings.Contains(page, "Quality (m-pca.parquet)") || !strings.Contains(page, "trustworthiness") {
 		t.Error("the metrics table is not attached to pca.parquet")
 	}
-	if strings.Count(page, "<section") != 3 {
-		t.Errorf("%d sections, want 3 (pca, lda, triplets)", strings.Count(page, "<section"))
+	if strings.Count(page, `<section class="table"`) != 3 {
+		t.Errorf("%d sections, want 3 (pca, lda, triplets)", strings.Count(page, `<section class="table"`))
+	}
+	// The pipeline's order, whatever the arguments' order: the triplets
+	// (an input) before the fits.
+	at := func(s string) int { return strings.Index(page, s) }
+	if !(at(`id="t-t-parquet"`) >= 0 && at(`id="t-t-parquet"`) < at(`id="t-pca-parquet"`) && at(`id="t-pca-parquet"`) < at(`id="t-lda-parquet"`)) {
+		t.Error("sections not in the pipeline's order (triplets, pca, lda)")
+	}
+	for _, id := range []string{"summary", "t-pca-parquet", "t-lda-parquet", "t-t-parquet"} {
+		if !strings.Contains(page, `<a href="#`+id+`"`) || !strings.Contains(page, `id="`+id+`"`) {
+			t.Errorf("no contents link to an element %s", id)
+		}
+	}
+	if got := strings.Count(page, `<tr data-section=`); got != 2 || !strings.Contains(page, `<tr data-section="t-pca-parquet">`) {
+		t.Errorf("%d summary rows, want 2 (pca, lda)", got)
+	}
+	if !strings.Contains(page, "· 4 files</p>") || strings.Count(page, "Quality (m-pca.parquet)") != 1 {
+		t.Error("the file count or the single copy of the metrics is wrong")
 	}
 	if regexp.MustCompile(`(src|href)="(https?:)?//`).MatchString(page) {
 		t.Error("the page loads something from elsewhere")

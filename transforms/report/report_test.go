@@ -139,7 +139,7 @@ func TestStageKinds(t *testing.T) {
 	if strings.Contains(page, "<script>") || strings.Contains(page, "<b>title") {
 		t.Error("text from the tables is not escaped")
 	}
-	if got := strings.Count(page, "<section"); got != 3 {
+	if got := strings.Count(page, `<section class="table"`); got != 3 {
 		t.Errorf("%d sections, want 3 (embedding with metrics, plain table, triplets)", got)
 	}
 	if got := strings.Count(page, "<svg"); got != 1 {
@@ -267,7 +267,7 @@ func TestPlacedOnMap(t *testing.T) {
 		{"placed rows alone", []arrow.RecordBatch{placed}, 1, 1, 0, nil},
 	} {
 		page := runReport(t, mem, tc.recs...)
-		if got := strings.Count(page, "<section"); got != tc.sections {
+		if got := strings.Count(page, `<section class="table"`); got != tc.sections {
 			t.Errorf("%s: %d sections, want %d", tc.name, got, tc.sections)
 		}
 		if got := strings.Count(page, "<svg"); got != tc.figures || !strings.Contains(page, fmt.Sprintf(`content="%d"`, tc.figures)) {
@@ -339,7 +339,7 @@ func TestReportHeldOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	html := string(page.File("out"))
-	if s, f := strings.Count(html, "<section"), strings.Count(html, "<svg"); s != 1 || f != 1 {
+	if s, f := strings.Count(html, `<section class="table"`), strings.Count(html, "<svg"); s != 1 || f != 1 {
 		t.Errorf("%d sections and %d figures, want 1 and 1: the placed rows belong on their map", s, f)
 	}
 	if got := rings(html); got != held+1 {

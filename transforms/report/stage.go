@@ -29,18 +29,25 @@ func (Stage) Info() transforms.Info {
 		Summary: "one self-contained HTML page with the plots, parameters and quality of output tables",
 		Usage:   "ordinate report --out report.html [--title TEXT] TABLES…",
 		Doc: `Options go before the tables. Each table is shown by the kind its provenance records.
-An embedding: its plot (coloured by the stage's soft labels or label column), the stage's
-parameters and figures, and the quality metrics of every metrics table among TABLES that
-evaluate computed for it (its --embedding). Rows that apply placed with a model written
-by the same run as an embedding among TABLES (tsne --out E --model-out M, then apply
---model M --out P) are drawn on that embedding's plot as rings and listed under it
-("placed: P, N rows", with apply's parameters and P's metrics); P then gets no section
-of its own, unless its map is not among TABLES. A long distance table (fisher): a heat map
-ordered by class. SCORE maps: one panel per aspect, with δ from the aspects table written
-in the same run. Metrics and aspects tables shown on their own: their rows. Any other
-kind: the stage's parameters. A table that records no kind (another tool's, or an older
-ordinate's): its schema and provenance only, with a note. The page has its figures
-inline (SVG) and loads nothing from elsewhere.`,
+The page opens on a table of contents and a summary that compares every embedding side
+by side, per data set: method, key parameters as resolved, N, run time, trustworthiness,
+continuity and k-NN accuracy at one k (10 when computed), ordinal rho, hidden-triplet
+accuracy, the best value of each column marked, and which embedding kept the
+neighbourhoods and which the classes best. Sections follow the pipeline: inputs, fits,
+placements, metrics. An embedding: its plot (coloured by the stage's soft labels or label
+column), the stage's parameters and figures, and every metrics table among TABLES that
+evaluate computed for it (its --embedding), pivoted to a row per metric and subset and a
+column per k, shown there only. Rows that apply placed with a model written by the same
+run as an embedding among TABLES (tsne --out E --model-out M, then apply --model M --out
+P) are drawn on that embedding's plot as rings and listed under it ("placed: P, N rows",
+with apply's parameters and P's metrics); P then gets no section of its own, unless its
+map is not among TABLES. A long distance table (fisher): a heat map ordered by class,
+with the metrics of evaluate --distances. SCORE maps: one panel per aspect, with delta
+from the aspects table written in the same run. Model files: listed, not drawn. Metrics
+and aspects tables shown on their own: their rows. Any other kind: the stage's
+parameters. A table that records no kind (another tool's, or an older ordinate's): its
+schema and provenance only, with a note. Figures are inline SVG, or an embedded PNG above
+20,000 points; the page loads nothing from elsewhere.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --out thyroid-metrics.parquet",
