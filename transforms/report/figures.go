@@ -189,7 +189,9 @@ func points(ctx context.Context, env *transforms.Env, f *file, spec figure.Spec)
 }
 
 func drawEmbedding(ctx context.Context, env *transforms.Env, f *file, placed []*file, o figure.Options) (template.HTML, error) {
-	spec := colourSpec(f.schema, f.prov)
+	// The recorded class order (ordinal palette) and control points, as
+	// ordinate plot draws them.
+	spec := colourSpec(f.schema, f.prov).WithProvenance(f.schema, f.prov)
 	var pts *figure.Points
 	var err error
 	if placed == nil {
