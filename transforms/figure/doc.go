@@ -26,7 +26,8 @@
 //     title wider than 4.5 cm is wrapped after "_", "." or "-" or at a
 //     space, so that it is never clipped.
 //   - Control points (cKPCA, LSP: Points.Control, from the columns the
-//     stage's option control names) are drawn over the dots as diamonds in
+//     stage's option control names, or from the ids of the control table
+//     the provenance records, Spec.WithControlTable) are drawn over the dots as diamonds in
 //     their colour with a black edge, with a legend entry
 //     "control point (N)".
 //   - In SCORE or OE maps, the objects an aspect never observed

@@ -22,13 +22,18 @@ type Spec struct {
 	Ordinal bool     // Order is an order of the levels: an ordered palette
 	// Control are the columns of control points' target coordinates
 	// (cKPCA, LSP): a row with all of them non-null is a control point.
-	Control    []string
-	recorded   bool // Order is from the provenance: levels it lacks follow it
-	ColorScale ColorScale
-	SoftLabels []string // soft-label columns (names and globs), instead of Color
-	Facet      string   // facet column, or ""
-	FacetOrder []string
-	OnInvalid  arrowio.OnInvalid
+	Control []string
+	// ControlIDs, with ControlIDColumn, mark the rows whose value in that
+	// column is among them as control points instead (a fit given its
+	// control points as a table: WithControlTable).
+	ControlIDColumn string
+	ControlIDs      map[string]bool
+	recorded        bool // Order is from the provenance: levels it lacks follow it
+	ColorScale      ColorScale
+	SoftLabels      []string // soft-label columns (names and globs), instead of Color
+	Facet           string   // facet column, or ""
+	FacetOrder      []string
+	OnInvalid       arrowio.OnInvalid
 }
 
 // ColorScale is how a colour column is read: auto (categories for text,
@@ -83,7 +88,7 @@ func (s Spec) axes() (x, y string) {
 func (s Spec) Selection() arrowio.Selection {
 	x, y := s.axes()
 	sel := arrowio.Selection{Features: []string{x, y}, Keep: []string{}, SoftLabels: s.SoftLabels, OnInvalid: s.OnInvalid}
-	for _, c := range slices.Concat([]string{s.Color, s.Facet}, s.Control) {
+	for _, c := range slices.Concat([]string{s.Color, s.Facet, s.ControlIDColumn}, s.Control) {
 		if c != "" && !slices.Contains(sel.Keep, c) {
 			sel.Keep = append(sel.Keep, c)
 		}
@@ -118,6 +123,12 @@ func PointsOf(f *arrowio.Frame, s Spec) (*Points, error) {
 		p.Control = make([]bool, f.N)
 		for i := range f.N {
 			p.Control[i] = !slices.ContainsFunc(s.Control, func(c string) bool { return keep(c).IsNull(i) })
+		}
+	} else if s.ControlIDs != nil {
+		ids := keep(s.ControlIDColumn)
+		p.Control = make([]bool, f.N)
+		for i := range f.N {
+			p.Control[i] = !ids.IsNull(i) && s.ControlIDs[valueString(ids, i)]
 		}
 	}
 	if f.Soft != nil {

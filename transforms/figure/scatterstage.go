@@ -30,7 +30,7 @@ func drawScatter(ctx context.Context, env *transforms.Env, opts *StageOptions, r
 	}
 	// An order given here is an order of the levels, as a recorded one.
 	spec.Ordinal = spec.Order != nil
-	spec = spec.WithProvenance(r.Schema(), prov)
+	spec = spec.WithProvenance(r.Schema(), prov).WithControlTable(ctx, r.Schema(), prov, env.Mem)
 	switch opts.Palette {
 	case PaletteOrdinal:
 		spec.Ordinal = true

@@ -191,7 +191,7 @@ func points(ctx context.Context, env *transforms.Env, f *file, spec figure.Spec)
 func drawEmbedding(ctx context.Context, env *transforms.Env, f *file, placed []*file, o figure.Options) (template.HTML, error) {
 	// The recorded class order (ordinal palette) and control points, as
 	// ordinate plot draws them.
-	spec := colourSpec(f.schema, f.prov).WithProvenance(f.schema, f.prov)
+	spec := colourSpec(f.schema, f.prov).WithProvenance(f.schema, f.prov).WithControlTable(ctx, f.schema, f.prov, env.Mem)
 	var pts *figure.Points
 	var err error
 	if placed == nil {
