@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -89,7 +90,7 @@ func TestPlotCommand(t *testing.T) {
 		{"score", "--in", trip, "--out", maps},
 		{"plot", "--in", maps, "--out", filepath.Join(dir, "maps.svg")},
 	} {
-		if code, _, e := runCmd(t, nil, append(args, "--quiet")...); code != 0 {
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
 			t.Fatalf("%s: exit %d: %s", args[0], code, e)
 		}
 	}
@@ -104,6 +105,22 @@ func TestPlotCommand(t *testing.T) {
 		t.Errorf("maps with triplets: exit %d: %s", code, e)
 	} else if b, _ := os.ReadFile(filepath.Join(dir, "obs.svg")); !regexp.MustCompile(`>not observed \([0-9]+\)<`).Match(b) {
 		t.Error("maps with triplets: no legend entry for the unobserved objects")
+	}
+	// The report marks them too when the triplets the maps were fitted on
+	// are among its tables, and not without them.
+	for _, withTrip := range []bool{true, false} {
+		page := filepath.Join(dir, fmt.Sprintf("r-%v.html", withTrip))
+		args := []string{"report", "--quiet", "--out", page, maps}
+		if withTrip {
+			args = append(args, trip)
+		}
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
+			t.Fatalf("report (triplets %v): exit %d: %s", withTrip, code, e)
+		}
+		b, _ := os.ReadFile(page)
+		if got := regexp.MustCompile(`>not observed \([0-9]+\)<`).Match(b); got != withTrip {
+			t.Errorf("report (triplets %v): unobserved objects marked %v", withTrip, got)
+		}
 	}
 	if code, _, e := runCmd(t, nil, "plot", "--in", emb, "--triplets", trip, "--out", filepath.Join(dir, "x.svg")); code != exitInput || !strings.Contains(e, "not a maps table") {
 		t.Errorf("embedding with triplets: exit %d, stderr %q", code, e)
@@ -127,7 +144,7 @@ func TestReportCommand(t *testing.T) {
 		{"evaluate", "--embedding", p("pca.parquet"), "--in", in, "--label", "label", "--k", "10", "--out", p("m-pca.parquet")},
 		{"triplets", "--in", "../../testdata/zoo/zoo.csv", "--aspects", "hair,eggs", "--per-aspect", "300", "--out", p("t.parquet")},
 	} {
-		if code, _, e := runCmd(t, nil, append(args, "--quiet")...); code != 0 {
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
 			t.Fatalf("%s: exit %d: %s", args[0], code, e)
 		}
 	}

@@ -56,14 +56,18 @@ func ReadObserved(ctx context.Context, r arrowio.Reader, mapsProv *arrowio.Prove
 }
 
 // Unobserved returns, per row of aspects and ids, whether the row's
-// aspect never observed its object. A table without an aspect column
-// (one map) counts an object observed when any aspect observed it.
+// aspect never observed its object. A row whose aspect the triplets do not
+// name, as in one map for all aspects (SCORE --single-map writes the
+// aspect "all"), or a table without an aspect column, counts an object
+// observed when any aspect observed it.
 func (o Observed) Unobserved(aspects, ids []string) []bool {
 	out := make([]bool, len(ids))
 	for i, id := range ids {
 		if aspects != nil {
-			out[i] = !o[aspects[i]][id]
-			continue
+			if seen, ok := o[aspects[i]]; ok {
+				out[i] = !seen[id]
+				continue
+			}
 		}
 		out[i] = true // one map: observed by any aspect
 		for _, seen := range o {
@@ -92,7 +96,9 @@ func readObserved(ctx context.Context, env *transforms.Env, prov *arrowio.Proven
 		ids[i] = valueString(f.ID, i)
 	}
 	p.Unobserved = obs.Unobserved(p.Facet, ids)
-	if p.Facet != nil && !slices.ContainsFunc(Levels(p.Facet, nil), func(a string) bool { return obs[a] != nil }) {
+	// Several panels none of which is an aspect of the triplets: the wrong
+	// triplet table. (One panel is one map for all aspects.)
+	if levels := Levels(p.Facet, nil); len(levels) > 1 && !slices.ContainsFunc(levels, func(a string) bool { return obs[a] != nil }) {
 		return fmt.Errorf("%w: %s names none of the aspects of %s", transforms.ErrInvalidData, r.Source().Path, f.Source.Path)
 	}
 	return nil

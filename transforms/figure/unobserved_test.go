@@ -50,6 +50,8 @@ func TestReadObserved(t *testing.T) {
 		{"train triplets", nil, aspects, []bool{false, true, true, true, true, false, false}},
 		{"all triplets", &arrowio.Provenance{Params: map[string]any{"all": true}}, aspects, []bool{false, false, true, true, true, false, false}},
 		{"one map", nil, nil, []bool{false, false, false, true, false, false, false}},
+		// SCORE --single-map writes the aspect "all", which no triplet names.
+		{"one map with aspect all", nil, slices.Repeat([]string{"all"}, 7), []bool{false, false, false, true, false, false, false}},
 	} {
 		obs, _, err := ReadObserved(context.Background(), tripletsReader(t, rows...), tc.prov)
 		if err != nil {

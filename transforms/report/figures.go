@@ -158,6 +158,12 @@ func thinPoints(p *figure.Points) (n, step int) {
 	if p.Facet != nil {
 		p.Facet = every(p.Facet, pick)
 	}
+	if p.Control != nil {
+		p.Control = every(p.Control, pick)
+	}
+	if p.Unobserved != nil {
+		p.Unobserved = every(p.Unobserved, pick)
+	}
 	if p.Soft != nil {
 		c := len(p.Classes)
 		var soft []float64
@@ -235,10 +241,13 @@ func withPlaced(ctx context.Context, env *transforms.Env, f *file, placed []*fil
 	return pts, nil
 }
 
-func drawMaps(ctx context.Context, env *transforms.Env, f, aspects *file, o figure.Options) (template.HTML, error) {
+func drawMaps(ctx context.Context, env *transforms.Env, f, aspects, triplets *file, o figure.Options) (template.HTML, error) {
 	pts, err := points(ctx, env, f, figure.Spec{Facet: "aspect"})
 	if err != nil {
 		return "", err
+	}
+	if triplets != nil {
+		markUnobserved(ctx, env, f, triplets, pts)
 	}
 	thin(pts, &o)
 	if aspects != nil {
@@ -253,6 +262,32 @@ func drawMaps(ctx context.Context, env *transforms.Env, f, aspects *file, o figu
 	}
 	o.XLabel, o.YLabel = "emb_0", "emb_1"
 	return render(count(pts), o.Title, func(w *bytes.Buffer, format string) error { return figure.Scatter(w, format, pts, o) })
+}
+
+// markUnobserved marks the rows of maps f whose aspect never observed
+// their object, from the triplets the maps were fitted on, as plot
+// --triplets does. A triplet table that cannot be read leaves the figure
+// unmarked, with a warning.
+func markUnobserved(ctx context.Context, env *transforms.Env, f, triplets *file, pts *figure.Points) {
+	obs, _, err := figure.ReadObserved(ctx, triplets.reader(), f.prov)
+	if err != nil {
+		env.Warn("%s: objects not observed are not marked: %v", f.path, err)
+		return
+	}
+	fr, err := f.frame(ctx, env, arrowio.Selection{ID: "id", NoFeatures: true, Keep: []string{}})
+	if err != nil {
+		env.Warn("%s: objects not observed are not marked: %v", f.path, err)
+		return
+	}
+	defer fr.Release()
+	if fr.N != len(pts.X) {
+		return
+	}
+	ids := make([]string, fr.N)
+	for i := range fr.N {
+		ids[i] = fr.ID.ValueStr(i)
+	}
+	pts.Unobserved = obs.Unobserved(pts.Facet, ids)
 }
 
 func readAspects(ctx context.Context, env *transforms.Env, a *file) (map[string]float64, error) {

@@ -135,3 +135,19 @@ func sameColumns(a, b *arrow.Schema) bool {
 		return x.Name == y.Name && arrow.TypeEqual(x.Type, y.Type)
 	})
 }
+
+// tripletsOf returns the triplet table among the files that maps m were
+// fitted on (the triplet table the fit read as its input), or nil.
+func tripletsOf(all []*file, m *file) *file {
+	if m.prov == nil {
+		return nil
+	}
+	for _, in := range m.prov.Inputs {
+		for _, f := range all {
+			if f.kind == table.Triplets && sameFile(in.Path, f.path) {
+				return f
+			}
+		}
+	}
+	return nil
+}

@@ -174,7 +174,7 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed 
 		sec.Figure, err = drawEmbedding(ctx, env, f, placed, opts)
 	case table.Maps:
 		opts.Subtitle = "one panel per aspect, shared scales (emb_0 across, emb_1 up)"
-		sec.Figure, err = drawMaps(ctx, env, f, aspectsOf(all, f), opts)
+		sec.Figure, err = drawMaps(ctx, env, f, aspectsOf(all, f), tripletsOf(all, f), opts)
 	case table.DistancePairs:
 		opts.Width = squareWidth
 		sec.Figure, err = drawDistances(ctx, env, f, opts)
