@@ -21,7 +21,10 @@
 // metrics tables pivoted (a row per metric and subset, a column per k),
 // each metrics table shown once, next to the table it scores (its input
 // embedding or distances). A distance table gets a heat map ordered by
-// class; SCORE maps one panel per aspect with the aspect's δ. Rows placed
+// class; SCORE maps one panel per aspect with the aspect's δ, and the
+// objects an aspect never observed marked when the triplet table the maps
+// were fitted on is among the files. Embeddings follow the stage's
+// recorded class order and mark control points, as plot does. Rows placed
 // into a fitted map by ordinate apply are drawn on that map's plot when
 // the map is among the files: the apply output's model input records the
 // run id of the fit that wrote the model, and the fitted embedding carries
