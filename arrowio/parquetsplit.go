@@ -89,70 +89,27 @@ const dictMaxDistinct = 0.5
 // chooseNoDictionary tells whether column c of the batches, of type t,
 // should be written without a dictionary: a top-level integer or string
 // column with more than dictMaxDistinct distinct values among its first
-// splitSample (nulls do not count).
+// splitSample (nulls do not count). Values are compared by their text
+// (ValueStr), which is distinct exactly when they are and costs a few
+// milliseconds once per file.
 func chooseNoDictionary(t arrow.DataType, recs []arrow.RecordBatch, c int) bool {
-	var sampled int
 	switch t.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64:
-		seen := map[int64]struct{}{}
-		for _, rec := range recs {
-			a := rec.Column(c)
-			for i := 0; i < a.Len() && sampled < splitSample; i++ {
-				if a.IsNull(i) {
-					continue
-				}
-				v, ok := intAt(a, i)
-				if !ok {
-					return false
-				}
-				seen[v] = struct{}{}
-				sampled++
-			}
-		}
-		return sampled > 0 && float64(len(seen)) > dictMaxDistinct*float64(sampled)
-	case arrow.STRING, arrow.LARGE_STRING:
-		seen := map[string]struct{}{}
-		for _, rec := range recs {
-			a, ok := rec.Column(c).(interface {
-				arrow.Array
-				Value(int) string
-			})
-			if !ok {
-				return false
-			}
-			for i := 0; i < a.Len() && sampled < splitSample; i++ {
-				if a.IsNull(i) {
-					continue
-				}
-				seen[a.Value(i)] = struct{}{}
-				sampled++
-			}
-		}
-		return sampled > 0 && float64(len(seen)) > dictMaxDistinct*float64(sampled)
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.STRING, arrow.LARGE_STRING:
+	default:
+		return false
 	}
-	return false
-}
-
-// intAt returns element i of an integer array as an int64 (uint64 values
-// above 2^63 wrap, which keeps them distinct).
-func intAt(a arrow.Array, i int) (int64, bool) {
-	switch a := a.(type) {
-	case *array.Int8:
-		return int64(a.Value(i)), true
-	case *array.Int16:
-		return int64(a.Value(i)), true
-	case *array.Int32:
-		return int64(a.Value(i)), true
-	case *array.Int64:
-		return a.Value(i), true
-	case *array.Uint8:
-		return int64(a.Value(i)), true
-	case *array.Uint16:
-		return int64(a.Value(i)), true
-	case *array.Uint32:
-		return int64(a.Value(i)), true
-	case *array.Uint64:
-		return int64(a.Value(i)), true
+	seen := map[string]struct{}{}
+	var sampled int
+	for _, rec := range recs {
+		a := rec.Column(c)
+		for i := 0; i < a.Len() && sampled < splitSample; i++ {
+			if a.IsNull(i) {
+				continue
+			}
+			seen[a.ValueStr(i)] = struct{}{}
+			sampled++
+		}
 	}
-	return 0, false
+	return sampled > 0 && float64(len(seen)) > dictMaxDistinct*float64(sampled)
 }

@@ -80,7 +80,18 @@ func EigenSymExtreme(ctx context.Context, values, vectors, a []float64, n, k int
 	theta := make([]float64, m)
 	s := make([]float64, m*m)
 	t := make([]float64, m*m)
-	for cycle := 1; cycle <= set.MaxCycles; cycle++ {
+	sb := make([]float64, m*b) // s restricted to sel, m×b
+	av := make([]float64, n*b) // A·V
+	// The wanted end: columns sel[0…b) of s, the first k of them returned.
+	sel := make([]int, b)
+	for i := range sel {
+		if largest {
+			sel[i] = m - 1 - i
+		} else {
+			sel[i] = i
+		}
+	}
+	for cycle := 1; ; cycle++ {
 		res.Cycles = cycle
 		if err := ks.basis(ctx, x); err != nil {
 			return res, err
@@ -99,17 +110,7 @@ func EigenSymExtreme(ctx context.Context, values, vectors, a []float64, n, k int
 		if err := EigenSym(ctx, theta, s, t, m, threads); err != nil {
 			return res, err
 		}
-		// The wanted end: columns sel[0…b) of s, the first k of them returned.
-		sel := make([]int, b)
-		for i := range sel {
-			if largest {
-				sel[i] = m - 1 - i
-			} else {
-				sel[i] = i
-			}
-		}
 		res.Norm = max(math.Abs(theta[0]), math.Abs(theta[m-1]))
-		sb := make([]float64, m*b) // s restricted to sel, m×b
 		for r := range m {
 			for c, col := range sel {
 				sb[r*b+c] = s[r*m+col]
@@ -119,7 +120,6 @@ func EigenSymExtreme(ctx context.Context, values, vectors, a []float64, n, k int
 		if err := Gemm(ctx, threads, false, false, n, b, m, 1, ks.q, m, sb, b, 0, x, b); err != nil {
 			return res, err
 		}
-		av := make([]float64, n*b)
 		if err := Gemm(ctx, threads, false, false, n, b, m, 1, ks.aq, m, sb, b, 0, av, b); err != nil {
 			return res, err
 		}
@@ -159,7 +159,6 @@ func EigenSymExtreme(ctx context.Context, values, vectors, a []float64, n, k int
 			return res, nil
 		}
 	}
-	return res, nil // not reached: the last cycle returns
 }
 
 func (s KrylovSettings) withDefaults(k int) KrylovSettings {

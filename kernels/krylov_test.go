@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -75,9 +76,9 @@ func TestEigenSymExtremeKnownSpectra(t *testing.T) {
 		}
 		slices.SortFunc(order, func(i, j int) int {
 			if tc.largest {
-				return -cmpFloat(tc.lambda[i], tc.lambda[j])
+				return cmp.Compare(tc.lambda[j], tc.lambda[i])
 			}
-			return cmpFloat(tc.lambda[i], tc.lambda[j])
+			return cmp.Compare(tc.lambda[i], tc.lambda[j])
 		})
 		want := make([]float64, tc.k)
 		wantVecs := make([]float64, n*tc.k)
@@ -125,16 +126,6 @@ func TestEigenSymExtremeKnownSpectra(t *testing.T) {
 		}
 		t.Logf("%s: %d cycles, %d products, max residual %.2e", tc.name, res.Cycles, res.Products, slices.Max(res.Residuals))
 	}
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Against EigenSym on a random matrix, and for small n (the dense path),

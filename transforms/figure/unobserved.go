@@ -77,29 +77,41 @@ func (o Observed) Unobserved(aspects, ids []string) []bool {
 	return out
 }
 
-// readObserved reads the stage's input "triplets" and marks the rows of
-// the maps frame f (with its id column kept) that their aspect never
-// observed.
+// MarkUnobserved sets p.Unobserved for the rows of the maps frame f (read
+// with its id column; p drawn from f) from the triplet table r that the
+// maps, with provenance mapsProv, were fitted on. It returns the triplets
+// read, and an error wrapping transforms.ErrInvalidData when r names none
+// of several aspects of f (the wrong triplet table).
+func MarkUnobserved(ctx context.Context, r arrowio.Reader, mapsProv *arrowio.Provenance, f *arrowio.Frame, p *Points) (*table.TripletInput, error) {
+	obs, in, err := ReadObserved(ctx, r, mapsProv)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, f.N)
+	for i := range f.N {
+		ids[i] = valueString(f.ID, i)
+	}
+	// Several panels none of which is an aspect of the triplets: the wrong
+	// triplet table. (One panel is one map for all aspects.)
+	if levels := Levels(p.Facet, nil); len(levels) > 1 && !slices.ContainsFunc(levels, func(a string) bool { return obs[a] != nil }) {
+		return nil, fmt.Errorf("%w: %s names none of the aspects of %s", transforms.ErrInvalidData, r.Source().Path, f.Source.Path)
+	}
+	p.Unobserved = obs.Unobserved(p.Facet, ids)
+	return in, nil
+}
+
+// readObserved marks, from the stage's input "triplets", the rows of the
+// maps frame f that their aspect never observed.
 func readObserved(ctx context.Context, env *transforms.Env, prov *arrowio.Provenance, f *arrowio.Frame, p *Points) error {
 	r, err := env.Open(ctx, "triplets")
 	if err != nil {
 		return err
 	}
 	defer r.Release()
-	obs, in, err := ReadObserved(ctx, r, prov)
+	in, err := MarkUnobserved(ctx, r, prov, f, p)
 	if err != nil {
 		return err
 	}
 	env.Input("triplets", r.Source(), int64(in.Table.Len())+in.Dropped, in.Dropped, transforms.TableProvenance(r.Schema()))
-	ids := make([]string, f.N)
-	for i := range f.N {
-		ids[i] = valueString(f.ID, i)
-	}
-	p.Unobserved = obs.Unobserved(p.Facet, ids)
-	// Several panels none of which is an aspect of the triplets: the wrong
-	// triplet table. (One panel is one map for all aspects.)
-	if levels := Levels(p.Facet, nil); len(levels) > 1 && !slices.ContainsFunc(levels, func(a string) bool { return obs[a] != nil }) {
-		return fmt.Errorf("%w: %s names none of the aspects of %s", transforms.ErrInvalidData, r.Source().Path, f.Source.Path)
-	}
 	return nil
 }

@@ -242,12 +242,24 @@ func withPlaced(ctx context.Context, env *transforms.Env, f *file, placed []*fil
 }
 
 func drawMaps(ctx context.Context, env *transforms.Env, f, aspects, triplets *file, o figure.Options) (template.HTML, error) {
-	pts, err := points(ctx, env, f, figure.Spec{Facet: "aspect"})
+	spec := figure.Spec{Facet: "aspect"}
+	sel := spec.Selection()
+	sel.ID = "id" // for the objects an aspect never observed
+	fr, err := f.frame(ctx, env, sel)
+	if err != nil {
+		return "", err
+	}
+	defer fr.Release()
+	pts, err := figure.PointsOf(fr, spec)
 	if err != nil {
 		return "", err
 	}
 	if triplets != nil {
-		markUnobserved(ctx, env, f, triplets, pts)
+		// As plot --triplets; a triplet table that cannot be read leaves
+		// the figure unmarked, with a warning.
+		if _, err := figure.MarkUnobserved(ctx, triplets.reader(), f.prov, fr, pts); err != nil {
+			env.Warn("%s: objects not observed are not marked: %v", f.path, err)
+		}
 	}
 	thin(pts, &o)
 	if aspects != nil {
@@ -262,32 +274,6 @@ func drawMaps(ctx context.Context, env *transforms.Env, f, aspects, triplets *fi
 	}
 	o.XLabel, o.YLabel = "emb_0", "emb_1"
 	return render(count(pts), o.Title, func(w *bytes.Buffer, format string) error { return figure.Scatter(w, format, pts, o) })
-}
-
-// markUnobserved marks the rows of maps f whose aspect never observed
-// their object, from the triplets the maps were fitted on, as plot
-// --triplets does. A triplet table that cannot be read leaves the figure
-// unmarked, with a warning.
-func markUnobserved(ctx context.Context, env *transforms.Env, f, triplets *file, pts *figure.Points) {
-	obs, _, err := figure.ReadObserved(ctx, triplets.reader(), f.prov)
-	if err != nil {
-		env.Warn("%s: objects not observed are not marked: %v", f.path, err)
-		return
-	}
-	fr, err := f.frame(ctx, env, arrowio.Selection{ID: "id", NoFeatures: true, Keep: []string{}})
-	if err != nil {
-		env.Warn("%s: objects not observed are not marked: %v", f.path, err)
-		return
-	}
-	defer fr.Release()
-	if fr.N != len(pts.X) {
-		return
-	}
-	ids := make([]string, fr.N)
-	for i := range fr.N {
-		ids[i] = fr.ID.ValueStr(i)
-	}
-	pts.Unobserved = obs.Unobserved(pts.Facet, ids)
 }
 
 func readAspects(ctx context.Context, env *transforms.Env, a *file) (map[string]float64, error) {
