@@ -369,3 +369,17 @@ func (m *kvMeta) merged(base arrow.Metadata) (keys, vals []string) {
 	}
 	return keys, vals
 }
+
+// WriteRecord writes one in-memory batch to path through Create: the whole
+// table or nothing (an error leaves no output).
+func WriteRecord(ctx context.Context, path string, rec arrow.RecordBatch, opts ...WriteOption) error {
+	w, err := Create(ctx, path, rec.Schema(), opts...)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := w.Write(rec); err != nil {
+		return err
+	}
+	return w.Close()
+}

@@ -872,3 +872,32 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Error("missing folder: no error")
 	}
 }
+
+// WriteRecord writes a batch whole, and on an error writes nothing.
+func TestWriteRecord(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	b := array.NewRecordBuilder(mem, arrow.NewSchema([]arrow.Field{{Name: "v", Type: arrow.PrimitiveTypes.Int64}}, nil))
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{4, 5, 6}, nil)
+	rec := b.NewRecordBatch()
+	b.Release()
+	defer rec.Release()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, file string
+		ok         bool
+	}{{"parquet", "r.parquet", true}, {"csv", "r.csv", true}, {"unknown format", "r.txt", false}} {
+		path := filepath.Join(dir, tc.file)
+		err := WriteRecord(context.Background(), path, rec, WithWriteAllocator(mem))
+		if tc.ok != (err == nil) {
+			t.Fatalf("%s: error %v", tc.name, err)
+		}
+		res, rerr := readAll(t, path, []string{"v"})
+		switch {
+		case !tc.ok && !errors.Is(rerr, fs.ErrNotExist):
+			t.Errorf("%s: failed write left %s (read error %v)", tc.name, path, rerr)
+		case tc.ok && (rerr != nil || len(res.rows) != 3 || res.rows[2][0] != "6"):
+			t.Errorf("%s: read back %v, %v", tc.name, res.rows, rerr)
+		}
+	}
+}

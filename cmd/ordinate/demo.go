@@ -274,15 +274,7 @@ func writeDemoTable(ctx context.Context, path string, schema *arrow.Schema, fill
 	fill(b)
 	rec := b.NewRecordBatch()
 	defer rec.Release()
-	w, err := arrowio.Create(ctx, path, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return w.Close()
+	return arrowio.WriteRecord(ctx, path, rec)
 }
 
 // shellJoin quotes args so that the printed command can be pasted into a

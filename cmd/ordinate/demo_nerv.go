@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/urfave/cli/v2"
 
+	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 )
 
@@ -59,28 +59,7 @@ func demoNeRV(c *cli.Context, w io.Writer, dir string, run func(...string) error
 // p_<class>, and the hard class (the largest weight).
 func writeFourClusters(ctx context.Context, path string) error {
 	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), 100)
-	names := synth.FourClusterClasses
-	c := len(names)
-	n := len(x) / 3
-	fields := []arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}, {Name: "y", Type: arrow.PrimitiveTypes.Float64}, {Name: "z", Type: arrow.PrimitiveTypes.Float64}}
-	for _, nm := range names {
-		fields = append(fields, arrow.Field{Name: "p_" + nm, Type: arrow.PrimitiveTypes.Float64})
-	}
-	fields = append(fields, arrow.Field{Name: "class", Type: arrow.BinaryTypes.String})
-	schema := arrow.NewSchema(fields, nil)
-	return writeDemoTable(ctx, path, schema, func(b *array.RecordBuilder) {
-		for i := range n {
-			for j := range 3 {
-				b.Field(j).(*array.Float64Builder).Append(x[i*3+j])
-			}
-			best := 0
-			for k := range c {
-				b.Field(3 + k).(*array.Float64Builder).Append(soft[i*c+k])
-				if soft[i*c+k] > soft[i*c+best] {
-					best = k
-				}
-			}
-			b.Field(3 + c).(*array.StringBuilder).Append(names[best])
-		}
-	})
+	rec := synth.FourClustersRecord(x, soft, memory.DefaultAllocator)
+	defer rec.Release()
+	return arrowio.WriteRecord(ctx, path, rec)
 }

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
@@ -47,7 +45,9 @@ func main() {
 	m := 4 * per
 	classes := argmax(soft, m, c)
 	if *write != "" {
-		if err := writeParquet(ctx, *write, x, soft, classes, m, c); err != nil {
+		rec := synth.FourClustersRecord(x, soft, memory.DefaultAllocator)
+		defer rec.Release()
+		if err := arrowio.WriteRecord(ctx, *write, rec); err != nil {
 			log.Fatal(err)
 		}
 		return
@@ -110,38 +110,4 @@ func argmax(soft []float64, n, c int) []int {
 		}
 	}
 	return cls
-}
-
-// writeParquet writes x (m×3), the soft labels p_<class> and the class
-// names of the argmax, as `ordinate demo` writes four-clusters.parquet.
-func writeParquet(ctx context.Context, path string, x, soft []float64, classes []int, m, c int) error {
-	names := synth.FourClusterClasses
-	fields := []arrow.Field{{Name: "x", Type: arrow.PrimitiveTypes.Float64}, {Name: "y", Type: arrow.PrimitiveTypes.Float64}, {Name: "z", Type: arrow.PrimitiveTypes.Float64}}
-	for _, nm := range names {
-		fields = append(fields, arrow.Field{Name: "p_" + nm, Type: arrow.PrimitiveTypes.Float64})
-	}
-	fields = append(fields, arrow.Field{Name: "class", Type: arrow.BinaryTypes.String})
-	schema := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range m {
-		for j := range 3 {
-			b.Field(j).(*array.Float64Builder).Append(x[i*3+j])
-		}
-		for k := range c {
-			b.Field(3 + k).(*array.Float64Builder).Append(soft[i*c+k])
-		}
-		b.Field(3 + c).(*array.StringBuilder).Append(names[classes[i]])
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	w, err := arrowio.Create(ctx, path, schema)
-	if err != nil {
-		return err
-	}
-	defer w.Abort()
-	if err := w.Write(rec); err != nil {
-		return err
-	}
-	return w.Close()
 }

@@ -20,7 +20,7 @@ import (
 // which search ran.
 func TestFitBHApproxNeighbours(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: fits two 2,500-point Barnes–Hut embeddings, about 6 s")
+		t.Skip("-short: fits two 2,500-point Barnes–Hut embeddings, about 6 s; go test without -short (as CI does) runs it")
 	}
 	// 30-D clusters wide enough to overlap, where NN-descent misses a few
 	// neighbours (recall below 1, logged).
