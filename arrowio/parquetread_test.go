@@ -6,19 +6,18 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/ordinate/ordinate/internal/synth"
 )
 
 // TestParquetBatches checks that batches follow the row groups: full
@@ -163,16 +162,12 @@ func TestParquetHostileStoredSchema(t *testing.T) {
 }
 
 // benchParquet writes (once) a zstd Parquet file of rows × cols float64
-// values from a seeded generator, in row groups of 1<<20 rows.
+// values (synth.DecimalBatches), in row groups of 1<<20 rows.
 func benchParquet(b *testing.B, path string, rows, cols int) {
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	fields := make([]arrow.Field, cols)
-	for j := range fields {
-		fields[j] = arrow.Field{Name: fmt.Sprintf("x%d", j), Type: arrow.PrimitiveTypes.Float64}
-	}
-	schema := arrow.NewSchema(fields, nil)
+	schema := synth.DecimalSchema(cols)
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -186,32 +181,8 @@ func benchParquet(b *testing.B, path string, rows, cols int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	mem := memory.NewGoAllocator()
-	vals := make([]float64, rg)
-	for off := 0; off < rows; off += rg {
-		n := min(rg, rows-off)
-		arrs := make([]arrow.Array, cols)
-		for j := range arrs {
-			for i := range n {
-				// Four decimal digits, as measured data often has: it
-				// compresses somewhat.
-				vals[i] = float64(rng.IntN(20000)-10000) / 1000
-			}
-			fb := array.NewFloat64Builder(mem)
-			fb.AppendValues(vals[:n], nil)
-			arrs[j] = fb.NewArray()
-			fb.Release()
-		}
-		rec := array.NewRecordBatch(schema, arrs, int64(n))
-		for _, a := range arrs {
-			a.Release()
-		}
-		err := fw.Write(rec)
-		rec.Release()
-		if err != nil {
-			b.Fatal(err)
-		}
+	if err := synth.DecimalBatches(rows, cols, rg, memory.NewGoAllocator(), fw.Write); err != nil {
+		b.Fatal(err)
 	}
 	if err := fw.Close(); err != nil { // closes f too
 		b.Fatal(err)

@@ -9,11 +9,11 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/internal/synth"
 )
 
 // benchModel is a 2-D affine model over the features x0 … x{cols−1}.
@@ -39,40 +39,13 @@ func benchTable(b *testing.B, path string, rows, cols int) {
 	if _, err := os.Stat(path); err == nil {
 		return
 	}
-	fields := make([]arrow.Field, cols)
-	for j := range fields {
-		fields[j] = arrow.Field{Name: fmt.Sprintf("x%d", j), Type: arrow.PrimitiveTypes.Float64}
-	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := arrowio.Create(context.Background(), path, schema)
+	w, err := arrowio.Create(context.Background(), path, synth.DecimalSchema(cols))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer w.Abort()
-	rng := rand.New(rand.NewPCG(1, 2))
-	const batch = 1 << 16
-	vals := make([]float64, batch)
-	for off := 0; off < rows; off += batch {
-		n := min(batch, rows-off)
-		cols := make([]arrow.Array, len(fields))
-		for j := range cols {
-			for i := range n {
-				vals[i] = float64(rng.IntN(20000)-10000) / 1000
-			}
-			fb := array.NewFloat64Builder(memory.DefaultAllocator)
-			fb.AppendValues(vals[:n], nil)
-			cols[j] = fb.NewArray()
-			fb.Release()
-		}
-		rec := array.NewRecordBatch(schema, cols, int64(n))
-		for _, c := range cols {
-			c.Release()
-		}
-		err := w.Write(rec)
-		rec.Release()
-		if err != nil {
-			b.Fatal(err)
-		}
+	if err := synth.DecimalBatches(rows, cols, 1<<16, memory.DefaultAllocator, w.Write); err != nil {
+		b.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
 		b.Fatal(err)

@@ -24,12 +24,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -69,40 +68,13 @@ func run(args []string) error {
 // gen writes the table, the model and its coefficients.
 func gen(rows int, table, model, coefs string) error {
 	ctx := context.Background()
-	fields := make([]arrow.Field, cols)
-	for j := range fields {
-		fields[j] = arrow.Field{Name: fmt.Sprintf("x%d", j), Type: arrow.PrimitiveTypes.Float64}
-	}
-	schema := arrow.NewSchema(fields, nil)
-	w, err := arrowio.Create(ctx, table, schema)
+	w, err := arrowio.Create(ctx, table, synth.DecimalSchema(cols))
 	if err != nil {
 		return err
 	}
 	defer w.Abort()
-	rng := rand.New(rand.NewPCG(1, 2))
-	const batch = 1 << 16
-	vals := make([]float64, batch)
-	for off := 0; off < rows; off += batch {
-		n := min(batch, rows-off)
-		arrs := make([]arrow.Array, cols)
-		for j := range arrs {
-			for i := range n {
-				vals[i] = float64(rng.IntN(20000)-10000) / 1000
-			}
-			fb := array.NewFloat64Builder(memory.DefaultAllocator)
-			fb.AppendValues(vals[:n], nil)
-			arrs[j] = fb.NewArray()
-			fb.Release()
-		}
-		rec := array.NewRecordBatch(schema, arrs, int64(n))
-		for _, a := range arrs {
-			a.Release()
-		}
-		err := w.Write(rec)
-		rec.Release()
-		if err != nil {
-			return err
-		}
+	if err := synth.DecimalBatches(rows, cols, 1<<16, memory.DefaultAllocator, w.Write); err != nil {
+		return err
 	}
 	if err := w.Close(); err != nil {
 		return err
