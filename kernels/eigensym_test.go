@@ -459,14 +459,9 @@ func TestEigenSymErrors(t *testing.T) {
 		{"short vectors", func() { EigenSym(context.Background(), vals, vecs[:n], a, n, 1) }},
 		{"short a", func() { EigenSym(context.Background(), vals, vecs, a[:n], n, 1) }},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", c.name)
-				}
-			}()
-			c.fn()
-		}()
+		if !panics(c.fn) {
+			t.Errorf("%s: no panic", c.name)
+		}
 	}
 }
 

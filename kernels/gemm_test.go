@@ -150,14 +150,9 @@ func TestGemmErrors(t *testing.T) {
 		{"stride below columns", func() { Gemm(context.Background(), 1, false, true, 4, 4, 5, 1, a, 4, a, 5, 0, c, 4) }},
 		{"negative dimension", func() { Gemm(context.Background(), 1, false, false, -1, 4, 4, 1, a, 4, a, 4, 0, c, 4) }},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", tc.name)
-				}
-			}()
-			tc.call()
-		}()
+		if !panics(tc.call) {
+			t.Errorf("%s: no panic", tc.name)
+		}
 	}
 }
 

@@ -486,14 +486,9 @@ func TestIndexErrors(t *testing.T) {
 		{"len(d2)", func() { ix.Search(make([]int32, 2), make([]float64, 1), x[:2], nil) }},
 		{"len(q)", func() { ix.Search(make([]int32, 2), make([]float64, 2), x[:3], nil) }},
 	} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("%s: no panic", c.name)
-				}
-			}()
-			c.fn()
-		}()
+		if !panics(c.fn) {
+			t.Errorf("%s: no panic", c.name)
+		}
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()

@@ -56,14 +56,9 @@ func TestCmplxFFT(t *testing.T) {
 
 func TestCmplxFFTBadLength(t *testing.T) {
 	for _, n := range []int{0, 7, 14, 2 * 3 * 5 * 11} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("n=%d: no panic", n)
-				}
-			}()
-			newCmplxFFT(n)
-		}()
+		if !panics(func() { newCmplxFFT(n) }) {
+			t.Errorf("n=%d: no panic", n)
+		}
 	}
 }
 

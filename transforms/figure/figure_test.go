@@ -89,6 +89,16 @@ func TestHeatMapGolden(t *testing.T) {
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
+	compareGolden(t, name, got, "image", func(got, want []byte) (bool, error) {
+		return cmpimg.EqualApprox("png", got, want, 0.01)
+	})
+}
+
+// compareGolden compares got with the file testdata/name by equal, or
+// writes it there with -update. On a difference it keeps got in a
+// temporary file and names it.
+func compareGolden(t *testing.T, name string, got []byte, what string, equal func(got, want []byte) (bool, error)) {
+	t.Helper()
 	path := filepath.Join("testdata", name)
 	if *update {
 		if err := os.WriteFile(path, got, 0o644); err != nil {
@@ -100,14 +110,14 @@ func golden(t *testing.T, name string, got []byte) {
 	if err != nil {
 		t.Fatalf("%s: %v (run go test -update to create it)", name, err)
 	}
-	ok, err := cmpimg.EqualApprox("png", got, want, 0.01)
+	ok, err := equal(got, want)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ok {
 		bad := filepath.Join(t.TempDir(), name)
 		os.WriteFile(bad, got, 0o644)
-		t.Errorf("%s differs from the golden image; this run's image is %s", name, bad)
+		t.Errorf("%s differs from the golden %s; this run's is %s", name, what, bad)
 	}
 }
 

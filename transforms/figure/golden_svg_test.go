@@ -2,8 +2,6 @@ package figure
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,20 +59,5 @@ func TestMarksGolden(t *testing.T) {
 // it with -update.
 func goldenText(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%s: %v (run go test -update to create it)", name, err)
-	}
-	if !bytes.Equal(got, want) {
-		bad := filepath.Join(t.TempDir(), name)
-		os.WriteFile(bad, got, 0o644)
-		t.Errorf("%s differs from the golden SVG; this run's is %s", name, bad)
-	}
+	compareGolden(t, name, got, "SVG", func(got, want []byte) (bool, error) { return bytes.Equal(got, want), nil })
 }
