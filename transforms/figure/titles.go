@@ -32,9 +32,13 @@ func Titles(path string, rows int64, p *arrowio.Provenance) (title, subtitle str
 		if m, ok := p.Figures["mode"].(string); ok && m != "" {
 			title += " · " + m
 		}
-		kernel, _ := p.Params["kernel"].(string)
+		// A stage with a kernel option shows a kernel's parameters only
+		// under a kernel that reads them: not under linear, nor with no
+		// kernel at all (fisher on a precomputed similarity records "").
+		// A stage without one (nerv's γ is a trade-off) shows them all.
+		kernel, hasKernel := p.Params["kernel"].(string)
 		for _, k := range titleParams {
-			if ks, ok := kernelParams[k]; ok && kernel != "" && !slices.Contains(ks, kernel) {
+			if ks, ok := kernelParams[k]; ok && hasKernel && !slices.Contains(ks, kernel) {
 				continue
 			}
 			v, ok := p.Params[k]

@@ -25,6 +25,7 @@ func TestTitles(t *testing.T) {
 			"x.parquet · 9 rows · kernel linear · dims 2"},
 		{"dims given", map[string]any{"dims": 3.0}, map[string]any{"dims": 2.0}, "x.parquet · 9 rows · dims 3"},
 		{"no kernel", map[string]any{"method": "exact", "gamma": 0.5}, nil, "x.parquet · 9 rows · method exact · gamma 0.5"},
+		{"precomputed similarity", map[string]any{"kernel": "", "gamma": 0.0, "perplexity": 30.0}, nil, "x.parquet · 9 rows · perplexity 30"},
 	} {
 		title, sub := Titles("/tmp/x.parquet", 9, &arrowio.Provenance{Stage: "ckpca", Params: tc.params, Figures: tc.figures})
 		if title != "ckpca" || sub != tc.want {
