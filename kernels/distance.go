@@ -3,15 +3,18 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"math"
 )
 
 // SqDist returns Σ_k (a_k − b_k)², with term k added to partial sum k mod 4
 // in increasing k and the result (s0 + s1) + (s2 + s3): the squared
 // distance of the package conventions, as SqDistRow, SqDistances and KNN
 // compute it. len(b) must be at least len(a). Four partial sums hide the
-// latency of the additions; the float64 conversions forbid fusing the
-// multiplies into the adds, so the result is the same on every
-// architecture and wherever it is computed.
+// latency of the additions; each square is fused into its addition
+// (math.FMA: s_k ← s_k + t² rounded once), which is what lets the AVX2
+// kernels issue one subtract and one FMA per term, and since math.FMA is
+// exact everywhere the result is the same on every architecture and
+// wherever it is computed.
 func SqDist(a, b []float64) float64 {
 	if hasAVX2 {
 		return sqDistAVX2(a, b[:len(a)])
@@ -38,22 +41,22 @@ func sqDistLanesGo(s *[4]float64, a, b []float64) {
 	k := 0
 	for ; k+4 <= len(a); k += 4 {
 		t0, t1, t2, t3 := a[k]-b[k], a[k+1]-b[k+1], a[k+2]-b[k+2], a[k+3]-b[k+3]
-		s0 += float64(t0 * t0)
-		s1 += float64(t1 * t1)
-		s2 += float64(t2 * t2)
-		s3 += float64(t3 * t3)
+		s0 = math.FMA(t0, t0, s0)
+		s1 = math.FMA(t1, t1, s1)
+		s2 = math.FMA(t2, t2, s2)
+		s3 = math.FMA(t3, t3, s3)
 	}
 	if k < len(a) {
 		t := a[k] - b[k]
-		s0 += float64(t * t)
+		s0 = math.FMA(t, t, s0)
 	}
 	if k+1 < len(a) {
 		t := a[k+1] - b[k+1]
-		s1 += float64(t * t)
+		s1 = math.FMA(t, t, s1)
 	}
 	if k+2 < len(a) {
 		t := a[k+2] - b[k+2]
-		s2 += float64(t * t)
+		s2 = math.FMA(t, t, s2)
 	}
 	s[0], s[1], s[2], s[3] = s0, s1, s2, s3
 }
@@ -200,6 +203,17 @@ func SqDistances(ctx context.Context, dst []float64, x []float64, n, d, threads 
 	checkPoints(x, n, d)
 	if len(dst) != n*n {
 		panic(fmt.Sprintf("kernels: len(dst) = %d, want n² = %d", len(dst), n*n))
+	}
+	if useBlockedSqDist(d) {
+		t := sqDistBlockRows
+		nb := (n + t - 1) / t
+		work := make([]sqDistBlockScratch, Workers(nb*(nb+1)/2, threads, 1))
+		return ParallelForWorker(ctx, nb*(nb+1)/2, threads, 1, func(w, lo, hi int) {
+			for p := lo; p < hi; p++ {
+				bi, bj := upperPair(p, nb)
+				sqDistTileBlocked(&work[w], dst, x, n, d, bi*t, min(bi*t+t, n), bj*t, min(bj*t+t, n))
+			}
+		})
 	}
 	t := tileRows(d)
 	nb := (n + t - 1) / t

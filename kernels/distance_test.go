@@ -15,7 +15,7 @@ func plainSqDist(x []float64, d, i, j int) float64 {
 	var s [4]float64
 	for c := range d {
 		t := x[i*d+c] - x[j*d+c]
-		s[c%4] += float64(t * t)
+		s[c%4] = math.FMA(t, t, s[c%4])
 	}
 	return (s[0] + s[1]) + (s[2] + s[3])
 }
@@ -85,8 +85,12 @@ func TestSqDistances(t *testing.T) {
 	for _, tc := range []struct{ n, d int }{
 		{0, 2}, {1, 2}, {2, 1}, {17, 2}, {130, 1}, {300, 2}, {200, 33}, {70, 300},
 		{41, 3}, {29, 4}, {37, 5}, {50, 50}, {9, 7}, // the 4×2 kernel: tails of 0–3 terms, a few rows
+		// The blocked path (d ≥ 64 with AVX2): several tiles with a partial
+		// last one, runs of terms cut at 256 with a tail of 0–3 terms, rows
+		// and columns left over from the 4×2 groups.
+		{129, 64}, {300, 67}, {133, 259}, {262, 514}, {5, 513},
 	} {
-		name := fmt.Sprintf("n=%d d=%d", tc.n, tc.d)
+		name := fmt.Sprintf("n=%d d=%d blocked=%v", tc.n, tc.d, useBlockedSqDist(tc.d))
 		x := randomPoints(rng, tc.n, tc.d)
 		row := make([]float64, tc.n)
 		for _, threads := range threadCounts {
@@ -97,12 +101,14 @@ func TestSqDistances(t *testing.T) {
 			if err := SqDistances(context.Background(), dst, x, tc.n, tc.d, threads); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			// Equal to SqDistRow bit for bit, hence to every other thread count.
+			// Equal to SqDistRow and to the plain formula bit for bit, hence
+			// to every other thread count.
 			for i := range tc.n {
 				SqDistRow(row, x, tc.d, i)
 				for j := range tc.n {
-					if v := dst[i*tc.n+j]; v != row[j] || v != dst[j*tc.n+i] {
-						t.Fatalf("%s threads=%d: d(%d,%d) = %v, row %v, mirror %v", name, threads, i, j, v, row[j], dst[j*tc.n+i])
+					want := plainSqDist(x, tc.d, i, j)
+					if v := dst[i*tc.n+j]; v != row[j] || v != dst[j*tc.n+i] || v != want {
+						t.Fatalf("%s threads=%d: d(%d,%d) = %v, row %v, mirror %v, plain formula %v", name, threads, i, j, v, row[j], dst[j*tc.n+i], want)
 					}
 				}
 			}

@@ -4,11 +4,11 @@ package kernels
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX2 selects the AVX2 versions of the squared-distance loops. They
-// add the same terms to the same four lanes in the same order, with a
-// separate multiply and add, so they return the pure-Go results bit for
-// bit; only the speed differs.
-var hasAVX2 = cpu.X86.HasAVX && cpu.X86.HasAVX2
+// hasAVX2 selects the AVX2/FMA versions of the squared-distance loops.
+// They add the same terms to the same four lanes in the same order, each
+// square fused into its addition as math.FMA does, so they return the
+// pure-Go results bit for bit; only the speed differs.
+var hasAVX2 = cpu.X86.HasAVX && cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 //go:noescape
 func sqDistLanesAVX2(s *[4]float64, a, b []float64)
@@ -47,4 +47,16 @@ func sqDist4x2(out *[8]float64, x []float64, d, i, j int) bool {
 		out[p] = (lanes[0] + lanes[1]) + (lanes[2] + lanes[3])
 	}
 	return true
+}
+
+// sqDist4x2Packed adds to the lanes s the first 4·blocks terms of the eight
+// pairs (rows r < 4 of a, rows c < 2 of b), rows stride elements apart in
+// both, as sqDist4x2AVX2 (the caller checked hasAVX2).
+func sqDist4x2Packed(s *[32]float64, blocks int, a, b []float64, stride int) {
+	if blocks == 0 {
+		return
+	}
+	_ = a[3*stride+4*blocks-1]
+	_ = b[stride+4*blocks-1]
+	sqDist4x2AVX2(blocks, &a[0], &b[0], stride*8, s)
 }

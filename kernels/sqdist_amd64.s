@@ -18,12 +18,12 @@ DATA tailmask<>+88(SB)/8, $0
 GLOBL tailmask<>(SB), RODATA|NOPTR, $96
 
 // One block of four terms at byte offset off: Y0 += (a − b)², lane by lane,
-// with a separate multiply and add (no FMA), as sqDistLanesGo rounds.
+// the square fused into the addition (one rounding), as sqDistLanesGo's
+// math.FMA rounds.
 #define BLOCK(off) \
 	VMOVUPD off(SI), Y1 \
 	VSUBPD  off(DX), Y1, Y1 \
-	VMULPD  Y1, Y1, Y1 \
-	VADDPD  Y1, Y0, Y0
+	VFMADD231PD Y1, Y1, Y0
 
 // TAIL adds the last CX (1…3) terms through a masked load, whose masked
 // lanes read 0 and add (0 − 0)² = +0, which leaves a lane unchanged.
@@ -35,8 +35,7 @@ GLOBL tailmask<>(SB), RODATA|NOPTR, $96
 	VMASKMOVPD (SI), Y2, Y1 \
 	VMASKMOVPD (DX), Y2, Y3 \
 	VSUBPD  Y3, Y1, Y1 \
-	VMULPD  Y1, Y1, Y1 \
-	VADDPD  Y1, Y0, Y0
+	VFMADD231PD Y1, Y1, Y0
 
 // REDUCE sets X3 = (s0 + s1) + (s2 + s3) from the lanes of Y0.
 #define REDUCE \
@@ -164,10 +163,8 @@ sqdone:
 	VMOVUPD off(SI), Y1 \
 	VSUBPD  off(DX), Y1, Y8 \
 	VSUBPD  off(DI), Y1, Y9 \
-	VMULPD  Y8, Y8, Y8 \
-	VMULPD  Y9, Y9, Y9 \
-	VADDPD  Y8, Y0, Y0 \
-	VADDPD  Y9, Y6, Y6
+	VFMADD231PD Y8, Y8, Y0 \
+	VFMADD231PD Y9, Y9, Y6
 
 #define TAIL2 \
 	LEAQ    tailmask<>(SB), R8 \
@@ -179,10 +176,8 @@ sqdone:
 	VMASKMOVPD (DI), Y2, Y9 \
 	VSUBPD  Y8, Y1, Y8 \
 	VSUBPD  Y9, Y1, Y9 \
-	VMULPD  Y8, Y8, Y8 \
-	VMULPD  Y9, Y9, Y9 \
-	VADDPD  Y8, Y0, Y0 \
-	VADDPD  Y9, Y6, Y6
+	VFMADD231PD Y8, Y8, Y0 \
+	VFMADD231PD Y9, Y9, Y6
 
 // REDUCE2 sets X3 and X11 to the sums of Y0 and Y6, as REDUCE.
 #define REDUCE2 \
@@ -268,19 +263,19 @@ atdone:
 	VZEROUPPER
 	RET
 
-// PAIR4(acc, breg) adds the four terms (A − breg)² of the row in Y10 to
-// acc, lane by lane, with a separate multiply and add.
+// PAIR4(breg, tmp, acc) adds the four terms (A − breg)² of the row in Y10
+// to acc, lane by lane, the square fused into the addition.
 #define PAIR4(breg, tmp, acc) \
 	VSUBPD breg, Y10, tmp \
-	VMULPD tmp, tmp, tmp \
-	VADDPD tmp, acc, acc
+	VFMADD231PD tmp, tmp, acc
 
 // func sqDist4x2AVX2(blocks int, a, b *float64, stride int, s *[32]float64)
 //
-// The lanes of the squared distances between rows a, a+stride, a+2·stride,
-// a+3·stride and rows b, b+stride (stride in bytes) over their first
-// 4·blocks terms: s[8r+4c : 8r+4c+4] for row r of a and row c of b, term k
-// in lane k mod 4, as sqDistLanesGo adds them.
+// Adds to the lanes s the terms of the squared distances between rows a,
+// a+stride, a+2·stride, a+3·stride and rows b, b+stride (stride in bytes)
+// over their first 4·blocks terms: s[8r+4c : 8r+4c+4] for row r of a and row
+// c of b, term k in lane k mod 4, as sqDistLanesGo adds them (so calls over
+// consecutive runs of terms, each a multiple of four long, continue one sum).
 TEXT ·sqDist4x2AVX2(SB), NOSPLIT, $0-40
 	MOVQ blocks+0(FP), CX
 	MOVQ a+8(FP), SI
@@ -288,14 +283,14 @@ TEXT ·sqDist4x2AVX2(SB), NOSPLIT, $0-40
 	MOVQ stride+24(FP), R8
 	MOVQ s+32(FP), DX
 	LEAQ (SI)(R8*2), R9
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	VMOVUPD 0(DX), Y0
+	VMOVUPD 32(DX), Y1
+	VMOVUPD 64(DX), Y2
+	VMOVUPD 96(DX), Y3
+	VMOVUPD 128(DX), Y4
+	VMOVUPD 160(DX), Y5
+	VMOVUPD 192(DX), Y6
+	VMOVUPD 224(DX), Y7
 	TESTQ CX, CX
 	JZ    store4x2
 

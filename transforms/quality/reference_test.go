@@ -2,6 +2,7 @@ package quality
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -19,7 +20,7 @@ func refDistances(x []float64, n, dim int) [][]float64 {
 			var s [4]float64
 			for c := range dim {
 				t := x[i*dim+c] - x[j*dim+c]
-				s[c%4] += float64(t * t)
+				s[c%4] = math.FMA(t, t, s[c%4])
 			}
 			dm[i][j] = (s[0] + s[1]) + (s[2] + s[3])
 		}
