@@ -59,7 +59,7 @@ func WithColumns(names []string) ReadOption {
 // are reported by Open). The reader checks ctx between batches.
 func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) {
 	cfg := newReadConfig(opts)
-	cfg.mem = newCappedAllocator(cfg.mem, maxAlloc)
+	cfg.mem = newCappedAllocator(readAllocator(cfg.mem), maxAlloc)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
