@@ -24,6 +24,8 @@ type recycleAllocator struct {
 	mu   sync.Mutex
 	free map[int][][]byte // by capacity
 	kept int              // bytes on the free lists
+	// fresh and reused count the recycled sizes' requests by outcome.
+	fresh, reused int
 }
 
 const (
@@ -59,11 +61,13 @@ func (a *recycleAllocator) Allocate(n int) []byte {
 		b := l[len(l)-1]
 		a.free[c] = l[:len(l)-1]
 		a.kept -= c
+		a.reused++
 		a.mu.Unlock()
 		b = b[:n]
 		clear(b)
 		return b
 	}
+	a.fresh++
 	a.mu.Unlock()
 	return alignedBytes(n, c)
 }

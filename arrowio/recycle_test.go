@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -57,8 +58,10 @@ func TestRecycleAllocatorRead(t *testing.T) {
 					t.Fatalf("%s batch size %d: batch %d differs through the recycling allocator", name, batch, b)
 				}
 			}
-			if rec.kept == 0 {
-				t.Errorf("%s batch size %d: nothing was freed to the recycling allocator", name, batch)
+			// Parquet batches are cut from reused column buffers; an IPC
+			// batch is the file's, and one batch frees nothing before the end.
+			if strings.HasSuffix(name, ".parquet") && len(want) > 2 && rec.reused == 0 {
+				t.Errorf("%s batch size %d: no buffer was reused (%d fresh)", name, batch, rec.fresh)
 			}
 		}
 	}
