@@ -312,6 +312,10 @@ func (w *writer) forget()           { w.out.forget() }
 
 // drop releases the encoder and removes the temporary file.
 func (w *writer) drop() error {
+	// A row group may still be going to the sink on another goroutine.
+	if q, ok := w.enc.(interface{ wait() error }); ok {
+		_ = q.wait()
+	}
 	w.out.sink.discard = true
 	if w.enc != nil {
 		_ = protect(func() error { w.enc.release(); return nil })

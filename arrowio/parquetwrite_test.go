@@ -237,8 +237,8 @@ func BenchmarkWriteParquetHuge(b *testing.B) {
 }
 
 // When pqarrow refuses a batch half-way through a row group (here a
-// dictionary holding a null, which it cannot write), Write fails, Close
-// fails, nothing is left in the folder and no memory is held.
+// dictionary holding a null, which it cannot write), Close fails (a Write
+// may fail first), nothing is left in the folder and no memory is held.
 func TestParquetWriteRefused(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
@@ -273,11 +273,84 @@ func TestParquetWriteRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Write(rec); err == nil {
-		t.Errorf("Write of a dictionary holding a null succeeded")
+	// The row group fails on the writer's goroutine: this Write or a later
+	// one, or Close, reports it.
+	werr := w.Write(rec)
+	if werr == nil {
+		werr = w.Write(rec)
 	}
 	if err := w.Close(); err == nil {
-		t.Errorf("Close after a failed Write succeeded")
+		t.Errorf("Close after a row group that cannot be written succeeded (Write: %v)", werr)
 	}
 	wtCheckOnly(t, "refused", dir)
+}
+
+// TestParquetWriteRowGroupsInFlight: row groups written on the writer's
+// goroutine give the file a synchronous writer would (the rows, in order, in
+// row groups of the requested size), and Abort or Close with one in flight
+// waits for it: nothing is left behind and no memory is held.
+func TestParquetWriteRowGroupsInFlight(t *testing.T) {
+	for _, abort := range []bool{false, true} {
+		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		dir := t.TempDir()
+		path := filepath.Join(dir, "g.parquet")
+		rec := synthFloats(mem, 10_000)
+		w, err := Create(context.Background(), path, rec.Schema(), WithWriteAllocator(mem), WithRowGroupRows(3000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := int64(0); k < 10_000; k += 700 {
+			part := rec.NewSlice(k, min(k+700, 10_000))
+			err := w.Write(part)
+			part.Release()
+			if err != nil {
+				t.Fatalf("abort=%v: %v", abort, err)
+			}
+		}
+		if abort {
+			if err := w.Abort(); err != nil {
+				t.Fatal(err)
+			}
+			rec.Release()
+			wtCheckOnly(t, "aborted with a row group in flight", dir)
+			mem.AssertSize(t, 0)
+			continue
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pf, err := file.NewParquetReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var groups []int64
+		for g := range pf.NumRowGroups() {
+			groups = append(groups, pf.RowGroup(g).NumRows())
+		}
+		pf.Close()
+		if !slices.Equal(groups, []int64{3000, 3000, 3000, 1000}) {
+			t.Errorf("row groups of %v rows, want 3000, 3000, 3000, 1000", groups)
+		}
+		got := readCopies(t, path, WithBatchSize(10_000))
+		for c := range int(rec.NumCols()) {
+			parts := make([]arrow.Array, len(got))
+			for k, b := range got {
+				parts[k] = b.Column(c)
+			}
+			col, err := array.Concatenate(parts, memory.NewGoAllocator())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !array.Equal(col, rec.Column(c)) {
+				t.Errorf("column %s read back differs from the one written", rec.ColumnName(c))
+			}
+			col.Release()
+		}
+		rec.Release()
+		mem.AssertSize(t, 0)
+	}
 }

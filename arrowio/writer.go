@@ -19,6 +19,10 @@ const MetadataKey = "ordinate"
 // implement Committer, to publish several outputs together, and
 // StaleRemoved() []string (see RemoveStale).
 type Writer interface {
+	// Write adds the rows of rec. Parquet row groups are encoded on a
+	// goroutine of their own once full, so an error in one (arrow-go
+	// refusing a value) may come back from a later Write or from Close;
+	// either way the output is never published.
 	Write(rec arrow.RecordBatch) error
 	// SetMetadata sets a key/value pair of file metadata. For Parquet it is
 	// written to the footer at Close, so it may be called at any time. For
