@@ -99,6 +99,10 @@ func (m *Affine) Transform(dst, x []float64, n int) []float64 {
 	if len(x) != n*D || len(dst) != n*d {
 		panic(fmt.Sprintf("transforms: Affine.Transform: x has %d values and dst %d for n=%d, D=%d, d=%d", len(x), len(dst), n, D, d))
 	}
+	if d == 2 {
+		m.transform2(dst, x, n, D)
+		return dst
+	}
 	for i := range n {
 		out := dst[i*d : (i+1)*d]
 		for j := range out {
@@ -113,6 +117,22 @@ func (m *Affine) Transform(dst, x []float64, n int) []float64 {
 		}
 	}
 	return dst
+}
+
+// transform2 is Transform for two dimensions, the usual map: the two sums
+// stay in registers (the general loop stores each coordinate after every
+// feature), with the same operations in the same order, so the same bits.
+func (m *Affine) transform2(dst, x []float64, n, D int) {
+	w := m.w[:2*D]
+	for i := range n {
+		s0, s1 := -m.b[0], -m.b[1]
+		row := x[i*D : (i+1)*D]
+		for f, v := range row {
+			s0 += v * w[2*f]
+			s1 += v * w[2*f+1]
+		}
+		dst[2*i], dst[2*i+1] = s0, s1
+	}
 }
 
 // CheckEmbedding refuses an f.N×d row-major embedding with a NaN or ±Inf,

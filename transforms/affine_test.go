@@ -16,7 +16,7 @@ func TestAffineTransform(t *testing.T) {
 		name string
 		n, D int
 		d    int
-	}{{"2d", 17, 5, 2}, {"1d", 4, 3, 1}, {"square", 9, 4, 4}} {
+	}{{"2d", 17, 5, 2}, {"2d, one feature", 3, 1, 2}, {"1d", 4, 3, 1}, {"3d", 6, 7, 3}, {"square", 9, 4, 4}} {
 		s := &Scaling{}
 		origin := make([]float64, tc.D)
 		for f := range tc.D {
@@ -38,6 +38,19 @@ func TestAffineTransform(t *testing.T) {
 			x[i] = rng.NormFloat64() * 10
 		}
 		got := m.Transform(nil, x, tc.n)
+		// The general loop, the same operations in the same order: the
+		// two-dimensional path must give its bits.
+		for i := range tc.n {
+			for j := range tc.d {
+				g := -m.b[j]
+				for f := range tc.D {
+					g += x[i*tc.D+f] * m.w[f*tc.d+j]
+				}
+				if got[i*tc.d+j] != g {
+					t.Fatalf("%s: y[%d,%d] = %v, the general loop gives %v", tc.name, i, j, got[i*tc.d+j], g)
+				}
+			}
+		}
 		for i := range tc.n {
 			for j := range tc.d {
 				var want float64
