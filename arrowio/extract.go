@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -25,12 +27,21 @@ import (
 // For a variable-length list feature, D is the length of the batch's first
 // non-null list; ReadFrame checks it across batches.
 func (p *Plan) Extract(rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
-	return p.extract(rec, file, firstRow, -1)
+	return p.extract(nil, rec, file, firstRow, -1)
 }
 
-// extract is Extract with the expected length of a variable list feature
+// ExtractTo is Extract with the frame's X in dst's storage when the frame's
+// scalar features fit in cap(dst), as gonum's dst arguments (a list
+// feature, or a dst too small, gets a new X). A loop that is done with each
+// frame before it extracts the next one (apply) passes the last frame's X
+// back and allocates, and zeroes, no X per batch.
+func (p *Plan) ExtractTo(dst []float64, rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
+	return p.extract(dst, rec, file, firstRow, -1)
+}
+
+// extract is ExtractTo with the expected length of a variable list feature
 // (wantD < 0: take it from the batch).
-func (p *Plan) extract(rec arrow.RecordBatch, file string, firstRow int64, wantD int) (*Frame, error) {
+func (p *Plan) extract(dst []float64, rec arrow.RecordBatch, file string, firstRow int64, wantD int) (*Frame, error) {
 	if err := p.checkBatch(rec, file); err != nil {
 		return nil, err
 	}
@@ -39,7 +50,7 @@ func (p *Plan) extract(rec arrow.RecordBatch, file string, firstRow int64, wantD
 	if t.mode == InvalidDrop {
 		t.drop = make([]bool, n)
 	}
-	b := &batch{p: p, rec: rec, n: n, t: t}
+	b := &batch{p: p, rec: rec, n: n, t: t, dst: dst}
 	if p.listIdx >= 0 {
 		b.listFeatures(wantD)
 	} else if len(p.featIdx) > 0 {
@@ -141,6 +152,7 @@ type batch struct {
 	t   *tracker
 
 	d    int
+	dst  []float64 // storage for x, if large enough (ExtractTo)
 	x    []float64 // n×d
 	num  []float64 // numeric labels
 	str  []string  // string labels
@@ -154,18 +166,40 @@ func (b *batch) scalarFeatures() {
 	p, n := b.p, b.n
 	d := len(p.featIdx)
 	b.d = d
-	b.x = make([]float64, n*d)
+	if cap(b.dst) >= n*d {
+		b.x = b.dst[:n*d] // every element is written below
+	} else {
+		b.x = make([]float64, n*d)
+	}
 	srcs := make([]numSource, d)
 	for j, ci := range p.featIdx {
 		srcs[j] = newNumSource(b.rec.Column(ci))
 	}
 	// Fill X in blocks of rows that stay in cache while every column
-	// writes its stride.
+	// writes its stride; blocks go to p.threads goroutines (disjoint rows,
+	// so the same X).
 	step := max(1, blockBytes/(8*d))
-	for lo := 0; lo < n; lo += step {
-		hi := min(lo+step, n)
+	blocks := (n + step - 1) / step
+	fill := func(k int) {
+		lo, hi := k*step, min(k*step+step, n)
 		for j := range srcs {
 			srcs[j].into(b.x[lo*d+j:], d, lo, hi)
+		}
+	}
+	if workers := min(p.threads, blocks); workers > 1 {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for k := int(next.Add(1) - 1); k < blocks; k = int(next.Add(1) - 1) {
+					fill(k)
+				}
+			})
+		}
+		wg.Wait()
+	} else {
+		for k := range blocks {
+			fill(k)
 		}
 	}
 	for j, s := range srcs {

@@ -3,6 +3,7 @@ package arrowio
 import (
 	"fmt"
 	"path"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +20,8 @@ type Plan struct {
 	schema *arrow.Schema
 	src    Source
 	mem    memory.Allocator
+	// threads fill X side by side (WithFrameThreads).
+	threads int
 
 	idIdx  int // -1: synthesised "row"
 	idName string
@@ -42,7 +45,20 @@ type Plan struct {
 type FrameOption func(*frameConfig)
 
 type frameConfig struct {
-	mem memory.Allocator
+	mem     memory.Allocator
+	threads int
+}
+
+// WithFrameThreads sets how many goroutines fill a frame's X from a batch's
+// feature columns (default 1; n ≤ 0: GOMAXPROCS). Each fills whole blocks
+// of rows, so X is the same for any n.
+func WithFrameThreads(n int) FrameOption {
+	return func(c *frameConfig) {
+		if n <= 0 {
+			n = runtime.GOMAXPROCS(0)
+		}
+		c.threads = n
+	}
 }
 
 // WithFrameAllocator sets the allocator for the Arrow arrays of the Frames
@@ -94,7 +110,7 @@ const rowColumn = "row"
 // WithFrameAllocator sets the allocator of the Arrow arrays that Extract
 // makes; the default is memory.DefaultAllocator.
 func (s Selection) Compile(schema *arrow.Schema, src Source, opts ...FrameOption) (*Plan, error) {
-	cfg := frameConfig{mem: memory.DefaultAllocator}
+	cfg := frameConfig{mem: memory.DefaultAllocator, threads: 1}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -102,7 +118,7 @@ func (s Selection) Compile(schema *arrow.Schema, src Source, opts ...FrameOption
 		return nil, selErr(src, "", fmt.Errorf("%w: unknown OnInvalid value %d", ErrSelection, s.OnInvalid))
 	}
 	c := compiler{schema: schema, src: src, role: make(map[int]string)}
-	p := &Plan{sel: s, schema: schema, src: src, mem: cfg.mem, idIdx: -1, idName: rowColumn, listIdx: -1, labelIdx: -1}
+	p := &Plan{sel: s, schema: schema, src: src, mem: cfg.mem, threads: cfg.threads, idIdx: -1, idName: rowColumn, listIdx: -1, labelIdx: -1}
 
 	if s.ID != "" {
 		i, err := c.exact(s.ID)

@@ -261,7 +261,7 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 			return st, err
 		}
 	}
-	plan, err := sel.Compile(r.Schema(), r.Source())
+	plan, err := sel.Compile(r.Schema(), r.Source(), arrowio.WithFrameThreads(cfg.Threads))
 	if err != nil {
 		return st, err
 	}
@@ -273,7 +273,9 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 	)
 	p.Start("placing", 0)
 	defer p.Finish()
-	err = eachFrame(ctx, r, plan, func(f *arrowio.Frame) error {
+	// Each frame is done with before the next is extracted: its X is
+	// reused (reuseX).
+	err = eachFrame(ctx, r, plan, reuseX, func(f *arrowio.Frame) error {
 		st.Dropped += f.Dropped
 		var err error
 		if pick, err = modelColumns(m, f, r.Source().Path); err != nil {
@@ -367,20 +369,32 @@ func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {
 	return cols
 }
 
+// Whether eachFrame may reuse a frame's X for the next frame: only when fn
+// keeps nothing of it.
+const (
+	keepX  = false
+	reuseX = true
+)
+
 // eachFrame extracts the frame of every batch of r with plan and hands it
-// to fn (the frame is released after fn returns). It stops at the first
-// error, and fails a run whose context was cancelled even when the reader
-// simply ended: a reader may end early when its input is closed under it
-// (stdin at an interrupt), and a cancelled run must never report success.
-func eachFrame(ctx context.Context, r arrowio.Reader, plan *arrowio.Plan, fn func(*arrowio.Frame) error) error {
+// to fn (the frame is released after fn returns); with reuse, each frame's
+// X is the storage of the next one's. It stops at the first error, and
+// fails a run whose context was cancelled even when the reader simply
+// ended: a reader may end early when its input is closed under it (stdin
+// at an interrupt), and a cancelled run must never report success.
+func eachFrame(ctx context.Context, r arrowio.Reader, plan *arrowio.Plan, reuse bool, fn func(*arrowio.Frame) error) error {
+	var x []float64
 	for r.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		file, first := r.Position()
-		f, err := plan.Extract(r.RecordBatch(), file, first)
+		f, err := plan.ExtractTo(x, r.RecordBatch(), file, first)
 		if err != nil {
 			return err
+		}
+		if reuse && cap(f.X) > cap(x) {
+			x = f.X[:0]
 		}
 		err = fn(f)
 		f.Release()
@@ -463,7 +477,7 @@ func ApplyDistances(ctx context.Context, m *Placement, r arrowio.Reader, create 
 	defer g.release()
 	p.Start("placing", 0)
 	defer p.Finish()
-	err = eachFrame(ctx, r, plan, func(f *arrowio.Frame) error {
+	err = eachFrame(ctx, r, plan, keepX, func(f *arrowio.Frame) error {
 		if err := g.add(f); err != nil {
 			return err
 		}
