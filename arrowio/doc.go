@@ -43,7 +43,11 @@
 // column chunks). The columns of a Parquet batch are decompressed and
 // decoded side by side on WithReadThreads goroutines (default GOMAXPROCS),
 // which is most of the cost of reading; batches, rows and errors are the
-// same whatever the thread count.
+// same whatever the thread count. On Go's allocator (the default) a reader
+// recycles the large buffers of the batches released to it, zeroed as Go's
+// would be (recycle.go: arrow-go relies on zeroed memory). Plan.ExtractTo
+// fills a frame's features into the caller's storage, and WithFrameThreads
+// fills them on several goroutines.
 //
 // CSV needs a header row; a value is null when, spaces trimmed, it is
 // empty, NA, N/A, null or NULL (encoding/csv skips blank lines, so an
@@ -99,7 +103,10 @@
 // better split, as full-precision values do (chooseSplit, decided on the
 // first row group; 12 % smaller files for normal doubles, while values that
 // repeat stay plain). DuckDB, pyarrow and Spark (3.2 and later) read
-// BYTE_STREAM_SPLIT. Provenance goes in with SetMetadata: Parquet writes it to the footer at
+// BYTE_STREAM_SPLIT. A full row group is encoded and compressed on a
+// goroutine of its own while the caller goes on (one at a time, so a writer
+// holds up to two row groups); an error in it comes back from a later Write
+// or from Close. Provenance goes in with SetMetadata: Parquet writes it to the footer at
 // Close, so it can carry the row count (Writer.Rows) and the run time;
 // Arrow IPC writes it with the schema, before the first batch; CSV has no
 // place for it. Inspect reads it back with the schema, row count and row

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -308,7 +309,7 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 						Err: fmt.Errorf("%w: the row cannot be placed: %w", arrowio.ErrInvalidValue, ie.Err)}
 				}
 			} else {
-				m.Transform(emb, in, f.N)
+				err = transformRows(ctx, m, emb, in, f.N, h.Dims, cfg.Threads)
 			}
 			if err == nil {
 				err = CheckEmbedding(f, emb, h.Dims)
@@ -357,6 +358,20 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 	}
 	return st, nil
 }
+
+// transformRows is m.Transform of the n rows of x into emb on threads
+// goroutines, a block of rows each (Transform is safe for concurrent use
+// and each row depends on its own features only, so emb is the same).
+func transformRows(ctx context.Context, m Model, emb, x []float64, n, d, threads int) error {
+	D := len(x) / max(n, 1)
+	return kernels.ParallelFor(ctx, n, threads, transformGrain, func(lo, hi int) {
+		m.Transform(emb[lo*d:hi*d], x[lo*D:hi*D], hi-lo)
+	})
+}
+
+// transformGrain is the block of rows of transformRows: 2 MiB of 32
+// float64 features.
+const transformGrain = 8192
 
 // emptyColumns makes a zero-length array of every field of schema.
 func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {

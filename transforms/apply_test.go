@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"path/filepath"
 	"testing"
@@ -45,48 +46,52 @@ func TestApplyStreams(t *testing.T) {
 
 	m := testModel()
 	want := m.Transform(nil, x, n)
-	r, err := arrowio.Open(ctx, in, arrowio.WithBatchSize(4096))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Release()
-	out := filepath.Join(dir, "out.parquet")
-	var w arrowio.Writer
-	st, err := Apply(ctx, m, r, arrowio.Selection{ID: "id", Keep: []string{"tag"}}, func(s *arrow.Schema) (arrowio.Writer, error) {
-		w, err = arrowio.Create(ctx, out, s)
-		return w, err
-	}, ApplyConfig{Mem: memory.DefaultAllocator})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if st.Rows != n || st.Batches < n/4096 {
-		t.Errorf("stats %+v: want %d rows in at least %d batches", st, n, n/4096)
-	}
-	r2, err := arrowio.Open(ctx, out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r2.Release()
-	f, err := arrowio.ReadFrame(ctx, r2, arrowio.Selection{ID: "id", Features: []string{"emb_*"}, Keep: []string{"tag"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Release()
-	if f.N != n || f.D != 2 {
-		t.Fatalf("output %d×%d, want %d×2", f.N, f.D, n)
-	}
-	ids := f.ID.(*array.Int64)
-	tags := f.Keep[0].(*array.String)
-	for i := range n {
-		if ids.Value(i) != int64(1000+i) || tags.Value(i) != []string{"a", "b", "c"}[i%3] {
-			t.Fatalf("row %d: id %d tag %s", i, ids.Value(i), tags.Value(i))
+	// Batches larger than transformGrain are transformed in blocks on
+	// several goroutines: the same bits.
+	for _, tc := range []struct{ threads, batch int }{{1, 4096}, {3, 20_000}} {
+		r, err := arrowio.Open(ctx, in, arrowio.WithBatchSize(tc.batch))
+		if err != nil {
+			t.Fatal(err)
 		}
-		for j := range 2 {
-			if f.X[i*2+j] != want[i*2+j] {
-				t.Fatalf("row %d: y%d = %v, want %v", i, j, f.X[i*2+j], want[i*2+j])
+		defer r.Release()
+		out := filepath.Join(dir, fmt.Sprintf("out-%d.parquet", tc.threads))
+		var w arrowio.Writer
+		st, err := Apply(ctx, m, r, arrowio.Selection{ID: "id", Keep: []string{"tag"}}, func(s *arrow.Schema) (arrowio.Writer, error) {
+			w, err = arrowio.Create(ctx, out, s)
+			return w, err
+		}, ApplyConfig{Mem: memory.DefaultAllocator, Threads: tc.threads})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if st.Rows != n || st.Batches < n/tc.batch {
+			t.Errorf("stats %+v: want %d rows in at least %d batches", st, n, n/tc.batch)
+		}
+		r2, err := arrowio.Open(ctx, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r2.Release()
+		f, err := arrowio.ReadFrame(ctx, r2, arrowio.Selection{ID: "id", Features: []string{"emb_*"}, Keep: []string{"tag"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Release()
+		if f.N != n || f.D != 2 {
+			t.Fatalf("output %d×%d, want %d×2", f.N, f.D, n)
+		}
+		ids := f.ID.(*array.Int64)
+		tags := f.Keep[0].(*array.String)
+		for i := range n {
+			if ids.Value(i) != int64(1000+i) || tags.Value(i) != []string{"a", "b", "c"}[i%3] {
+				t.Fatalf("row %d: id %d tag %s", i, ids.Value(i), tags.Value(i))
+			}
+			for j := range 2 {
+				if f.X[i*2+j] != want[i*2+j] {
+					t.Fatalf("threads %d: row %d: y%d = %v, want %v", tc.threads, i, j, f.X[i*2+j], want[i*2+j])
+				}
 			}
 		}
 	}
