@@ -180,11 +180,19 @@ func (b *batch) scalarFeatures() {
 	// so the same X).
 	step := max(1, blockBytes/(8*d))
 	blocks := (n + step - 1) / step
+	// nonFinite[k]: block k holds a NaN or ±Inf (checked while the block
+	// is in cache; scanX then looks at those blocks only).
+	nonFinite := make([]bool, blocks)
 	fill := func(k int) {
 		lo, hi := k*step, min(k*step+step, n)
 		for j := range srcs {
 			srcs[j].into(b.x[lo*d+j:], d, lo, hi)
 		}
+		var acc float64
+		for _, v := range b.x[lo*d : hi*d] {
+			acc += v - v // 0 unless some v is NaN or ±Inf
+		}
+		nonFinite[k] = acc != 0
 	}
 	if workers := min(p.threads, blocks); workers > 1 {
 		var next atomic.Int64
@@ -207,7 +215,12 @@ func (b *batch) scalarFeatures() {
 			b.scanNulls(s.null, 1+j, p.featNames[j])
 		}
 	}
-	b.scanX(func(j int) (string, string) { return p.featNames[j], "" })
+	where := func(j int) (string, string) { return p.featNames[j], "" }
+	for k, bad := range nonFinite {
+		if bad {
+			b.scanX(k*step, min(k*step+step, n), where)
+		}
+	}
 }
 
 // listFeatures reads a list, large list or fixed-size list column.
@@ -314,7 +327,7 @@ func (b *batch) listFeatures(wantD int) {
 			}
 		}
 	}
-	b.scanX(func(j int) (string, string) { return name, fmt.Sprintf(" (element %d)", j) })
+	b.scanX(0, n, func(j int) (string, string) { return name, fmt.Sprintf(" (element %d)", j) })
 }
 
 // offsetBounds gives the child range of list r from an offsets buffer.
@@ -334,9 +347,9 @@ func (b *batch) scanNulls(null func(int) bool, order int, col string) {
 // scanX reports NaN and ±Inf in X. where gives the column of feature j and
 // a detail for the message. Null slots, which may hold NaN, have been
 // reported before at the same (row, order), and the first report wins.
-func (b *batch) scanX(where func(j int) (col, detail string)) {
+func (b *batch) scanX(lo, hi int, where func(j int) (col, detail string)) {
 	x, d := b.x, b.d
-	for i := 0; i < len(x); i++ {
+	for i := lo * d; i < hi*d; i++ {
 		v := x[i]
 		if v-v == 0 { // finite
 			continue
