@@ -43,9 +43,11 @@
 // column chunks). The columns of a Parquet batch are decompressed and
 // decoded side by side on WithReadThreads goroutines (default GOMAXPROCS),
 // which is most of the cost of reading; batches, rows and errors are the
-// same whatever the thread count. On Go's allocator (the default) a reader
-// recycles the large buffers of the batches released to it, zeroed as Go's
-// would be (recycle.go: arrow-go relies on zeroed memory). Plan.ExtractTo
+// same whatever the thread count. On Go's allocator (the default) a
+// Parquet reader recycles its page buffers and, when every column read is
+// of a fixed-width type, the large buffers of the batches released to it,
+// zeroed as Go's would be (recycle.go says why not for strings: Go strings
+// from String.Value alias a batch's bytes). Plan.ExtractTo
 // fills a frame's features into the caller's storage, and WithFrameThreads
 // fills them on several goroutines.
 //

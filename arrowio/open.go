@@ -14,6 +14,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // DefaultBatchSize is the number of rows per record batch unless
@@ -59,7 +60,10 @@ func WithColumns(names []string) ReadOption {
 // are reported by Open). The reader checks ctx between batches.
 func Open(ctx context.Context, path string, opts ...ReadOption) (Reader, error) {
 	cfg := newReadConfig(opts)
-	cfg.mem = newCappedAllocator(readAllocator(cfg.mem), maxAlloc)
+	if _, ok := cfg.mem.(*memory.GoAllocator); ok {
+		cfg.recycle = newCappedAllocator(newRecycleAllocator(), maxAlloc)
+	}
+	cfg.mem = newCappedAllocator(cfg.mem, maxAlloc)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -134,7 +134,12 @@ func openParquetPart(name string, cfg *readConfig) (*parquetPart, error) {
 // Arrow schema stored there before pqarrow decodes it. Once the part is
 // made, c is closed with it.
 func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *readConfig) (*parquetPart, error) {
-	props := parquet.NewReaderProperties(cfg.mem)
+	// The page buffers never leave arrow-go's decoders: recycled when we can.
+	pageMem := cfg.mem
+	if cfg.recycle != nil {
+		pageMem = cfg.recycle
+	}
+	props := parquet.NewReaderProperties(pageMem)
 	props.BufferedStreamEnabled = true
 	props.BufferSize = parquetBufferSize
 	pf, err := file.NewParquetReader(f, file.WithReadProps(props))
@@ -159,8 +164,20 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 	if err != nil {
 		return nil, err
 	}
+	mem := cfg.mem
+	if cfg.recycle != nil && fixedWidthOnly(pr.schema) {
+		// No Go string or []byte can alias these batches' buffers, so
+		// recycling them is safe for callers that keep values after
+		// Release (String.Value aliases its buffer; code that keeps such
+		// strings works with Go's allocator, whose memory the collector
+		// keeps alive, and would read other rows' bytes from a recycled one).
+		mem = cfg.recycle
+		if fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, mem); err != nil {
+			return nil, err
+		}
+	}
 	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema,
-		batchSize: cfg.batchSize, threads: cfg.threads, mem: cfg.mem}
+		batchSize: cfg.batchSize, threads: cfg.threads, mem: mem}
 	if !cfg.shard.IsZero() {
 		p.units = cfg.units
 	}

@@ -59,6 +59,10 @@ type readConfig struct {
 	shard     Shard     // WithShard; zero for everything
 	units     *shardState
 	threads   int // WithReadThreads; ≤ 0: GOMAXPROCS
+	// recycle, if not nil, serves the Parquet reader's own page buffers,
+	// and the batches' buffers of files read only in fixed-width columns
+	// (see recycleAllocator).
+	recycle memory.Allocator
 }
 
 // ReadOption configures Open.

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
@@ -17,9 +18,18 @@ import (
 // allocator that filled new buffers with a pattern, which is how we found
 // out). What recycling saves is the rest of a fresh large buffer's cost: a
 // new span from the runtime, its pages faulted in and cleared cold, and the
-// collector's work; a recycled buffer is cleared warm. Open uses one per
-// reader wherever Go's allocator would serve (WithReadAllocator with any
-// other allocator keeps that one).
+// collector's work; a recycled buffer is cleared warm.
+//
+// A recycled buffer is only safe if nothing reads it after its batch is
+// released, and Go code does: String.Value returns a string that aliases
+// the batch's bytes, and keeping such strings past Release works with Go's
+// allocator (the collector keeps the bytes alive) but reads other rows'
+// bytes from a recycled buffer (evaluate --partials did, keying a map by
+// them). So Open, on Go's allocator, uses one recycleAllocator per reader
+// for the Parquet decoder's own page buffers, which never leave arrow-go,
+// and for the batches only when every column read is of a fixed-width type
+// (fixedWidthOnly), whose values Go code copies out; TestRecycleAliasing and
+// a run of the whole test suite with freed buffers overwritten check it.
 type recycleAllocator struct {
 	mu   sync.Mutex
 	free map[int][][]byte // by capacity
@@ -37,13 +47,17 @@ const (
 	recycleAlign = 64
 )
 
-// readAllocator is the allocator of a reader given mem: a new
-// recycleAllocator for Go's allocator (the default), mem itself otherwise.
-func readAllocator(mem memory.Allocator) memory.Allocator {
-	if _, ok := mem.(*memory.GoAllocator); ok {
-		return newRecycleAllocator()
+// fixedWidthOnly reports whether every field of schema is of a fixed-width
+// type (numbers, booleans, dates and times, decimals), at the top level:
+// batches of such a schema hold no bytes that a Go string or byte slice
+// handed out by arrow-go (String.Value, Binary.Value) can alias.
+func fixedWidthOnly(schema *arrow.Schema) bool {
+	for _, f := range schema.Fields() {
+		if _, ok := f.Type.(arrow.FixedWidthDataType); !ok || f.Type.ID() == arrow.FIXED_SIZE_BINARY || f.Type.ID() == arrow.DICTIONARY {
+			return false
+		}
 	}
-	return mem
+	return true
 }
 
 func newRecycleAllocator() *recycleAllocator {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -192,21 +193,80 @@ func TestRecycleAllocator(t *testing.T) {
 	}
 }
 
-// TestReadAllocator: Open recycles only when no allocator was given.
-func TestReadAllocator(t *testing.T) {
+// TestFixedWidthOnly: the schemas whose batches Open may recycle.
+func TestFixedWidthOnly(t *testing.T) {
+	f := func(dt arrow.DataType) arrow.Field { return arrow.Field{Name: "c", Type: dt} }
 	for _, tc := range []struct {
-		name string
-		mem  memory.Allocator
-		want bool
+		name   string
+		fields []arrow.Field
+		want   bool
 	}{
-		{"default", newReadConfig(nil).mem, true},
-		{"default allocator named", memory.DefaultAllocator, true},
-		{"another Go allocator", memory.NewGoAllocator(), true},
-		{"caller's checked allocator", memory.NewCheckedAllocator(memory.NewGoAllocator()), false},
+		{"numbers", []arrow.Field{f(arrow.PrimitiveTypes.Float64), f(arrow.PrimitiveTypes.Int64), f(arrow.FixedWidthTypes.Boolean), f(arrow.FixedWidthTypes.Date32)}, true},
+		{"decimal", []arrow.Field{f(&arrow.Decimal128Type{Precision: 10, Scale: 2})}, true},
+		{"a string", []arrow.Field{f(arrow.PrimitiveTypes.Float64), f(arrow.BinaryTypes.String)}, false},
+		{"binary", []arrow.Field{f(arrow.BinaryTypes.Binary)}, false},
+		{"fixed-size binary", []arrow.Field{f(&arrow.FixedSizeBinaryType{ByteWidth: 4})}, false},
+		{"dictionary", []arrow.Field{f(&arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String})}, false},
+		{"list", []arrow.Field{f(arrow.ListOf(arrow.PrimitiveTypes.Float64))}, false},
 	} {
-		if _, got := readAllocator(tc.mem).(*recycleAllocator); got != tc.want {
-			t.Errorf("%s: recycling %v, want %v", tc.name, got, tc.want)
+		if got := fixedWidthOnly(arrow.NewSchema(tc.fields, nil)); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestRecycleAliasing keeps the strings that String.Value returns (which
+// alias the batch's bytes) past the release of their batches, over several
+// batches and files, as evaluate --partials does: they must keep their
+// text. Recycling a string column's buffers broke this.
+func TestRecycleAliasing(t *testing.T) {
+	dir := t.TempDir()
+	gen := memory.NewGoAllocator()
+	var want []string
+	for part := range 2 {
+		sb := array.NewStringBuilder(gen)
+		fb := array.NewFloat64Builder(gen)
+		for r := range 30_000 {
+			s := fmt.Sprintf("part %d row %d", part, r)
+			sb.Append(s)
+			fb.Append(float64(r))
+			want = append(want, s)
+		}
+		cols := []arrow.Array{sb.NewArray(), fb.NewArray()}
+		sb.Release()
+		fb.Release()
+		schema := arrow.NewSchema([]arrow.Field{{Name: "s", Type: arrow.BinaryTypes.String}, {Name: "x", Type: arrow.PrimitiveTypes.Float64}}, nil)
+		rec := array.NewRecordBatch(schema, cols, 30_000)
+		for _, c := range cols {
+			c.Release()
+		}
+		if err := WriteRecord(context.Background(), filepath.Join(dir, fmt.Sprintf("part-%d.parquet", part)), rec); err != nil {
+			t.Fatal(err)
+		}
+		rec.Release()
+	}
+	r, err := Open(context.Background(), filepath.Join(dir, "part-*.parquet"), WithBatchSize(4000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for r.Next() {
+		s := r.RecordBatch().Column(0).(*array.String)
+		for i := range s.Len() {
+			kept = append(kept, s.Value(i))
+		}
+	}
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r.Release()
+	if !slices.Equal(kept, want) {
+		for i := range kept {
+			if kept[i] != want[i] {
+				t.Fatalf("string %d read as %q, now %q", i, want[i], kept[i])
+			}
+		}
+		t.Fatalf("%d strings, want %d", len(kept), len(want))
 	}
 }
 
