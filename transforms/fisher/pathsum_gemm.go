@@ -58,9 +58,8 @@ func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k
 
 // gemmOpts are PathSums' internal choices, which the tests vary.
 type gemmOpts struct {
-	withS bool // products with s itself instead of h (to measure what h gains)
-	keep  bool // keep every Gemm value: no pair is redone directly
-	rows  int  // rows per block; 0: from gemmScratch
+	keep bool // keep every Gemm value: no pair is redone directly
+	rows int  // rows per block; 0: from gemmScratch
 }
 
 // pathSumsGemm is PathSums; it also returns the number of pairs redone
@@ -103,11 +102,7 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 						v = math.Exp(c * erow[a])
 					}
 					xr[a] = v
-					if opt.withS {
-						yr[a] = v * srow[o]
-					} else {
-						yr[a] = v * (d2[o] / 2)
-					}
+					yr[a] = v * (d2[o] / 2)
 				}
 				if p.ExcludeEndpoints {
 					xr[pos[i]], yr[pos[i]] = 0, 0
@@ -333,10 +328,13 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 			}
 		}
 		if p.Progress != nil {
+			before := done
 			for i := i0; i < i1; i++ {
 				done += int64(n - 1 - i)
 			}
-			p.Progress(done, total)
+			if done > before { // a last block of row n−1 alone adds no pair
+				p.Progress(done, total)
+			}
 		}
 	}
 	for w, v := range fb {
