@@ -81,7 +81,7 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	sp := make([]float64, nn) // s
 	e := make([]float64, nn)  // E
 	x := make([]float64, (T+1)*nn)
-	y := make([]float64, (T+1)*nn) // X_q∘H
+	h := make([]float64, nn) // H = D²/2; the products take X_q∘H by rows
 	inv := -1 / (2 * p.Sigma * p.Sigma)
 	if err := kernels.ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
 		d2 := make([]float64, n)
@@ -92,20 +92,22 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 				sp[i*n+a] = srow[o]
 				erow[a] = inv * d2[o]
 			}
+			hr := h[i*n : (i+1)*n]
+			for a, o := range ord {
+				hr[a] = d2[o] / 2
+			}
 			for q := 0; q <= T; q++ {
 				c := float64(q) / float64(T)
 				xr := x[q*nn+i*n : q*nn+(i+1)*n]
-				yr := y[q*nn+i*n : q*nn+(i+1)*n]
-				for a, o := range ord {
+				for a := range xr {
 					v := 1.0
 					if q > 0 {
 						v = math.Exp(c * erow[a])
 					}
 					xr[a] = v
-					yr[a] = v * (d2[o] / 2)
 				}
 				if p.ExcludeEndpoints {
-					xr[pos[i]], yr[pos[i]] = 0, 0
+					xr[pos[i]] = 0
 				}
 			}
 		}
@@ -115,7 +117,6 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	clear(f0)
 	clear(mid)
 	X := func(q, i int) []float64 { return x[q*nn+i*n:] }
-	Y := func(q, i int) []float64 { return y[q*nn+i*n:] }
 
 	// Row blocks of b rows. Per class six strips b × width of products,
 	// all with the block's rows (a product and its transpose have the same
@@ -141,6 +142,8 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	for q := range tr {
 		tr[q] = make([]float64, maxc*n)
 	}
+	// The block's rows of Y_t = X_t∘H and Y_{T−t}.
+	yI := [2][]float64{make([]float64, b*n), make([]float64, b*n)}
 	fv := make([]float64, (T+1)*b*n)
 	errs := make([]float64, b*n) // Σ_t of the error bounds of F_ij(t)
 	logs := make([]int32, b*n)   // fallbacks per pair
@@ -190,15 +193,33 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 			clear(logs)
 			for t := 0; 2*t <= T; t++ {
 				mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
+				if err := kernels.ParallelFor(ctx, m, p.Threads, 16, func(r0, r1 int) {
+					for q, tq := range [2]int{t, T - t} {
+						for r := r0; r < r1; r++ {
+							xr, hr := X(tq, i0+r)[:n], h[(i0+r)*n:(i0+r+1)*n]
+							yr := yI[q][r*n : (r+1)*n]
+							for a, v := range xr {
+								yr[a] = v * hr[a]
+							}
+						}
+					}
+				}); err != nil {
+					return 0, 0, err
+				}
 				for c := range k {
 					lo, nc := bounds[c], bounds[c+1]-bounds[c]
 					st := strips[6*c : 6*c+6]
 					if err := kernels.ParallelFor(ctx, wa, p.Threads, 64, func(lo2, hi2 int) {
-						for q, src := range [4][]float64{X(t, ca), Y(t, ca), X(T-t, ca), Y(T-t, ca)} {
+						// X_t, Y_t, X_{T−t}, Y_{T−t}.
+						for q, src := range [4][]float64{X(t, ca), X(t, ca), X(T-t, ca), X(T-t, ca)} {
 							if !mirror && q == 3 {
 								continue // Y_{T−t} = Y_t serves only strip 4
 							}
-							transposeCols(tr[q], wa, src[lo:], n, lo2, hi2, nc)
+							var mul []float64
+							if q%2 == 1 {
+								mul = h[ca*n+lo:]
+							}
+							transposeCols(tr[q], wa, src[lo:], mul, n, lo2, hi2, nc)
 						}
 					}); err != nil {
 						return 0, 0, err
@@ -211,9 +232,9 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 						{X(T-t, i0), tr[0], 0},
 						{X(t, i0), tr[2][off:], off},
 						{X(T-t, i0), tr[1], 0},
-						{Y(t, i0), tr[2][off:], off},
+						{yI[0], tr[2][off:], off},
 						{X(t, i0), tr[3], 0},
-						{Y(T-t, i0), tr[0][off:], off},
+						{yI[1], tr[0][off:], off},
 					}
 					for q, pr := range prods {
 						if !mirror && (q == 1 || q >= 4) {
@@ -345,15 +366,23 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 }
 
 // transposeCols writes rows [r0, r1) of the rows × cols matrix src (stride
-// lds) as columns of dst (cols × ·, stride ldd): dst[c·ldd + r] = src[r·lds + c].
-func transposeCols(dst []float64, ldd int, src []float64, lds, r0, r1, cols int) {
+// lds) as columns of dst (cols × ·, stride ldd): dst[c·ldd + r] = src[r·lds + c],
+// times mul[r·lds + c] if mul is not nil.
+func transposeCols(dst []float64, ldd int, src, mul []float64, lds, r0, r1, cols int) {
 	const tb = 16 // tile edge: both sides stay in L1
 	for c0 := 0; c0 < cols; c0 += tb {
 		c1 := min(c0+tb, cols)
 		for r := r0; r < r1; r++ {
 			row := src[r*lds+c0 : r*lds+c1]
+			if mul == nil {
+				for c, v := range row {
+					dst[(c0+c)*ldd+r] = v
+				}
+				continue
+			}
+			mr := mul[r*lds+c0 : r*lds+c1]
 			for c, v := range row {
-				dst[(c0+c)*ldd+r] = v
+				dst[(c0+c)*ldd+r] = v * mr[c]
 			}
 		}
 	}
