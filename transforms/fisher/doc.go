@@ -77,12 +77,13 @@
 // duplicates and pairs inside one class's region. Measured without
 // safeguard on near duplicates at distance 1e-6 around (10, 10, 10), a
 // pair's path sum lost up to 5e-7 relative (7.5e-7 with g itself). So each
-// pair carries a bound on its difference from the direct sums (rounding of
-// the products, n_c·2⁻⁵³ of their nonnegative terms, and of h,
-// 13·2⁻⁵³·max s_ll per weight), and a pair whose bound exceeds 1e-11 of
-// its path sum is redone by the direct loop. Every pair then agrees with
-// the direct loop to 1e-11 of its own path sum (the tests ask 1e-10 and see
-// at most 8e-14), and the direct loop agrees with the definition to a few
+// pair carries a bound on its difference from exact sums of the same
+// weights (rounding of the products, n_c·2⁻⁵³ of their nonnegative terms,
+// and of h, 13·2⁻⁵³·max s_ll per weight), and a pair whose bound exceeds
+// 1e-11 of its path sum is redone by the direct loop, bit for bit. Every
+// pair then agrees with the direct loop to about 1e-11 of its own path sum
+// plus that loop's own rounding (the tests ask 1e-10 and see at most
+// 8e-14); the direct loop agrees with the definition to a few
 // ulp (4e-16 relative in the tests) as long as the logits d²/(2σ²) are
 // moderate; every evaluation, direct or not, inherits an error of about
 // 2⁻⁵³·max d²/(2σ²) from rounding the logits, which is 3e-11 relative in

@@ -449,11 +449,13 @@ type gemmBound struct {
 // is below fisherUnderflow the sums are redone in the log domain (counted
 // in logs) and the bound is 0.
 //
-// Bound: G_c adds n_c products per side and sums of nonnegative terms, so
-// its rounding is below (n_c+2)u·ub_c; each h_l comes from d² = s_ii + s_ll
-// − 2s_il with an error below 6u·smax, which adds 13u·smax·w_c (for both
-// ends). F is a weighted 2-norm of G_c − m w_c, a projection of G, so its
-// error is at most √(Σ_c δ_c²/(W w_c)); twice that is returned.
+// Bound (u = 2⁻⁵³, first order): G_c adds n_c products per side, sums of
+// nonnegative terms, so its rounding is below (n_c+2)u·ub_c. d² = s_ii +
+// s_ll − 2s_il is rounded by less than 6u·smax (|s_il| ≤ smax = max s_ll for
+// a PSD s), H = d²/2 by 3u·smax, h_l = H_il − H_jl by 6u·smax: 13u·smax·w_c
+// leaves a factor 2 for the rounding of W_c in m. F is a weighted 2-norm of
+// G_c − m w_c, a projection of G, so its error is at most
+// √(Σ_c δ_c²/(W w_c)); twice that is returned.
 func (eb *gemmBound) f(wk *fisherWork, e, sp []float64, n int, bounds []int, i, j int, pos []int, t, T int, excl bool, logs *int32) (f, bound float64) {
 	var W float64
 	for _, w := range wk.wc {
