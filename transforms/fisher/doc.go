@@ -79,7 +79,7 @@
 // pair's path sum lost up to 5e-7 relative (7.5e-7 with g itself). So each
 // pair carries a bound on its difference from exact sums of the same
 // weights (rounding of the products, n_c·2⁻⁵³ of their nonnegative terms,
-// and of h, 13·2⁻⁵³·max s_ll per weight), and a pair whose bound exceeds
+// and of h, 13·2⁻⁵³·max |s_il| per weight), and a pair whose bound exceeds
 // 1e-11 of its path sum is redone by the direct loop, bit for bit. Every
 // pair then agrees with the direct loop to about 1e-11 of its own path sum
 // plus that loop's own rounding (the tests ask 1e-10 and see at most

@@ -183,8 +183,8 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	for c := range k {
 		eb.nc[c] = float64(bounds[c+1] - bounds[c])
 	}
-	for l := range n {
-		eb.smax = max(eb.smax, math.Abs(s[l*n+l]))
+	for _, v := range s { // max s_ll for a PSD s; any s is allowed here
+		eb.smax = max(eb.smax, math.Abs(v))
 	}
 	total := int64(n) * int64(n-1) / 2
 	var done int64
@@ -437,7 +437,7 @@ const (
 const gemmTrust = 1e-11
 
 // gemmBound holds what the error bound of a Gemm F needs: class sizes and
-// the largest |s_ll|.
+// the largest |s_il|.
 type gemmBound struct {
 	nc   []float64
 	smax float64
@@ -451,8 +451,8 @@ type gemmBound struct {
 //
 // Bound (u = 2⁻⁵³, first order): G_c adds n_c products per side, sums of
 // nonnegative terms, so its rounding is below (n_c+2)u·ub_c. d² = s_ii +
-// s_ll − 2s_il is rounded by less than 6u·smax (|s_il| ≤ smax = max s_ll for
-// a PSD s), H = d²/2 by 3u·smax, h_l = H_il − H_jl by 6u·smax: 13u·smax·w_c
+// s_ll − 2s_il is rounded by less than 6u·smax (smax = max |s_il|, which is
+// max s_ll for a PSD s), H = d²/2 by 3u·smax, h_l = H_il − H_jl by 6u·smax: 13u·smax·w_c
 // leaves a factor 2 for the rounding of W_c in m. F is a weighted 2-norm of
 // G_c − m w_c, a projection of G, so its error is at most
 // √(Σ_c δ_c²/(W w_c)); twice that is returned.
