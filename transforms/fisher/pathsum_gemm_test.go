@@ -200,3 +200,24 @@ func TestPathSumsGemmBits(t *testing.T) {
 		}
 	}
 }
+
+// TestPathSumsGemmCancel cancels after the first row block (from the
+// progress callback): the run stops with ctx.Err() before the second.
+func TestPathSumsGemmCancel(t *testing.T) {
+	const n, k = 40, 3
+	s, cls := randomKernel(t, n, k, 0.05, 27)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	p := PathParams{Sigma: 0.5, Steps: 4, Threads: 2, Progress: func(done, total int64) {
+		calls++
+		cancel()
+	}}
+	_, _, err := pathSumsGemm(ctx, make([]float64, n*n), make([]float64, n*n), s, n, cls, k, p, gemmOpts{rows: 6})
+	if err != context.Canceled {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if calls != 1 {
+		t.Errorf("%d progress calls after cancelling in the first, want 1", calls)
+	}
+}
