@@ -68,7 +68,8 @@
 // with E = −D²/(2σ²) ≤ 0, so T tables of n² exponentials replace almost all
 // exponentials and the products cannot overflow, and the per-class sums
 // are matrix products per path point (kernels.Gemm, about (3T+3)n³ flops,
-// from n = 256 on; see PathSums). A (pair, step) whose normaliser is below 2⁻⁹⁶⁰ is
+// from n = 256 on and for classes of at least 32 points on average; see
+// PathSums). A (pair, step) whose normaliser is below 2⁻⁹⁶⁰ is
 // recomputed in the log domain with max subtraction (Stats.Fallbacks).
 // Work memory is about (T+4)·n² float64 plus at most 256 MiB of product
 // blocks. The products use h_l = (d²_il − d²_jl)/2 in place of g_l (F does
@@ -114,8 +115,8 @@
 // keep its conventions: row-major n×n slices, wrong sizes or parameters
 // panic (Distances validates the user's input first), the only error is
 // ctx.Err(), and results are bit-identical for any thread count. PathSums
-// works in Gemm form from 256 points on; the direct loop (pathSumsDirect)
-// serves smaller n, is the tests' reference and redoes the pairs the Gemm
+// works in Gemm form from 256 points on (and 32 per class on average); the
+// direct loop (pathSumsDirect) serves the rest, is the tests' reference and redoes the pairs the Gemm
 // form cannot vouch for.
 //
 // # Stage
