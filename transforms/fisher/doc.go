@@ -64,17 +64,35 @@
 //
 // # Speed, accuracy and determinism
 //
-// Dense cost is O(n³T) multiply-adds with about (T+4)·n² float64 of work
-// memory: the weights factor as exp((1−a)E_il)·exp(aE_jl) with E = −D²/(2σ²)
-// ≤ 0, so T tables of n² exponentials replace almost all exponentials and
-// the products cannot overflow. A (pair, step) whose normaliser is below
-// 2⁻⁹⁶⁰ is recomputed in the log domain with max subtraction
-// (Stats.Fallbacks). Results agree with the direct definition to a few ulp
-// (4e-16 relative in the tests) as long as the logits d²/(2σ²) are
+// Dense cost is O(n³T): the weights factor as exp((1−a)E_il)·exp(aE_jl)
+// with E = −D²/(2σ²) ≤ 0, so T tables of n² exponentials replace almost all
+// exponentials and the products cannot overflow, and the per-class sums
+// are matrix products per path point (kernels.Gemm, about (3T+3)n³ flops,
+// from n = 256 on and for classes of at least 32 points on average; see
+// PathSums). A (pair, step) whose normaliser is below 2⁻⁹⁶⁰ is
+// recomputed in the log domain with max subtraction (Stats.Fallbacks).
+// Work memory is about (T+4)·n² float64 plus at most 256 MiB of product
+// blocks. The products use h_l = (d²_il − d²_jl)/2 in place of g_l (F does
+// not change when g shifts by a constant), whose terms are small where the
+// weights are large; still their difference cancels for near pairs, exact
+// duplicates and pairs inside one class's region. Measured without
+// safeguard on near duplicates at distance 1e-6 around (10, 10, 10), a
+// pair's path sum lost up to 5e-7 relative (7.5e-7 with g itself). So each
+// pair carries a bound on its difference from exact sums of the same
+// weights (rounding of the products, n_c·2⁻⁵³ of their nonnegative terms,
+// and of h, 13·2⁻⁵³·max |s_il| per weight), and a pair whose bound exceeds
+// 1e-11 of its path sum is redone by the direct loop, bit for bit. Every
+// pair then agrees with the direct loop to about 1e-11 of its own path sum
+// plus that loop's own rounding (the tests ask 1e-10 and see at most
+// 8e-14); the direct loop agrees with the definition to a few
+// ulp (4e-16 relative in the tests) as long as the logits d²/(2σ²) are
 // moderate; every evaluation, direct or not, inherits an error of about
 // 2⁻⁵³·max d²/(2σ²) from rounding the logits, which is 3e-11 relative in
-// the tests with σ = 1e-3 on unit-scale data. Results are bit-identical for
-// any thread count.
+// the tests with σ = 1e-3 on unit-scale data. How many pairs are redone
+// depends on the data: none on the benchmark's mixture, 0.1 % of the
+// protein copy (0.9 % with ExcludeEndpoints), 27 % of the voting copy
+// (many duplicate records) at perplexity 30, where the run is that much
+// slower. Results are bit-identical for any thread count.
 //
 // SparseDistances computes only each row's K nearest neighbours in the
 // kernel metric and truncates the Parzen sums: a point l whose weight is
@@ -96,7 +114,11 @@
 // apply the rule and the 1/(σ²T). They moved here from package kernels and
 // keep its conventions: row-major n×n slices, wrong sizes or parameters
 // panic (Distances validates the user's input first), the only error is
-// ctx.Err(), and results are bit-identical for any thread count.//
+// ctx.Err(), and results are bit-identical for any thread count. PathSums
+// works in Gemm form from 256 points on (and 32 per class on average); the
+// direct loop (pathSumsDirect) serves the rest, is the tests' reference and redoes the pairs the Gemm
+// form cannot vouch for.
+//
 // # Stage
 //
 // Stage is the fisher stage on the one stage contract (transforms.Stage):

@@ -60,7 +60,11 @@ func checkFisher(s []float64, n int, classes []int, k int, p PathParams) {
 	}
 }
 
-// PathSums computes the unscaled Fisher path integrands of every pair
+// pathSumsDirect is PathSums by the definition's loops: per pair and path
+// point it streams the two table rows and g (about 6 GFLOP/s on the
+// benchmark machine). It is the reference of the tests for PathSums.
+//
+// It computes the unscaled Fisher path integrands of every pair
 // of points of the symmetric n×n kernel s (already corrected to be PSD;
 // only its values are used, so an indefinite s gives a pseudo-metric) with
 // class labels classes[i] ∈ [0, k).
@@ -69,7 +73,7 @@ func checkFisher(s []float64, n int, classes []int, k int, p PathParams) {
 // are ξ_l(a) = softmax_l(−[(1−a)d²_il + a d²_jl]/(2σ²)) with d² the kernel
 // squared distances, g_l = s_jl − s_il, m = Σ ξ_l g_l, p(c) = Σ_{l∈c} ξ_l,
 // m_c = Σ_{l∈c} ξ_l g_l / p(c) and F_ij(a) = √(Σ_c p(c)(m_c − m)²).
-// PathSums writes f0[i·n+j] = F_ij(0) for every i ≠ j (so that
+// It writes f0[i·n+j] = F_ij(0) for every i ≠ j (so that
 // f0[j·n+i] = F_ij(1)) and mid[i·n+j] = mid[j·n+i] = Σ_{t=1}^{T−1} F_ij(t/T);
 // diagonals are set to 0. The left-rule path length is then
 // (f0[i·n+j] + mid[i·n+j])/(σ²T) and the trapezoid one
@@ -85,7 +89,7 @@ func checkFisher(s []float64, n int, classes []int, k int, p PathParams) {
 //
 // Wrong sizes, σ ≤ 0, T < 1 or a class out of range panic; the only error is
 // ctx.Err().
-func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p PathParams) (fallbacks int64, err error) {
+func pathSumsDirect(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p PathParams) (fallbacks int64, err error) {
 	checkFisher(s, n, classes, k, p)
 	if len(f0) != n*n || len(mid) != n*n {
 		panic("fisher: PathSums: bad output size")
@@ -152,45 +156,14 @@ func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k
 	err = kernels.ParallelForWorker(ctx, n, p.Threads, fisherTile, func(w, i0, i1 int) {
 		wk := &ws[w]
 		for j := i0 + 1; j < n; j++ {
-			sj := sp[j*n : (j+1)*n]
 			for i := i0; i < min(i1, j); i++ {
 				if p.Pairs != nil && !p.Pairs(ord[i], ord[j]) {
 					continue
 				}
-				si := sp[i*n : (i+1)*n]
-				g := wk.g
-				for l := range g {
-					g[l] = sj[l] - si[l]
-				}
-				wk.segments(bounds, i, j, p.ExcludeEndpoints)
-				var m float64
-				for t := 0; t <= T; t++ {
-					var W float64
-					switch t {
-					case 0:
-						W = wk.sums1(tab(T, i))
-					case T:
-						W = wk.sums1(tab(T, j))
-					default:
-						W = wk.sums2(tab(T-t, i), tab(t, j))
-					}
-					if W < fisherUnderflow {
-						fb[w]++
-						ca, cb := float64(T-t)/float64(T), float64(t)/float64(T)
-						logSums(wk.wc, wk.gc, e[i*n:(i+1)*n], e[j*n:(j+1)*n], g, ca, cb, bounds, i, j, p.ExcludeEndpoints)
-					}
-					f := fisherF(wk.wc, wk.gc)
-					oi, oj := ord[i], ord[j]
-					switch t {
-					case 0:
-						f0[oi*n+oj] = f
-					case T:
-						f0[oj*n+oi] = f
-					default:
-						m += f
-					}
-				}
+				a, z, m := wk.pair(tables, (i*T-1)*n, (j*T-1)*n, n,
+					sp[i*n:(i+1)*n], sp[j*n:(j+1)*n], e[i*n:(i+1)*n], e[j*n:(j+1)*n], bounds, i, j, T, p.ExcludeEndpoints, &fb[w])
 				oi, oj := ord[i], ord[j]
+				f0[oi*n+oj], f0[oj*n+oi] = a, z
 				mid[oi*n+oj], mid[oj*n+oi] = m, m
 			}
 		}
@@ -219,6 +192,52 @@ type fisherWork struct {
 	g      []float64 // g_l = s_jl − s_il of the current pair
 	wc, gc []float64 // per-class sums
 	seg    []int     // per class: number of segments, then [lo, hi) pairs
+	ub     []float64 // PathSums: per-class sums of nonnegative terms of G
+	redone int64     // PathSums: pairs redone directly
+	gather []float64 // PathSums: a chunk of the strips, class by class
+}
+
+// pair returns F_ij(0), F_ij(1) and Σ_{t=1}^{T−1} F_ij(t/T) of the pair of
+// class-ordered indices i < j. The rows of i and j of the tables X_q
+// (q = 1…T) start at tables[oi+q·stride] and tables[oj+q·stride]; si, sj
+// and ei, ej are their rows of s and E (all in class order). Fallbacks to the log domain are counted in fb. PathSums
+// uses it for the pairs whose Gemm sums it does not trust, so both give the
+// same bits there.
+func (wk *fisherWork) pair(tables []float64, oi, oj, stride int, si, sj, ei, ej []float64, bounds []int, i, j, T int, excl bool, fb *int64) (f0, f1, mid float64) {
+	n := len(si)
+	ti := func(q int) []float64 { return tables[oi+q*stride : oi+q*stride+n : oi+q*stride+n] }
+	tj := func(q int) []float64 { return tables[oj+q*stride : oj+q*stride+n : oj+q*stride+n] }
+	g := wk.g
+	for l := range g {
+		g[l] = sj[l] - si[l]
+	}
+	wk.segments(bounds, i, j, excl)
+	for t := 0; t <= T; t++ {
+		var W float64
+		switch t {
+		case 0:
+			W = wk.sums1(ti(T))
+		case T:
+			W = wk.sums1(tj(T))
+		default:
+			W = wk.sums2(ti(T-t), tj(t))
+		}
+		if W < fisherUnderflow {
+			*fb++
+			ca, cb := float64(T-t)/float64(T), float64(t)/float64(T)
+			logSums(wk.wc, wk.gc, ei, ej, g, ca, cb, bounds, i, j, excl)
+		}
+		f := fisherF(wk.wc, wk.gc)
+		switch t {
+		case 0:
+			f0 = f
+		case T:
+			f1 = f
+		default:
+			mid += f
+		}
+	}
+	return f0, f1, mid
 }
 
 // segments lists, per class, the contiguous index ranges of the Parzen

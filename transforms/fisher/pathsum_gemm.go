@@ -1,0 +1,498 @@
+package fisher
+
+import (
+	"context"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// gemmMinN is the smallest n for which PathSums uses Gemm: below it the
+// products are too small for their per-call cost (N = 100: 22 ms of CPU
+// against 17 ms for the direct loop; N = 435: a draw).
+const gemmMinN = 256
+
+// gemmMinClass is the smallest mean class size for which PathSums uses
+// Gemm: the class sizes are the products' inner dimension (n = 800, T = 10:
+// 20 classes of 40 points take 4.4 CPU-s against 5.1 for the direct loop,
+// 40 classes of 20 points 6.7 against 6.5; 5 classes 2.0 against 4.1).
+const gemmMinClass = 32
+
+// gemmScratch bounds the per-block product buffers of PathSums (bytes):
+// the row block shrinks with n·k so that 6k strips of it fit.
+const gemmScratch = 256 << 20
+
+// PathSums computes the unscaled Fisher path integrands of every pair
+// of points of the symmetric n×n kernel s (already corrected to be PSD;
+// only its values are used, so an indefinite s gives a pseudo-metric) with
+// class labels classes[i] ∈ [0, k).
+//
+// For the path x(a) = (1−a)x_i + a x_j in feature space, the Parzen weights
+// are ξ_l(a) = softmax_l(−[(1−a)d²_il + a d²_jl]/(2σ²)) with d² the kernel
+// squared distances, g_l = s_jl − s_il, m = Σ ξ_l g_l, p(c) = Σ_{l∈c} ξ_l,
+// m_c = Σ_{l∈c} ξ_l g_l / p(c) and F_ij(a) = √(Σ_c p(c)(m_c − m)²).
+// PathSums writes f0[i·n+j] = F_ij(0) for every i ≠ j (so that
+// f0[j·n+i] = F_ij(1)) and mid[i·n+j] = mid[j·n+i] = Σ_{t=1}^{T−1} F_ij(t/T);
+// diagonals are set to 0. The left-rule path length is then
+// (f0[i·n+j] + mid[i·n+j])/(σ²T) and the trapezoid one
+// (½f0[i·n+j] + ½f0[j·n+i] + mid[i·n+j])/(σ²T).
+//
+// From n = 256 on, with classes of 32 points or more on average (below,
+// the direct loop is faster), the sums are matrix products (kernels.Gemm).
+// With tables
+// X_q = exp((q/T)E), E = −D²/(2σ²) ≤ 0 (columns in class order, X_0 = 1),
+// the class sums at path point t are
+//
+//	W_c(t) = X_{T−t,c} X_{t,c}ᵀ,  G_c(t) = U_c(T−t)ᵀ − U_c(t),  U_c(t) = X_{T−t,c}(X_{t,c}∘H)ᵀ
+//
+// with H = D²/2: F is unchanged when a constant is added to g, and
+// g_l = s_jl − s_il differs from h_l = (d²_il − d²_jl)/2 by the constant
+// (s_jj − s_ii)/2. The terms of these products are ξ_l·d²/2, small where
+// the weights are large, instead of ξ_l·s, so the difference G_c cancels
+// far less for near pairs than with s (see the package documentation for
+// the error). W_c(T−t) = W_c(t)ᵀ, so the products of t ≤ T/2 give all
+// points. ExcludeEndpoints zeroes the diagonal entries (i, i) of every
+// table, which drops l = i and l = j from every product exactly.
+//
+// The rows of a block of b points go through all path points at once
+// (products with the block's rows only: a product and its transpose have
+// the same terms in the same order). Per pair and point the class sums also
+// give a bound on the difference from the direct sums (gemmBound.f: the
+// rounding of the products and of H); a pair whose bounds, summed over the
+// points, exceed 1e-11 of its path sum F_ij(0) + F_ij(1) + Σ F_ij(t/T) is
+// redone by the direct loop (pathSumsDirect's code, so its bits). That
+// catches near pairs (h small against d²), exact duplicates (F = 0) and
+// pairs in regions of one class (F tiny); on the benchmark's mixture none
+// is redone, on the voting copy at perplexity 30 over a quarter.
+//
+// A pair step whose normaliser is below 2⁻⁹⁶⁰ is recomputed in the log
+// domain with max subtraction and counted in fallbacks. Gemm is
+// bit-identical for any thread count and each element's sum does not
+// depend on the shape of the product, so results are bit-identical for any
+// thread count and a Pairs-restricted run gives the full run's bits; rows
+// are kept in input order, so a tile of the fisher stage is a range of row
+// blocks and columns and costs its share of the work.
+// Memory: T+4 n×n float64 work arrays (X_0…X_T, H, and s and E with
+// columns in class order) besides s, f0 and mid, plus at most 256 MiB of
+// product strips, (T+1)·b·n path values and 2b·n block rows, b ≤ 1024
+// (b = 559 at n = 2,000 with 5 classes: about 1 GB live in all, 1.9 GB
+// peak RSS in the benchmark, against 0.54 GB for the direct loop).
+//
+// Wrong sizes, σ ≤ 0, T < 1 or a class out of range panic; the only error is
+// ctx.Err().
+func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p PathParams) (fallbacks int64, err error) {
+	checkFisher(s, n, classes, k, p)
+	present := 0
+	_, bounds := classOrder(classes, k)
+	for c := range k {
+		if bounds[c+1] > bounds[c] {
+			present++
+		}
+	}
+	if n < gemmMinN || n < gemmMinClass*present {
+		return pathSumsDirect(ctx, f0, mid, s, n, classes, k, p)
+	}
+	fallbacks, _, err = pathSumsGemm(ctx, f0, mid, s, n, classes, k, p, gemmOpts{})
+	return fallbacks, err
+}
+
+// gemmOpts are PathSums' internal choices, which the tests vary.
+type gemmOpts struct {
+	keep bool // keep every Gemm value: no pair is redone directly
+	rows int  // rows per block; 0: from gemmScratch
+}
+
+// pathSumsGemm is PathSums; it also returns the number of pairs redone
+// directly.
+func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []int, k int, p PathParams, opt gemmOpts) (fallbacks, redone int64, err error) {
+	checkFisher(s, n, classes, k, p)
+	if len(f0) != n*n || len(mid) != n*n {
+		panic("fisher: PathSums: bad output size")
+	}
+	ord, bounds := classOrder(classes, k)
+	pos := make([]int, n)
+	for a, o := range ord {
+		pos[o] = a
+	}
+	T := p.Steps
+	nn := n * n
+	// Rows stay in input order (so that the tiles of Pairs are contiguous
+	// row ranges); columns, the summation index l, go in class order.
+	sp := make([]float64, nn) // s
+	e := make([]float64, nn)  // E
+	x := make([]float64, (T+1)*nn)
+	h := make([]float64, nn) // H = D²/2; the products take X_q∘H by rows
+	inv := -1 / (2 * p.Sigma * p.Sigma)
+	if err := kernels.ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
+		d2 := make([]float64, n)
+		for i := lo; i < hi; i++ {
+			kernels.KernelSqDistRow(d2, s, n, i)
+			srow, erow := s[i*n:(i+1)*n], e[i*n:(i+1)*n]
+			for a, o := range ord {
+				sp[i*n+a] = srow[o]
+				erow[a] = inv * d2[o]
+			}
+			hr := h[i*n : (i+1)*n]
+			for a, o := range ord {
+				hr[a] = d2[o] / 2
+			}
+			for q := 0; q <= T; q++ {
+				c := float64(q) / float64(T)
+				xr := x[q*nn+i*n : q*nn+(i+1)*n]
+				for a := range xr {
+					v := 1.0
+					if q > 0 {
+						v = math.Exp(c * erow[a])
+					}
+					xr[a] = v
+				}
+				if p.ExcludeEndpoints {
+					xr[pos[i]] = 0
+				}
+			}
+		}
+	}); err != nil {
+		return 0, 0, err
+	}
+	clear(f0)
+	clear(mid)
+	X := func(q, i int) []float64 { return x[q*nn+i*n:] }
+
+	// Row blocks of b rows. Per class six strips b × width of products,
+	// all with the block's rows (a product and its transpose have the same
+	// terms, summed in the same order, so either gives the same bits):
+	//	0: W(t)[I,J]     2: U(t)[I,J]     4: U(T−t)[I,J]
+	//	1: W(t)[J,I]ᵀ    3: U(t)[J,I]ᵀ    5: U(T−t)[J,I]ᵀ
+	// then the b × width × (T+1) values of F.
+	b := opt.rows
+	if b <= 0 {
+		b = max(gemmMinRows, min(gemmMaxRows, gemmScratch/8/(6*max(k, 1)*n)))
+	}
+	b = min(b, n) // the buffers below are sized by b
+	strips := make([][]float64, 6*k)
+	for q := range strips {
+		strips[q] = make([]float64, b*n)
+	}
+	maxc := 0
+	for c := range k {
+		maxc = max(maxc, bounds[c+1]-bounds[c])
+	}
+	// The block's columns J of X_t, Y_t, X_{T−t}, Y_{T−t} transposed per
+	// class (Gemm packs rows of its right operand faster than columns).
+	var tr [4][]float64
+	for q := range tr {
+		tr[q] = make([]float64, maxc*n)
+	}
+	// The block's rows of Y_t = X_t∘H and Y_{T−t}.
+	yI := [2][]float64{make([]float64, b*n), make([]float64, b*n)}
+	fv := make([]float64, (T+1)*b*n)
+	errs := make([]float64, b*n) // Σ_t of the error bounds of F_ij(t)
+	logs := make([]int32, b*n)   // fallbacks per pair
+	workers := kernels.Workers(b, p.Threads, 1)
+	fb := make([]int64, workers)
+	ws := make([]fisherWork, workers)
+	for w := range ws {
+		ws[w] = fisherWork{g: make([]float64, n), wc: make([]float64, k), gc: make([]float64, k), ub: make([]float64, k), seg: make([]int, 0, 6*k), gather: make([]float64, 6*k*gemmChunk)}
+	}
+	eb := gemmBound{nc: make([]float64, k)}
+	for c := range k {
+		eb.nc[c] = float64(bounds[c+1] - bounds[c])
+	}
+	for _, v := range s { // max s_ll for a PSD s; any s is allowed here
+		eb.smax = max(eb.smax, math.Abs(v))
+	}
+	total := int64(n) * int64(n-1) / 2
+	var done int64
+	for i0 := 0; i0 < n; i0 += b {
+		i1 := min(i0+b, n)
+		m := i1 - i0
+		// Columns j of the block's pairs (i < j, wanted).
+		jlo, jhi := n, 0
+		for i := i0; i < i1; i++ {
+			for j := i + 1; j < n; j++ {
+				if p.Pairs == nil || p.Pairs(i, j) {
+					jlo, jhi = min(jlo, j), max(jhi, j+1)
+					if p.Pairs == nil {
+						break
+					}
+				}
+			}
+		}
+		if p.Pairs == nil {
+			jhi = n
+		}
+		if jlo < jhi {
+			// Strip columns [ca, jhi): with the diagonal block I×I when a
+			// pair lies in it, whose odd strips are transposes of the even
+			// ones; Gemm computes the odd strips on [rb, jhi) only.
+			ca, rb := jlo, max(i1, jlo)
+			if jlo < i1 {
+				ca = i0
+			}
+			wa := jhi - ca
+			clear(errs)
+			clear(logs)
+			for t := 0; 2*t <= T; t++ {
+				mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
+				if err := kernels.ParallelFor(ctx, m, p.Threads, 16, func(r0, r1 int) {
+					for q, tq := range [2]int{t, T - t} {
+						for r := r0; r < r1; r++ {
+							xr, hr := X(tq, i0+r)[:n], h[(i0+r)*n:(i0+r+1)*n]
+							yr := yI[q][r*n : (r+1)*n]
+							for a, v := range xr {
+								yr[a] = v * hr[a]
+							}
+						}
+					}
+				}); err != nil {
+					return 0, 0, err
+				}
+				for c := range k {
+					lo, nc := bounds[c], bounds[c+1]-bounds[c]
+					st := strips[6*c : 6*c+6]
+					if err := kernels.ParallelFor(ctx, wa, p.Threads, 64, func(lo2, hi2 int) {
+						// X_t, Y_t, X_{T−t}, Y_{T−t}.
+						for q, src := range [4][]float64{X(t, ca), X(t, ca), X(T-t, ca), X(T-t, ca)} {
+							if !mirror && q == 3 {
+								continue // Y_{T−t} = Y_t serves only strip 4
+							}
+							var mul []float64
+							if q%2 == 1 {
+								mul = h[ca*n+lo:]
+							}
+							transposeCols(tr[q], wa, src[lo:], mul, n, lo2, hi2, nc)
+						}
+					}); err != nil {
+						return 0, 0, err
+					}
+					off := rb - ca
+					prods := [6]struct {
+						a, b []float64
+						j0   int
+					}{
+						{X(T-t, i0), tr[0], 0},
+						{X(t, i0), tr[2][off:], off},
+						{X(T-t, i0), tr[1], 0},
+						{yI[0], tr[2][off:], off},
+						{X(t, i0), tr[3], 0},
+						{yI[1], tr[0][off:], off},
+					}
+					for q, pr := range prods {
+						if !mirror && (q == 1 || q >= 4) {
+							continue
+						}
+						cols := wa - pr.j0
+						if cols <= 0 {
+							continue
+						}
+						if err := kernels.Gemm(ctx, p.Threads, false, false, m, cols, nc, 1, pr.a[lo:], n, pr.b, wa, 0, st[q][pr.j0:], wa); err != nil {
+							return 0, 0, err
+						}
+					}
+					if ca == i0 {
+						for q := 1; q < 6; q += 2 {
+							if mirror || q == 3 {
+								transposeBlock(st[q], st[q-1], wa, m)
+							}
+						}
+					}
+				}
+				u5 := 5
+				if !mirror {
+					u5 = 3
+				}
+				// Strips used at this point, in the order of wk.gather.
+				use := [6]int{0, 2, u5, 1, 3, 4}
+				nuse := 6
+				if !mirror {
+					nuse = 3
+				}
+				if err := kernels.ParallelForWorker(ctx, m, p.Threads, 1, func(w, r0, r1 int) {
+					wk := &ws[w]
+					for i := i0 + r0; i < i0+r1; i++ {
+						r := i - i0
+						for j0 := max(i+1, jlo); j0 < jhi; j0 += gemmChunk {
+							// Copy the chunk's values of the 6k strips together
+							// first: 6k concurrent streams defeat the prefetcher.
+							j1 := min(j0+gemmChunk, jhi)
+							ij0 := r*wa + (j0 - ca)
+							for c := range k {
+								for u := range nuse {
+									copy(wk.gather[(c*6+u)*gemmChunk:], strips[6*c+use[u]][ij0:ij0+j1-j0])
+								}
+							}
+							for j := j0; j < j1; j++ {
+								if p.Pairs != nil && !p.Pairs(i, j) {
+									continue
+								}
+								jj := j - j0
+								v := func(c, u int) float64 { return wk.gather[(c*6+u)*gemmChunk+jj] }
+								for c := range k {
+									a, z := v(c, 2), v(c, 1)
+									wk.wc[c], wk.gc[c], wk.ub[c] = v(c, 0), a-z, a+z
+								}
+								q := r*n + j
+								f, bound := eb.f(wk, e, sp, n, bounds, i, j, pos, t, T, p.ExcludeEndpoints, &logs[q])
+								fv[t*b*n+q] = f
+								errs[q] += bound
+								if !mirror {
+									continue
+								}
+								for c := range k {
+									a, z := v(c, 4), v(c, 5)
+									wk.wc[c], wk.gc[c], wk.ub[c] = v(c, 3), a-z, a+z
+								}
+								f, bound = eb.f(wk, e, sp, n, bounds, i, j, pos, T-t, T, p.ExcludeEndpoints, &logs[q])
+								fv[(T-t)*b*n+q] = f
+								errs[q] += bound
+							}
+						}
+					}
+				}); err != nil {
+					return 0, 0, err
+				}
+			}
+			if err := kernels.ParallelForWorker(ctx, m, p.Threads, 1, func(w, r0, r1 int) {
+				wk := &ws[w]
+				for i := i0 + r0; i < i0+r1; i++ {
+					r := i - i0
+					for j := max(i+1, jlo); j < jhi; j++ {
+						if p.Pairs != nil && !p.Pairs(i, j) {
+							continue
+						}
+						q := r*n + j
+						var sum, all float64
+						for t := 1; t < T; t++ {
+							sum += fv[t*b*n+q]
+						}
+						a, z := fv[q], fv[T*b*n+q]
+						all = a + z + sum
+						if !opt.keep && !(errs[q] <= gemmTrust*all) {
+							// Too close to the rounding of the products (near
+							// pairs, pure regions): redo the pair as pathSumsDirect.
+							u, v := i, j
+							if pos[u] > pos[v] {
+								u, v = v, u
+							}
+							a, z, sum = wk.pair(x, u*n, v*n, nn, sp[u*n:(u+1)*n], sp[v*n:(v+1)*n], e[u*n:(u+1)*n], e[v*n:(v+1)*n], bounds, pos[u], pos[v], T, p.ExcludeEndpoints, &fb[w])
+							f0[u*n+v], f0[v*n+u] = a, z
+							mid[u*n+v], mid[v*n+u] = sum, sum
+							wk.redone++
+							continue
+						}
+						fb[w] += int64(logs[q])
+						f0[i*n+j], f0[j*n+i] = a, z
+						mid[i*n+j], mid[j*n+i] = sum, sum
+					}
+				}
+			}); err != nil {
+				return 0, 0, err
+			}
+		}
+		if p.Progress != nil {
+			before := done
+			for i := i0; i < i1; i++ {
+				done += int64(n - 1 - i)
+			}
+			if done > before { // a last block of row n−1 alone adds no pair
+				p.Progress(done, total)
+			}
+		}
+	}
+	for w, v := range fb {
+		fallbacks += v
+		redone += ws[w].redone
+	}
+	return fallbacks, redone, nil
+}
+
+// transposeCols writes rows [r0, r1) of the rows × cols matrix src (stride
+// lds) as columns of dst (cols × ·, stride ldd): dst[c·ldd + r] = src[r·lds + c],
+// times mul[r·lds + c] if mul is not nil.
+func transposeCols(dst []float64, ldd int, src, mul []float64, lds, r0, r1, cols int) {
+	const tb = 16 // tile edge: both sides stay in L1
+	for c0 := 0; c0 < cols; c0 += tb {
+		c1 := min(c0+tb, cols)
+		for r := r0; r < r1; r++ {
+			row := src[r*lds+c0 : r*lds+c1]
+			if mul == nil {
+				for c, v := range row {
+					dst[(c0+c)*ldd+r] = v
+				}
+				continue
+			}
+			mr := mul[r*lds+c0 : r*lds+c1]
+			for c, v := range row {
+				dst[(c0+c)*ldd+r] = v * mr[c]
+			}
+		}
+	}
+}
+
+// transposeBlock sets the m×m block at the start of dst (stride ld) to the
+// transpose of the one in src.
+func transposeBlock(dst, src []float64, ld, m int) {
+	for r := range m {
+		for c := range m {
+			dst[r*ld+c] = src[c*ld+r]
+		}
+	}
+}
+
+// Row block limits of PathSums: at least one Gemm micro-tile, at most a
+// block that leaves n×(T+1) path values per row affordable.
+const (
+	gemmChunk   = 64 // columns of the strips gathered at once
+	gemmMinRows = 6
+	gemmMaxRows = 1024
+)
+
+// gemmTrust is the relative error bound of a pair's path sums below which
+// PathSums keeps the Gemm values; other pairs are redone directly.
+const gemmTrust = 1e-11
+
+// gemmBound holds what the error bound of a Gemm F needs: class sizes and
+// the largest |s_il|.
+type gemmBound struct {
+	nc   []float64
+	smax float64
+}
+
+// f returns F_ij at path point t from the class sums wc, gc in wk and a
+// bound on its error against the direct sums with the same weights; wk.ub
+// holds Σ_{l∈c} ξ_l(h_il + h_jl) (nonnegative terms). When the normaliser
+// is below fisherUnderflow the sums are redone in the log domain (counted
+// in logs) and the bound is 0.
+//
+// Bound (u = 2⁻⁵³, first order): G_c adds n_c products per side, sums of
+// nonnegative terms, so its rounding is below (n_c+2)u·ub_c. d² = s_ii +
+// s_ll − 2s_il is rounded by less than 6u·smax (smax = max |s_il|, which is
+// max s_ll for a PSD s), H = d²/2 by 3u·smax, h_l = H_il − H_jl by 6u·smax: 13u·smax·w_c
+// leaves a factor 2 for the rounding of W_c in m. F is a weighted 2-norm of
+// G_c − m w_c, a projection of G, so its error is at most
+// √(Σ_c δ_c²/(W w_c)); twice that is returned.
+func (eb *gemmBound) f(wk *fisherWork, e, sp []float64, n int, bounds []int, i, j int, pos []int, t, T int, excl bool, logs *int32) (f, bound float64) {
+	var W float64
+	for _, w := range wk.wc {
+		W += w
+	}
+	if W < fisherUnderflow {
+		*logs++
+		si, sj := sp[i*n:(i+1)*n], sp[j*n:(j+1)*n]
+		for l := range wk.g {
+			wk.g[l] = sj[l] - si[l]
+		}
+		ca, cb := float64(T-t)/float64(T), float64(t)/float64(T)
+		logSums(wk.wc, wk.gc, e[i*n:(i+1)*n], e[j*n:(j+1)*n], wk.g, ca, cb, bounds, pos[i], pos[j], excl)
+		return fisherF(wk.wc, wk.gc), 0
+	}
+	const u = 0x1p-53
+	var b2 float64
+	for c, w := range wk.wc {
+		if w > 0 {
+			d := u * ((eb.nc[c]+2)*wk.ub[c] + 13*eb.smax*w)
+			b2 += (d / W) * (d / w)
+		}
+	}
+	return fisherF(wk.wc, wk.gc), 2 * math.Sqrt(b2)
+}
