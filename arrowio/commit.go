@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 )
 
 // Committer is an output that can be published in a group: the writers of
@@ -143,18 +144,19 @@ type output struct {
 }
 
 // sink is what the encoders write to. Once discard is set it swallows
-// everything, so that encoders can be finished only to free their memory.
-// It keeps the first error of the file system, so that the error an
-// encoder returns (arrow-go's Parquet writer buries it in "unknown error
-// type") can be reported as it is.
+// everything, so that encoders can be finished only to free their memory;
+// it is atomic because a Parquet row group may be going out on the
+// encoder's goroutine when the writer is dropped. The sink keeps the first
+// error of the file system, so that the error an encoder returns (arrow-go's
+// Parquet writer buries it in "unknown error type") can be reported as it is.
 type sink struct {
 	w       io.Writer
-	discard bool
+	discard atomic.Bool
 	err     error
 }
 
 func (s *sink) Write(p []byte) (int, error) {
-	if s.discard {
+	if s.discard.Load() {
 		return len(p), nil
 	}
 	n, err := s.w.Write(p)
@@ -332,7 +334,7 @@ func (o *output) forget() {
 // discard removes the temporary file (if any); bytes meant for standard
 // output that are still buffered (and a held end) are dropped.
 func (o *output) discard() error {
-	o.sink.discard = true
+	o.sink.discard.Store(true)
 	o.tail.Reset()
 	if o.tmp == nil || o.renamed || o.removed {
 		return nil

@@ -140,7 +140,8 @@ type encoder interface {
 	// every byte to the sink.
 	finish() error
 	// release frees what the encoder holds without caring about the output
-	// (the sink discards at that point).
+	// (the sink discards at that point), once any work of its own
+	// goroutines is done.
 	release()
 }
 
@@ -312,11 +313,7 @@ func (w *writer) forget()           { w.out.forget() }
 
 // drop releases the encoder and removes the temporary file.
 func (w *writer) drop() error {
-	// A row group may still be going to the sink on another goroutine.
-	if q, ok := w.enc.(interface{ wait() error }); ok {
-		_ = q.wait()
-	}
-	w.out.sink.discard = true
+	w.out.sink.discard.Store(true)
 	if w.enc != nil {
 		_ = protect(func() error { w.enc.release(); return nil })
 		w.enc = nil

@@ -1,15 +1,16 @@
 package arrowio
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // Extract turns one record batch of the plan's schema into a Frame. file and
@@ -194,22 +195,12 @@ func (b *batch) scalarFeatures() {
 		}
 		nonFinite[k] = acc != 0
 	}
-	if workers := min(p.threads, blocks); workers > 1 {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for k := int(next.Add(1) - 1); k < blocks; k = int(next.Add(1) - 1) {
-					fill(k)
-				}
-			})
-		}
-		wg.Wait()
-	} else {
-		for k := range blocks {
+	// No context here: Extract is not cancellable, and a batch is short.
+	_ = kernels.ParallelFor(context.Background(), blocks, p.threads, 1, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
 			fill(k)
 		}
-	}
+	})
 	for j, s := range srcs {
 		if s.null != nil {
 			b.scanNulls(s.null, 1+j, p.featNames[j])

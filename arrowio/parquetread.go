@@ -151,11 +151,10 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 			return nil, err
 		}
 	}
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, cfg.mem)
-	if err != nil {
-		return nil, err
-	}
-	full, err := fr.Schema()
+	// The schema first (FileReader.Schema does the same), so that the
+	// projection can choose the batches' allocator before the FileReader.
+	arrowProps := pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}
+	full, err := pqarrow.FromParquet(pf.MetaData().Schema, &arrowProps, pf.MetaData().KeyValueMetadata())
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +171,10 @@ func newParquetPart(name string, f parquet.ReaderAtSeeker, c io.Closer, cfg *rea
 		// strings works with Go's allocator, whose memory the collector
 		// keeps alive, and would read other rows' bytes from a recycled one).
 		mem = cfg.recycle
-		if fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: int64(cfg.batchSize)}, mem); err != nil {
-			return nil, err
-		}
+	}
+	fr, err := pqarrow.NewFileReader(pf, arrowProps, mem)
+	if err != nil {
+		return nil, err
 	}
 	p := &parquetPart{name: name, c: c, pf: pf, fr: fr, schema: pr.schema,
 		batchSize: cfg.batchSize, threads: cfg.threads, mem: mem}

@@ -259,19 +259,15 @@ func (e *parquetEncoder) finish() error {
 	if err := e.wait(); err != nil {
 		return err
 	}
-	if e.rows > 0 {
-		if e.fw == nil {
-			if err := e.open(); err != nil {
-				return err
-			}
-		}
-		n := e.rows
-		if err := e.writeGroup(e.take(n), n); err != nil {
+	// Opened from the pending rows' values, or with none for an empty file.
+	if e.fw == nil {
+		if err := e.open(); err != nil {
 			return err
 		}
 	}
-	if e.fw == nil { // no rows
-		if err := e.open(); err != nil {
+	if e.rows > 0 {
+		n := e.rows
+		if err := e.writeGroup(e.take(n), n); err != nil {
 			return err
 		}
 	}

@@ -69,8 +69,8 @@ func TestRecycleAllocatorRead(t *testing.T) {
 }
 
 // readCopies reads every batch of path and returns copies made with Go's
-// allocator (the reader's own buffers are released batch by batch, so the
-// recycling allocator reuses them).
+// allocator (compactRecord): unlike readBatches, the reader gets its own
+// buffers back batch by batch, so the recycling allocator reuses them.
 func readCopies(t *testing.T, path string, opts ...ReadOption) []arrow.RecordBatch {
 	t.Helper()
 	r, err := Open(context.Background(), path, opts...)
@@ -80,7 +80,9 @@ func readCopies(t *testing.T, path string, opts ...ReadOption) []arrow.RecordBat
 	defer r.Release()
 	var out []arrow.RecordBatch
 	for r.Next() {
-		out = append(out, copyRecord(t, r.RecordBatch()))
+		rec := r.RecordBatch()
+		rec.Retain()
+		out = append(out, compactRecord(rec))
 	}
 	if err := r.Err(); err != nil {
 		t.Fatalf("%s: %v", path, err)
@@ -90,26 +92,6 @@ func readCopies(t *testing.T, path string, opts ...ReadOption) []arrow.RecordBat
 			rec.Release()
 		}
 	})
-	return out
-}
-
-// copyRecord copies rec into Go-allocated arrays, through the IPC-free
-// path of array.Concatenate of one array per column.
-func copyRecord(t *testing.T, rec arrow.RecordBatch) arrow.RecordBatch {
-	t.Helper()
-	mem := memory.NewGoAllocator()
-	cols := make([]arrow.Array, rec.NumCols())
-	for i, c := range rec.Columns() {
-		a, err := array.Concatenate([]arrow.Array{c}, mem)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols[i] = a
-	}
-	out := array.NewRecordBatch(rec.Schema(), cols, rec.NumRows())
-	for _, c := range cols {
-		c.Release()
-	}
 	return out
 }
 

@@ -3,7 +3,6 @@ package arrowio
 import (
 	"fmt"
 	"path"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,15 +49,10 @@ type frameConfig struct {
 }
 
 // WithFrameThreads sets how many goroutines fill a frame's X from a batch's
-// feature columns (default 1; n ≤ 0: GOMAXPROCS). Each fills whole blocks
-// of rows, so X is the same for any n.
+// feature columns (default 1; n ≤ 0: GOMAXPROCS, as kernels.ParallelFor).
+// Each fills whole blocks of rows, so X is the same for any n.
 func WithFrameThreads(n int) FrameOption {
-	return func(c *frameConfig) {
-		if n <= 0 {
-			n = runtime.GOMAXPROCS(0)
-		}
-		c.threads = n
-	}
+	return func(c *frameConfig) { c.threads = n }
 }
 
 // WithFrameAllocator sets the allocator for the Arrow arrays of the Frames

@@ -13,7 +13,7 @@ import (
 // bounds at, just above and below the result, with NaN and Inf inputs.
 func TestSqDistAVX2(t *testing.T) {
 	if !hasAVX2 {
-		t.Skip("no AVX2 on this CPU (or a purego build): only the pure-Go loops run here, and the other distance tests cover them")
+		t.Skip("no AVX2 and FMA on this CPU (or a purego build): only the pure-Go loops run here, and the other distance tests cover them")
 	}
 	rng := rand.New(rand.NewPCG(16, 2))
 	buf := randomPoints(rng, 2, 80)

@@ -14,8 +14,11 @@ package kernels
 const (
 	// sqDistBlockTerms is the run of terms packed at once (2 KiB a row).
 	sqDistBlockTerms = 256
-	// sqDistBlockRows is the tile edge: two panels of 64 rows and the
-	// pairs' lanes (128 KiB) stay in L2.
+	// sqDistBlockRows is the tile edge. Larger tiles read X from memory
+	// fewer times (packing a tile's panels costs (ti + tj)·d copies for
+	// ti·tj·d terms), smaller ones keep the pairs' lanes (512 KiB here)
+	// nearer L2; at D = 512 edges of 128 with runs of 256 terms measured
+	// best among 64–256 rows and 64–512 terms, within the machine's noise.
 	sqDistBlockRows = 128
 	// sqDistBlockMinDims is the width from which the blocked path pays; at
 	// smaller widths writing the n×n output dominates.
@@ -25,12 +28,11 @@ const (
 	sqDistPanelPad = 4
 )
 
-// sqDistBlockScratch is one worker's panels, lanes and output tile.
+// sqDistBlockScratch is one worker's panels, lanes and transposed tile.
 type sqDistBlockScratch struct {
 	a, b  []float64 // packed panels, sqDistBlockRows rows of stride terms
 	lanes []float64 // 4 lanes per pair, in the order of laneOffset
-	tile  []float64 // the tile's distances, row-major, before they are stored
-	tileT []float64 // and transposed
+	tileT []float64 // the tile's distances, transposed, for the mirror image
 }
 
 // useBlockedSqDist reports whether SqDistances takes the blocked path.
@@ -91,30 +93,28 @@ func sqDistTileBlocked(sc *sqDistBlockScratch, dst, x []float64, n, d, i0, i1, j
 			}
 		}
 	}
-	// The tile and its transpose, then both out as runs of consecutive
-	// elements (rows of dst, and the mirror image's rows).
-	sc.tile = Grow(sc.tile, ti*tj)
+	// Each row of the tile straight into dst, its transpose into tileT for
+	// the mirror image's rows: both written as runs of consecutive elements.
+	// A diagonal tile's lower half was never summed in full, and is skipped.
 	sc.tileT = Grow(sc.tileT, ti*tj)
-	tile, tt := sc.tile[:ti*tj], sc.tileT[:ti*tj]
+	tt := sc.tileT[:ti*tj]
 	for r := range ti {
 		xi := x[(i0+r)*d : (i0+r+1)*d]
-		for c := range tj {
+		row := dst[(i0+r)*n+j0 : (i0+r)*n+j1]
+		c0 := 0
+		if diag {
+			row[r] = 0
+			c0 = r + 1
+		}
+		for c := c0; c < tj; c++ {
 			l := (*[4]float64)(lanes[laneOffset(r, c, tj):])
 			if d4 < d {
 				sqDistLanesGo(l, xi[d4:], x[(j0+c)*d+d4:(j0+c+1)*d])
 			}
 			v := (l[0] + l[1]) + (l[2] + l[3])
-			tile[r*tj+c] = v
+			row[c] = v
 			tt[c*ti+r] = v
 		}
-	}
-	for r := range ti {
-		c0 := 0
-		if diag {
-			c0 = r + 1
-			dst[(i0+r)*n+i0+r] = 0
-		}
-		copy(dst[(i0+r)*n+j0+c0:(i0+r)*n+j1], tile[r*tj+c0:(r+1)*tj])
 	}
 	for c := range tj {
 		r1 := ti

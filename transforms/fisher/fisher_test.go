@@ -25,16 +25,7 @@ func linearKernel(n, dim, k int, seed uint64) (x, s []float64, cls []int) {
 			x[i*dim+d] = 0.7*float64(cls[i]*((d+cls[i])%2)) + rng.NormFloat64()
 		}
 	}
-	s = make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			var v float64
-			for d := range dim {
-				v += x[i*dim+d] * x[j*dim+d]
-			}
-			s[i*n+j] = v
-		}
-	}
+	s = linearGram(x, n, dim)
 	return x, s, cls
 }
 
@@ -512,4 +503,19 @@ func TestProgress(t *testing.T) {
 			t.Errorf("sparse %v: final progress %d of %d, want %d of %d", sparse, last, total, want, want)
 		}
 	}
+}
+
+// linearGram is the linear kernel of the n points x (n×dim): s_ij = ⟨x_i, x_j⟩.
+func linearGram(x []float64, n, dim int) []float64 {
+	s := make([]float64, n*n)
+	for i := range n {
+		for j := range n {
+			var v float64
+			for d := range dim {
+				v += x[i*dim+d] * x[j*dim+d]
+			}
+			s[i*n+j] = v
+		}
+	}
+	return s
 }

@@ -57,16 +57,7 @@ func twinKernel(n, k int, sep float64, seed uint64) ([]float64, []int) {
 			}
 		}
 	}
-	s := make([]float64, n*n)
-	for i := range n {
-		for j := range n {
-			var v float64
-			for d := range dim {
-				v += x[i*dim+d] * x[j*dim+d]
-			}
-			s[i*n+j] = v
-		}
-	}
+	s := linearGram(x, n, dim)
 	return s, cls
 }
 
