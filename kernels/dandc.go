@@ -539,10 +539,17 @@ const (
 // step leaves the bracket of signs seen so far. It stops when |f| is
 // within its rounding error bound, or when τ stops changing.
 func secularRoot(i int, dl, z2 []float64, rho float64, delta []float64) float64 {
+	origin, tau := secularRootAt(i, dl, z2, rho, delta)
+	return dl[origin] + tau
+}
+
+// secularRootAt is secularRoot returning the root as its pole and offset,
+// λ_i = dl[origin] + tau, so that a caller can recompute every
+// dl_j − λ_i = (dl_j − dl[origin]) − tau with the bits of delta.
+func secularRootAt(i int, dl, z2 []float64, rho float64, delta []float64) (origin int, tau float64) {
 	k := len(dl)
 	rhoinv := 1 / rho
-	var origin int
-	var tau, lb, ub float64
+	var lb, ub float64
 	// il and il+1 are the poles of the model.
 	il := i
 	if i < k-1 {
@@ -624,5 +631,5 @@ func secularRoot(i int, dl, z2 []float64, rho float64, delta []float64) float64 
 		}
 		tau = next
 	}
-	return do + tau
+	return origin, tau
 }

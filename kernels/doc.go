@@ -156,6 +156,23 @@
 // it saves EigenSym's last step, 2n³ flops in Gemm, for callers that only
 // need a few products with Q (cKPCA's sphere problems).
 //
+// UpdateEigen and UpdateEigenLowRank (rankone.go) update a decomposition
+// A = Q·diag(d)·Qᵀ, with Q any Basis (SymEigen, the identity, an earlier
+// update), to A + Σ ρ_l v_l v_lᵀ one rank-one term at a time: the merge
+// step of the divide and conquer above on its own (deflation, roots as
+// offsets from their poles, the Löwner vector), with ρ < 0 handled by
+// negating. Each update keeps O(n) numbers (rotations, poles, roots,
+// Löwner vector, column norms) and recomputes the entries ẑ_j/(d_j − λ_i)
+// of its eigenvector matrix inside each product (O(n²) divisions, shared
+// by the vectors carried through together), so a chain of updates costs
+// O(n²) time and O(n) memory per term. Tested against EigenSym of the
+// dense result (residual and orthogonality below LAPACK's threshold of 30,
+// eigenvalues within 10·n·ε·‖A‖) on random, repeated, clustered
+// (1 + k·10⁻¹³), graded (10⁻¹⁰ … 10¹⁰) and kernel-like decaying poles,
+// both signs of ρ, zero and negligible terms and chains of three; bits
+// are the same for any thread count. cKPCA builds all its sphere problems
+// this way (package ckpca, "Low-rank updates").
+//
 // EigenSymExtreme finds a few eigenpairs at one end of the spectrum by
 // block Lanczos with full reorthogonalisation and restarts from a seeded
 // random block (a randomized block Krylov method), stopping when every
