@@ -76,8 +76,25 @@ type Result struct {
 }
 
 // Fit solves cKPCA for the feature matrix f (n×p, K = f·fᵀ; see the package
-// doc) and the control points.
+// doc) and the control points. It forms the p×p covariance of f and
+// factorises the first component's sphere problem; the later components'
+// problems are rank-one updates of that one (package doc, "Low-rank
+// updates").
 func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
+	return fit(context.Background(), f, nil, ctrl, o)
+}
+
+// FitFeatures is FitContext on a feature map. When feat.Lambda is set
+// (FᵀF is diagonal: the exact kernel path), no p×p matrix is formed or
+// factorised: every sphere problem is a few rank-one updates of that
+// diagonal (package doc, "Low-rank updates").
+func FitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (*Result, error) {
+	return kernels.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o) })
+}
+
+// fit is Fit; lambda, if not nil, is the diagonal of fᵀf (which must then
+// be diagonal).
+func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Options) (*Result, error) {
 	n, p := f.Dims()
 	m := len(ctrl.Rows)
 	if err := checkOptions(o); err != nil {
@@ -86,10 +103,12 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 	if err := checkControl(f, ctrl, o.Dims); err != nil {
 		return nil, err
 	}
+	if lambda != nil && len(lambda) != p {
+		panic(fmt.Sprintf("ckpca: %d values of FᵀF for %d features", len(lambda), p))
+	}
 	if o.Soft == 0 && m >= p {
 		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or soft)", ErrControl, m, p)
 	}
-	wv := varianceMatrix(f)
 	var l *mat.Dense // the control rows of F, L in the paper
 	if m > 0 {
 		l = mat.NewDense(m, p, nil)
@@ -120,29 +139,31 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 				ErrInfeasible, worst, worst)
 		}
 	}
+	pr := &problem{w: newCovariance(f, lambda), cons: cons, l: l, soft: o.Soft}
 	res := &Result{U: mat.NewDense(p, o.Dims, nil), TargetScale: c}
-	prev := make([][]float64, 0, o.Dims)
+	var first *SphereQuadratic
+	var prev [][]float64
 	for s := range o.Dims {
-		w := mat.NewSymDense(p, nil)
-		w.CopySym(wv)
-		for _, u := range prev {
-			w.SymRankOne(w, -o.Nu/float64(s+1), mat.NewVecDense(p, u))
-		}
+		coef := o.Nu / float64(s+1)
 		y := column(targets, m, o.Dims, s)
 		for k := range y {
 			y[k] *= c
 		}
-		var u []float64
-		var comp Component
+		var sq *SphereQuadratic
 		var err error
-		switch {
-		case cons != nil:
-			u, comp, err = cons.solve(w, y)
-		case m > 0:
-			u, comp, err = solveSoft(w, l, y, o.Soft)
-		default:
-			u, comp, err = solveFree(w)
+		if s == 0 {
+			first, err = pr.sphere(ctx, lowRankCheckTol)
+			sq = first
+		} else {
+			sq, err = pr.updated(ctx, first, prev, coef)
 		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err
+			}
+			return nil, fmt.Errorf("component %d: %w: %w", s+1, ErrNumerical, err)
+		}
+		u, comp, err := pr.solve(sq, prev, coef, y)
 		if err != nil {
 			return nil, fmt.Errorf("component %d: %w", s+1, err)
 		}
@@ -314,85 +335,11 @@ func (c *constraints) norm(y []float64) float64 {
 	return mat.Norm(mat.NewVecDense(c.m, c.x(y)), 2)
 }
 
-// solve is the paper's Section 2.1 for one component.
-func (c *constraints) solve(w *mat.SymDense, y []float64) ([]float64, Component, error) {
-	m, p := c.m, c.p
-	x := c.x(y)
-	xx := mat.Dot(mat.NewVecDense(m, x), mat.NewVecDense(m, x))
-	t2 := 1 - xx
-	if t2 < 0 {
-		return nil, Component{}, fmt.Errorf("%w: ‖x‖² = %.6g > 1", ErrInfeasible, xx)
-	}
-	g := blas64.General{Rows: p, Cols: p, Stride: p, Data: make([]float64, p*p)}
-	for i := range p {
-		for j := range p {
-			g.Data[i*p+j] = w.At(i, j)
-		}
-	}
-	c.applyQ(blas.Left, blas.Trans, g)
-	c.applyQ(blas.Right, blas.NoTrans, g)
-	k := p - m
-	cm := mat.NewSymDense(k, nil)
-	for i := range k {
-		for j := i; j < k; j++ {
-			cm.SetSym(i, j, 0.5*(g.Data[(m+i)*p+m+j]+g.Data[(m+j)*p+m+i]))
-		}
-	}
-	// b = −B x with B = (QᵀWQ)[m:, :m].
-	b := make([]float64, k)
-	for i := range k {
-		var s float64
-		for j := range m {
-			s += g.Data[(m+i)*p+j] * x[j]
-		}
-		b[i] = -s
-	}
-	z, comp, err := sphere(cm, b, math.Sqrt(t2))
-	if err != nil {
-		return nil, comp, err
-	}
-	u := append(x, z...)
-	c.applyQ(blas.Left, blas.NoTrans, blas64.General{Rows: p, Cols: 1, Stride: 1, Data: u})
-	return u, comp, nil
-}
-
-// solveSoft maximises uᵀ(W − w·LᵀL)u + 2w·yᵀLu on ‖u‖ = 1.
-func solveSoft(wm *mat.SymDense, l *mat.Dense, y []float64, w float64) ([]float64, Component, error) {
-	_, p := l.Dims()
-	cm := mat.NewSymDense(p, nil)
-	cm.SymOuterK(-w, l.T())
-	cm.AddSym(cm, wm)
-	b := mat.NewVecDense(p, nil)
-	b.MulVec(l.T(), mat.NewVecDense(len(y), y))
-	b.ScaleVec(-w, b)
-	return sphere(cm, b.RawVector().Data, 1)
-}
-
-// solveFree maximises uᵀWu on ‖u‖ = 1 (no control points): the top
-// eigenvector, largest-magnitude entry positive.
-func solveFree(w *mat.SymDense) ([]float64, Component, error) {
-	p := w.SymmetricDim()
-	return sphere(w, make([]float64, p), 1)
-}
-
-func sphere(cm *mat.SymDense, b []float64, t float64) ([]float64, Component, error) {
-	sq, err := NewSphereQuadratic(cm)
-	if err != nil {
-		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
-	}
-	z := make([]float64, len(b))
-	lambda, _, err := sq.Maximize(z, b, t)
-	if err != nil {
-		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
-	}
-	return z, Component{Lambda: lambda, T: t, HardCase: len(b) > 0 && lambda == sq.MaxEigenvalue()}, nil
-}
-
 // FitContext is Fit under a context. Fit's dense steps (the p×p covariance
-// of the features, one symmetric eigendecomposition per output dimension)
-// cannot be interrupted inside gonum, so Fit runs detached
-// (kernels.Detach): on cancellation FitContext returns ctx.Err() at once and
-// the abandoned fit finishes in the background (f is only read).
+// of the features, the factorisation of the first sphere problem) cannot be
+// interrupted inside gonum, so Fit runs detached (kernels.Detach): on
+// cancellation FitContext returns ctx.Err() at once and the abandoned fit
+// finishes in the background (f is only read).
 func FitContext(ctx context.Context, f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 	return kernels.Detach(ctx, func() (*Result, error) { return Fit(f, ctrl, o) })
 }

@@ -1,6 +1,7 @@
 package ckpca
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -31,7 +32,7 @@ func BenchmarkFitRBF(b *testing.B) {
 	for _, tc := range []struct {
 		n, landmarks int
 	}{
-		{1000, 0}, {3000, 0}, {100000, 500},
+		{1000, 0}, {2000, 0}, {3000, 0}, {100000, 500},
 	} {
 		name := fmt.Sprintf("exact/n=%d", tc.n)
 		if tc.landmarks > 0 {
@@ -51,7 +52,7 @@ func BenchmarkFitRBF(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if _, err := Fit(feat.F, ctrl, o); err != nil {
+				if _, err := FitFeatures(context.Background(), feat, ctrl, o); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -414,11 +414,3 @@ func resolve(kind string, x *mat.Dense) (kernels.Kernel, error) {
 	n, d := x.Dims()
 	return kernels.Kernel{Kind: kind}.Resolve(x.RawMatrix().Data, n, d)
 }
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, v := range a {
-		s += v * b[i]
-	}
-	return s
-}

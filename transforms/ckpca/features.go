@@ -33,6 +33,10 @@ type Features struct {
 	Ref []int
 	// Rank is p, and Dropped the number of kernel eigenvalues treated as 0.
 	Rank, Dropped int
+	// Lambda, if not nil, is the diagonal of FᵀF, which is then diagonal:
+	// the kept eigenvalues of K on the exact kernel path (F = VΛ^{1/2}).
+	// FitFeatures uses it to build the sphere problems by rank-one updates.
+	Lambda []float64
 }
 
 // rankTol is the relative eigenvalue below which K's spectrum counts as 0.
@@ -91,7 +95,9 @@ func kernelFeatures(ctx context.Context, k *mat.Dense) (*Features, error) {
 	p := len(keep)
 	f := mat.NewDense(n, p, nil)
 	coef := mat.NewDense(n, p, nil)
+	lambda := make([]float64, p)
 	for c, i := range keep {
+		lambda[c] = vals[i]
 		s := math.Sqrt(vals[i])
 		for r := range n {
 			v := vecs.At(r, i)
@@ -99,7 +105,7 @@ func kernelFeatures(ctx context.Context, k *mat.Dense) (*Features, error) {
 			coef.Set(r, c, v/s)
 		}
 	}
-	return &Features{F: f, Coef: coef, Rank: p, Dropped: n - p}, nil
+	return &Features{F: f, Coef: coef, Rank: p, Dropped: n - p, Lambda: lambda}, nil
 }
 
 // CheckSymmetric reports a kernel matrix that is not square, has a

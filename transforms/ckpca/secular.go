@@ -32,13 +32,25 @@ var ErrSecular = errors.New("ckpca: sphere quadratic")
 // eigenvector of λ₁ as kernels.SymEigen gives it, with its sign fixed so that
 // its entry of largest magnitude (the first such on ties) is positive.
 //
+// Update gives the problem of C + ρ·v·vᵀ from this one in O(k²) time and
+// O(k) memory (kernels.UpdateEigen), so that a chain of low-rank changes
+// never factorises C again.
+//
 // A SphereQuadratic is read-only after construction and safe for concurrent
 // use.
 type SphereQuadratic struct {
 	k    int
-	vals []float64         // ascending, as kernels.EigenSym returns them
-	eig  *kernels.SymEigen // Q, its columns in the order of vals
-	norm float64           // max |λ|
+	vals []float64  // ascending, as kernels.EigenSym returns them
+	eig  eigenBasis // Q, its columns in the order of vals
+	norm float64    // max |λ|
+}
+
+// eigenBasis is the eigenvector basis of C: a factored EigenSym or a chain
+// of rank-one updates.
+type eigenBasis interface {
+	kernels.Basis
+	Vector(dst []float64, k int)
+	NegateVector(k int)
 }
 
 // NewSphereQuadratic factorises the symmetric matrix c. Only c's stored
@@ -68,7 +80,17 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
 	}
-	s.eig, s.vals = eig, eig.Values
+	return newSphere(eig.Values, eig), nil
+}
+
+// newSphere returns the problem of C = Q·diag(vals)·Qᵀ (vals ascending),
+// taking eig (whose top vector's sign it fixes).
+func newSphere(vals []float64, eig eigenBasis) *SphereQuadratic {
+	k := len(vals)
+	s := &SphereQuadratic{k: k, vals: vals, eig: eig}
+	if k == 0 {
+		return s
+	}
 	for _, l := range s.vals {
 		s.norm = max(s.norm, math.Abs(l))
 	}
@@ -85,7 +107,33 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	if q1[arg] < 0 {
 		eig.NegateVector(top)
 	}
-	return s, nil
+	return s
+}
+
+// Update returns the problem of C + ρ·v·vᵀ (v of length k). Its
+// eigendecomposition is this one's updated (kernels.UpdateEigen: deflation,
+// the secular equation, the Löwner vector), never recomputed, and this
+// problem is left unchanged. NaN or Inf in ρ or v give an error wrapping
+// ErrSecular; a wrong length panics.
+func (s *SphereQuadratic) Update(rho float64, v []float64) (*SphereQuadratic, error) {
+	return s.update(context.Background(), rho, v)
+}
+
+func (s *SphereQuadratic) update(ctx context.Context, rho float64, v []float64) (*SphereQuadratic, error) {
+	if len(v) != s.k {
+		panic("ckpca: SphereQuadratic.Update: bad length")
+	}
+	if s.k == 0 {
+		return s, nil
+	}
+	r, err := kernels.UpdateEigen(ctx, s.eig, s.vals, rho, v, 0)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
+	}
+	return newSphere(r.Values, r), nil
 }
 
 // Dim returns k, the order of C.

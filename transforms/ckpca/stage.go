@@ -488,7 +488,7 @@ func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *tra
 // figures, and returns Fit's n×d embedding F·U.
 func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) (*mat.Dense, error) {
 	env.Progress.Start("optimising", int64(fo.Dims))
-	fit, err := FitContext(ctx, feat.F, ctrl, fo)
+	fit, err := FitFeatures(ctx, feat, ctrl, fo)
 	env.Progress.Add(int64(fo.Dims))
 	env.Progress.Finish()
 	if err != nil {
