@@ -298,60 +298,18 @@ func dandcMerge(ctx context.Context, d, q []float64, ldq, n1, m int, beta float6
 	for j := n1; j < m; j++ {
 		ctype[j] = colBottom
 	}
-	var dmax, zmax float64
-	for j := range m {
-		dmax = max(dmax, math.Abs(d[j]))
-		zmax = max(zmax, math.Abs(z[j]))
-	}
-	tol := 8 * dandcEps * max(dmax, zmax)
-
-	// Deflation (dlaed2): a negligible ρ·|z_j| leaves (d_j, q_j) an
-	// eigenpair; two poles closer than the tolerance allows (after the
-	// rotation that moves their weight into one z) leave the rotated
-	// first one an eigenpair.
-	var keep, defl []int
-	if rho*zmax > tol {
-		pj := -1
-		for _, j := range order {
-			if rho*math.Abs(z[j]) <= tol {
-				defl = append(defl, j)
-				continue
-			}
-			if pj < 0 {
-				pj = j
-				continue
-			}
-			s, c := z[pj], z[j]
-			tau := math.Hypot(c, s)
-			t := d[j] - d[pj]
-			c /= tau
-			s = -s / tau
-			if math.Abs(t*c*s) > tol {
-				keep = append(keep, pj)
-				pj = j
-				continue
-			}
-			z[j], z[pj] = tau, 0
-			if ctype[j] != ctype[pj] {
-				ctype[j] = colDense
-			}
-			for r := range m {
-				x, y := q[r*ldq+pj], q[r*ldq+j]
-				q[r*ldq+pj] = c*x + s*y
-				q[r*ldq+j] = c*y - s*x
-			}
-			dp := d[pj]*c*c + d[j]*s*s
-			d[j] = d[pj]*s*s + d[j]*c*c
-			d[pj] = dp
-			defl = append(defl, pj)
-			pj = j
+	// Deflation (dlaed2): negligible weights, and close poles after a
+	// rotation of their columns of q.
+	keep, defl := deflateSecular(d[:m], z, rho, order, func(pj, j int, c, s float64) {
+		if ctype[j] != ctype[pj] {
+			ctype[j] = colDense
 		}
-		if pj >= 0 {
-			keep = append(keep, pj)
+		for r := range m {
+			x, y := q[r*ldq+pj], q[r*ldq+j]
+			q[r*ldq+pj] = c*x + s*y
+			q[r*ldq+j] = c*y - s*x
 		}
-	} else {
-		defl = order
-	}
+	})
 
 	k := len(keep)
 	// The eigenvalues of the merge and, for the non-deflated ones, their
@@ -402,26 +360,14 @@ func dandcMerge(ctx context.Context, d, q []float64, ldq, n1, m int, beta float6
 
 	// All m eigenpairs in ascending order: source ≥ 0 is a root (column
 	// of u), source < 0 the deflated column −source−1 of q.
-	type pair struct {
-		val float64
-		src int
-	}
-	pairs := make([]pair, 0, m)
+	pairs := make([]eigenSource, 0, m)
 	for i, l := range lam {
-		pairs = append(pairs, pair{l, i})
+		pairs = append(pairs, eigenSource{l, i})
 	}
 	for _, j := range defl {
-		pairs = append(pairs, pair{d[j], -j - 1})
+		pairs = append(pairs, eigenSource{d[j], -j - 1})
 	}
-	slices.SortStableFunc(pairs, func(a, b pair) int {
-		switch {
-		case a.val < b.val:
-			return -1
-		case a.val > b.val:
-			return 1
-		}
-		return 0
-	})
+	sortEigenSources(pairs)
 	for c, p := range pairs {
 		d[c] = p.val
 	}
@@ -440,6 +386,77 @@ func dandcMerge(ctx context.Context, d, q []float64, ldq, n1, m int, beta float6
 			}
 			copy(qr, row)
 		}
+	})
+}
+
+// deflateSecular is the deflation of dlaed2 for diag(d) + ρ·z·zᵀ (‖z‖ = 1,
+// ρ > 0), visiting the coordinates in order (d ascending): a negligible
+// ρ·|z_j| leaves e_j an eigenvector; two poles closer than the tolerance
+// allows are rotated (rotate is told the rotation, new axes
+// e_pj ← c·e_pj + s·e_j and e_j ← c·e_j − s·e_pj) so that z_pj vanishes,
+// and the rotated e_pj is an eigenvector. It updates d and z and returns
+// the kept coordinates (ascending poles) and the deflated ones.
+func deflateSecular(d, z []float64, rho float64, order []int, rotate func(pj, j int, c, s float64)) (keep, defl []int) {
+	var dmax, zmax float64
+	for _, j := range order {
+		dmax = max(dmax, math.Abs(d[j]))
+		zmax = max(zmax, math.Abs(z[j]))
+	}
+	tol := 8 * dandcEps * max(dmax, zmax)
+	if rho*zmax <= tol {
+		return nil, order
+	}
+	pj := -1
+	for _, j := range order {
+		if rho*math.Abs(z[j]) <= tol {
+			defl = append(defl, j)
+			continue
+		}
+		if pj < 0 {
+			pj = j
+			continue
+		}
+		s, c := z[pj], z[j]
+		tau := math.Hypot(c, s)
+		t := d[j] - d[pj]
+		c /= tau
+		s = -s / tau
+		if math.Abs(t*c*s) > tol {
+			keep = append(keep, pj)
+			pj = j
+			continue
+		}
+		z[j], z[pj] = tau, 0
+		rotate(pj, j, c, s)
+		dp := d[pj]*c*c + d[j]*s*s
+		d[j] = d[pj]*s*s + d[j]*c*c
+		d[pj] = dp
+		defl = append(defl, pj)
+		pj = j
+	}
+	if pj >= 0 {
+		keep = append(keep, pj)
+	}
+	return keep, defl
+}
+
+// eigenSource is an eigenvalue and where its vector comes from (a root of
+// the secular equation, or a deflated column).
+type eigenSource struct {
+	val float64
+	src int
+}
+
+// sortEigenSources sorts by value, stably.
+func sortEigenSources(pairs []eigenSource) {
+	slices.SortStableFunc(pairs, func(a, b eigenSource) int {
+		switch {
+		case a.val < b.val:
+			return -1
+		case a.val > b.val:
+			return 1
+		}
+		return 0
 	})
 }
 

@@ -178,11 +178,11 @@ func newRankOne(ctx context.Context, q Basis, d []float64, rho float64, w []floa
 		}
 		return 0
 	})
-	var defl []int
+	defl := order
 	if wn > 0 && rhoEff > 0 {
-		r.keep, defl = r.deflate(p, z, rhoEff, order)
-	} else {
-		defl = order
+		r.keep, defl = deflateSecular(p, z, rhoEff, order, func(pj, j int, c, s float64) {
+			r.rot = append(r.rot, planeRotation{p: pj, j: j, c: c, s: s})
+		})
 	}
 
 	k := len(r.keep)
@@ -200,79 +200,18 @@ func newRankOne(ctx context.Context, q Basis, d []float64, rho float64, w []floa
 	}
 	// All n eigenpairs in ascending order of sign·λ: roots first, then the
 	// deflated coordinates, stably, as in dandcMerge.
-	type pair struct {
-		val float64
-		src int
-	}
-	pairs := make([]pair, 0, n)
+	pairs := make([]eigenSource, 0, n)
 	for i, l := range lam {
-		pairs = append(pairs, pair{sgn * l, i})
+		pairs = append(pairs, eigenSource{sgn * l, i})
 	}
 	for _, j := range defl {
-		pairs = append(pairs, pair{sgn * p[j], -1 - j})
+		pairs = append(pairs, eigenSource{sgn * p[j], -1 - j})
 	}
-	slices.SortStableFunc(pairs, func(a, b pair) int {
-		switch {
-		case a.val < b.val:
-			return -1
-		case a.val > b.val:
-			return 1
-		}
-		return 0
-	})
+	sortEigenSources(pairs)
 	for c, pr := range pairs {
 		r.Values[c], r.src[c] = pr.val, pr.src
 	}
 	return r, nil
-}
-
-// deflate is dandcMerge's deflation (dlaed2) on coordinates: a negligible
-// ρ·|z_j| leaves e_j an eigenvector; two poles closer than the tolerance
-// allows are rotated so that one z vanishes, and the rotated axis is an
-// eigenvector. It updates p and z, records the rotations and returns the
-// kept coordinates (ascending poles) and the deflated ones.
-func (r *RankOneEigen) deflate(p, z []float64, rho float64, order []int) (keep, defl []int) {
-	var dmax, zmax float64
-	for j := range p {
-		dmax = max(dmax, math.Abs(p[j]))
-		zmax = max(zmax, math.Abs(z[j]))
-	}
-	tol := 8 * dandcEps * max(dmax, zmax)
-	if rho*zmax <= tol {
-		return nil, order
-	}
-	pj := -1
-	for _, j := range order {
-		if rho*math.Abs(z[j]) <= tol {
-			defl = append(defl, j)
-			continue
-		}
-		if pj < 0 {
-			pj = j
-			continue
-		}
-		s, c := z[pj], z[j]
-		tau := math.Hypot(c, s)
-		t := p[j] - p[pj]
-		c /= tau
-		s = -s / tau
-		if math.Abs(t*c*s) > tol {
-			keep = append(keep, pj)
-			pj = j
-			continue
-		}
-		z[j], z[pj] = tau, 0
-		r.rot = append(r.rot, planeRotation{p: pj, j: j, c: c, s: s})
-		dp := p[pj]*c*c + p[j]*s*s
-		p[j] = p[pj]*s*s + p[j]*c*c
-		p[pj] = dp
-		defl = append(defl, pj)
-		pj = j
-	}
-	if pj >= 0 {
-		keep = append(keep, pj)
-	}
-	return keep, defl
 }
 
 // solve finds the roots of the secular equation of diag(poles) + ρ·z·zᵀ
@@ -434,7 +373,7 @@ func (r *RankOneEigen) mulGTBlock(xs [][]float64) {
 					g[j] = 1 / r.gap(j, i)
 				}
 				for v := range nb {
-					roots[i*nb+v] = dotUnitary(yk[v*k:(v+1)*k], g) * r.norms[i]
+					roots[i*nb+v] = dotUnrolled(yk[v*k:(v+1)*k], g) * r.norms[i]
 				}
 			}
 		})
@@ -450,20 +389,4 @@ func (r *RankOneEigen) mulGTBlock(xs [][]float64) {
 		}
 		copy(y, out)
 	}
-}
-
-// dotUnitary returns Σ a_i·b_i in four partial sums.
-func dotUnitary(a, b []float64) float64 {
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }

@@ -109,37 +109,15 @@ func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Op
 	if o.Soft == 0 && m >= p {
 		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or soft)", ErrControl, m, p)
 	}
-	var l *mat.Dense // the control rows of F, L in the paper
-	if m > 0 {
-		l = mat.NewDense(m, p, nil)
-		for k, r := range ctrl.Rows {
-			l.SetRow(k, f.RawRowView(r))
-		}
+	pr, err := newProblem(f, lambda, ctrl.Rows, o.Soft)
+	if err != nil {
+		return nil, err
 	}
-	var cons *constraints
-	if o.Soft == 0 && m > 0 {
-		var err error
-		if cons, err = newConstraints(l, ctrl.Rows); err != nil {
-			return nil, err
-		}
+	c, err := pr.targetScale(ctrl.Targets, o)
+	if err != nil {
+		return nil, err
 	}
-	c := 1.0
 	targets := ctrl.Targets
-	if cons != nil {
-		worst := 0.0
-		for s := range o.Dims {
-			worst = max(worst, cons.norm(column(targets, m, o.Dims, s)))
-		}
-		switch {
-		case o.Scale == ScaleAuto && worst > 0:
-			c = math.Sqrt(o.Budget) / worst
-		case worst > 1:
-			return nil, fmt.Errorf("%w: the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
-				"scale the targets down by at least %.4g, or use scale auto (rescale, solve, scale back) or soft WEIGHT (penalty instead of exact constraints)",
-				ErrInfeasible, worst, worst)
-		}
-	}
-	pr := &problem{w: newCovariance(f, lambda), cons: cons, l: l, soft: o.Soft}
 	res := &Result{U: mat.NewDense(p, o.Dims, nil), TargetScale: c}
 	var first *SphereQuadratic
 	var prev [][]float64
@@ -150,7 +128,6 @@ func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Op
 			y[k] *= c
 		}
 		var sq *SphereQuadratic
-		var err error
 		if s == 0 {
 			first, err = pr.sphere(ctx, lowRankCheckTol)
 			sq = first
@@ -179,6 +156,51 @@ func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Op
 		res.Components[s].Variance = variance(mat.Col(nil, s, res.Embedding))
 	}
 	return res, nil
+}
+
+// newProblem builds what the components share: W (dense, or from lambda,
+// the diagonal of fᵀf), the control rows L of f and, for hard
+// constraints (soft = 0), the QR reduction of L.
+func newProblem(f *mat.Dense, lambda []float64, rows []int, soft float64) (*problem, error) {
+	_, p := f.Dims()
+	pr := &problem{w: newCovariance(f, lambda), soft: soft}
+	if len(rows) == 0 {
+		return pr, nil
+	}
+	pr.l = mat.NewDense(len(rows), p, nil)
+	for k, r := range rows {
+		pr.l.SetRow(k, f.RawRowView(r))
+	}
+	if soft == 0 {
+		var err error
+		if pr.cons, err = newConstraints(pr.l, rows); err != nil {
+			return nil, err
+		}
+	}
+	return pr, nil
+}
+
+// targetScale returns the factor c the targets are multiplied by: 1, or
+// under ScaleAuto √Budget over the largest norm the constraints need; an
+// infeasible target is an error otherwise.
+func (pr *problem) targetScale(targets []float64, o Options) (float64, error) {
+	if pr.cons == nil {
+		return 1, nil
+	}
+	m := pr.cons.m
+	worst := 0.0
+	for s := range o.Dims {
+		worst = max(worst, pr.cons.norm(column(targets, m, o.Dims, s)))
+	}
+	switch {
+	case o.Scale == ScaleAuto && worst > 0:
+		return math.Sqrt(o.Budget) / worst, nil
+	case worst > 1:
+		return 0, fmt.Errorf("%w: the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
+			"scale the targets down by at least %.4g, or use scale auto (rescale, solve, scale back) or soft WEIGHT (penalty instead of exact constraints)",
+			ErrInfeasible, worst, worst)
+	}
+	return 1, nil
 }
 
 func checkOptions(o Options) error {

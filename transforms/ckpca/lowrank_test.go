@@ -20,27 +20,13 @@ func freshFit(t *testing.T, name string, f *mat.Dense, ctrl Control, o Options) 
 	t.Helper()
 	_, p := f.Dims()
 	m := len(ctrl.Rows)
-	var l *mat.Dense
-	if m > 0 {
-		l = mat.NewDense(m, p, nil)
-		for k, r := range ctrl.Rows {
-			l.SetRow(k, f.RawRowView(r))
-		}
+	pr, err := newProblem(f, nil, ctrl.Rows, o.Soft)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	var cons *constraints
-	if o.Soft == 0 && m > 0 {
-		var err error
-		if cons, err = newConstraints(l, ctrl.Rows); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	c := 1.0
-	if cons != nil && o.Scale == ScaleAuto {
-		worst := 0.0
-		for s := range o.Dims {
-			worst = max(worst, cons.norm(column(ctrl.Targets, m, o.Dims, s)))
-		}
-		c = math.Sqrt(o.Budget) / worst
+	c, err := pr.targetScale(ctrl.Targets, o)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
 	wv := varianceMatrix(f)
 	u := mat.NewDense(p, o.Dims, nil)
@@ -51,7 +37,7 @@ func freshFit(t *testing.T, name string, f *mat.Dense, ctrl Control, o Options) 
 		for _, q := range prev {
 			w.SymRankOne(w, -o.Nu/float64(s+1), mat.NewVecDense(p, q))
 		}
-		pr := &problem{w: &covariance{dense: w}, cons: cons, l: l, soft: o.Soft}
+		pr.w = &covariance{dense: w}
 		sq, err := pr.sphere(context.Background(), lowRankCheckTol)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -142,20 +128,10 @@ func TestFitFeaturesLowRank(t *testing.T) {
 		}
 		// The low-rank construction itself passed its check (no dense
 		// fallback).
-		var l *mat.Dense
-		var cons *constraints
-		if tc.m > 0 {
-			l = mat.NewDense(tc.m, feat.Rank, nil)
-			for k, r := range ctrl.Rows {
-				l.SetRow(k, feat.F.RawRowView(r))
-			}
-			if tc.soft == 0 {
-				if cons, err = newConstraints(l, ctrl.Rows); err != nil {
-					t.Fatal(err)
-				}
-			}
+		pr, err := newProblem(feat.F, feat.Lambda, ctrl.Rows, tc.soft)
+		if err != nil {
+			t.Fatal(err)
 		}
-		pr := &problem{w: newCovariance(feat.F, feat.Lambda), cons: cons, l: l, soft: tc.soft}
 		if sq, err := pr.sphere(context.Background(), lowRankCheckTol); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		} else if _, ok := sq.eig.(*kernels.RankOneEigen); !ok {
@@ -175,17 +151,13 @@ func TestFitFeaturesLowRank(t *testing.T) {
 func TestLowRankSphereCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	_, feat := rbfFeatures(t, rng, 50, 3, "rbf")
-	l := mat.NewDense(3, feat.Rank, nil)
 	rows := []int{4, 17, 30}
-	for k, r := range rows {
-		l.SetRow(k, feat.F.RawRowView(r))
-	}
-	cons, err := newConstraints(l, rows)
+	pr, err := newProblem(feat.F, feat.Lambda, rows, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pr := &problem{w: newCovariance(feat.F, feat.Lambda), cons: cons, l: l}
-	dense := &problem{w: newCovariance(feat.F, nil), cons: cons, l: l}
+	cons := pr.cons
+	dense := &problem{w: newCovariance(feat.F, nil), cons: cons, l: pr.l}
 	ctx := context.Background()
 	low, err := pr.sphere(ctx, lowRankCheckTol)
 	if err != nil {
