@@ -40,6 +40,60 @@ func (p *Plan) ExtractTo(dst []float64, rec arrow.RecordBatch, file string, firs
 	return p.extract(dst, rec, file, firstRow, -1)
 }
 
+// ExtractColumns is ExtractTo for a caller that can take the features as
+// columns: when every feature is a float64 column without nulls (the
+// usual table) and no row is dropped, the frame's X is nil and
+// Frame.Columns holds the D columns (views into rec: no copy), unchecked
+// for NaN and ±Inf, which the caller must catch itself (apply's affine
+// map turns them into a non-finite coordinate, and then extracts the batch
+// again with ExtractTo, which reports or drops the row). Any other batch
+// gets ExtractTo(dst, …). The id, labels and kept columns are checked and
+// taken as always.
+func (p *Plan) ExtractColumns(dst []float64, rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
+	if err := p.checkBatch(rec, file); err != nil {
+		return nil, err
+	}
+	cols := p.floatColumns(rec)
+	if cols == nil {
+		return p.ExtractTo(dst, rec, file, firstRow)
+	}
+	n := int(rec.NumRows())
+	t := &tracker{mode: p.sel.OnInvalid, first: issue{row: -1}}
+	if t.mode == InvalidDrop {
+		t.drop = make([]bool, n)
+	}
+	b := &batch{p: p, rec: rec, n: n, t: t, d: len(cols)}
+	b.id()
+	b.label()
+	b.softLabels()
+	if t.first.row >= 0 || t.ndrop > 0 {
+		return p.ExtractTo(dst, rec, file, firstRow)
+	}
+	f, err := b.frame(firstRow)
+	if err != nil {
+		return nil, err
+	}
+	f.Columns = cols
+	return f, nil
+}
+
+// floatColumns returns the scalar feature columns of rec when every one is
+// a float64 array without nulls, else nil.
+func (p *Plan) floatColumns(rec arrow.RecordBatch) [][]float64 {
+	if p.listIdx >= 0 || len(p.featIdx) == 0 {
+		return nil
+	}
+	cols := make([][]float64, len(p.featIdx))
+	for j, ci := range p.featIdx {
+		a, ok := rec.Column(ci).(*array.Float64)
+		if !ok || a.NullN() > 0 {
+			return nil
+		}
+		cols[j] = a.Float64Values()
+	}
+	return cols
+}
+
 // extract is ExtractTo with the expected length of a variable list feature
 // (wantD < 0: take it from the batch).
 func (p *Plan) extract(dst []float64, rec arrow.RecordBatch, file string, firstRow int64, wantD int) (*Frame, error) {
@@ -189,11 +243,7 @@ func (b *batch) scalarFeatures() {
 		for j := range srcs {
 			srcs[j].into(b.x[lo*d+j:], d, lo, hi)
 		}
-		var acc float64
-		for _, v := range b.x[lo*d : hi*d] {
-			acc += v - v // 0 unless some v is NaN or ±Inf
-		}
-		nonFinite[k] = acc != 0
+		nonFinite[k] = !kernels.AllFinite(b.x[lo*d : hi*d])
 	}
 	// No context here: Extract is not cancellable, and a batch is short.
 	_ = kernels.ParallelFor(context.Background(), blocks, p.threads, 1, func(lo, hi int) {

@@ -651,13 +651,27 @@ func BenchmarkExtract(b *testing.B) {
 	}
 	b.SetBytes(n * d * 8)
 	b.ReportAllocs()
-	for b.Loop() {
-		f, err := p.Extract(rec, "f", 0)
-		if err != nil {
-			b.Fatal(err)
+	b.Run("Extract", func(b *testing.B) {
+		for b.Loop() {
+			f, err := p.Extract(rec, "f", 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f.Release()
 		}
-		f.Release()
-	}
+	})
+	// apply's loop: X reused.
+	b.Run("ExtractTo", func(b *testing.B) {
+		var x []float64
+		for b.Loop() {
+			f, err := p.ExtractTo(x, rec, "f", 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			x = f.X[:0]
+			f.Release()
+		}
+	})
 }
 
 // TestExtractDictionaryInvalid checks null indices, null dictionary entries

@@ -100,3 +100,62 @@ func TestExtractToAndThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractColumns: float64 features without nulls come as columns
+// (views, unchecked), with the id, labels, rows and kept columns Extract
+// gives; any other batch is ExtractTo's frame.
+func TestExtractColumns(t *testing.T) {
+	mem := frMem(t)
+	for _, tc := range []struct {
+		name      string
+		col, bad  string
+		at        []int
+		mode      OnInvalid
+		asColumns bool
+	}{
+		{"clean", "x1", "NaN", nil, InvalidError, true},
+		{"NaN in a feature: columns, unchecked", "x2", "NaN", []int{3}, InvalidError, true},
+		{"+Inf in a feature, drop mode: columns, unchecked", "x1", "+Inf", []int{0}, InvalidDrop, true},
+		{"null in a feature: X", "x1", "null", []int{2}, InvalidDrop, false},
+		{"null label, drop mode: X, row dropped", "y", "null", []int{1, 4}, InvalidDrop, false},
+		{"null id, error mode: the error", "id", "null", []int{2}, InvalidError, false},
+	} {
+		rec := frInvalidBatch(t, mem, tc.col, tc.bad, tc.at)
+		sel := Selection{ID: "id", Features: []string{"x1", "x2"}, Label: "y", Keep: []string{"p_a"}, OnInvalid: tc.mode}
+		p, err := sel.Compile(rec.Schema(), Source{Path: "c.parquet"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotErr := p.ExtractColumns(nil, rec, "c.parquet", 10)
+		want, wantErr := p.Extract(rec, "c.parquet", 10)
+		switch {
+		case wantErr != nil && !tc.asColumns:
+			if gotErr == nil || gotErr.Error() != wantErr.Error() {
+				t.Errorf("%s: error %v, want %v", tc.name, gotErr, wantErr)
+			}
+		case gotErr != nil:
+			t.Errorf("%s: %v", tc.name, gotErr)
+		case tc.asColumns:
+			if got.X != nil || len(got.Columns) != 2 || got.N != 5 {
+				t.Fatalf("%s: X %v, %d columns, N %d; want columns of 5 rows", tc.name, got.X, len(got.Columns), got.N)
+			}
+			for j, name := range []string{"x1", "x2"} {
+				want := rec.Column(slices.Index(got.FeatureNames, name) + 1).(*array.Float64).Float64Values()
+				if !frSameFloats(got.Columns[j], want) {
+					t.Errorf("%s: column %s = %v, want %v", tc.name, name, got.Columns[j], want)
+				}
+			}
+			if !slices.Equal(frStrs(got.ID), []string{"r0", "r1", "r2", "r3", "r4"}) || !slices.Equal(got.Rows, []int64{10, 11, 12, 13, 14}) ||
+				!slices.Equal(got.Label.Num, []float64{0, 1, 0, 1, 0}) || got.Keep[0].Len() != 5 {
+				t.Errorf("%s: ids %v rows %v labels %v", tc.name, frStrs(got.ID), got.Rows, got.Label.Num)
+			}
+		default:
+			if got.Columns != nil || !frSameFloats(got.X, want.X) || !slices.Equal(got.Rows, want.Rows) || got.Dropped != want.Dropped {
+				t.Errorf("%s: columns %v, X %v rows %v dropped %d; want X %v rows %v dropped %d", tc.name, got.Columns, got.X, got.Rows, got.Dropped, want.X, want.Rows, want.Dropped)
+			}
+		}
+		got.Release()
+		want.Release()
+		rec.Release()
+	}
+}

@@ -48,6 +48,11 @@ type Frame struct {
 	FeatureNames []string  // D names; for a list column "name[0]", "name[1]", …
 	FeatureList  string    // the list column the features came from, or ""
 	X            []float64 // N×D row-major
+	// Columns, from Plan.ExtractColumns only, holds the D features as
+	// columns of N values instead of X (X is then nil): views into the
+	// batch, valid until its reader moves on, and not checked for NaN or
+	// ±Inf.
+	Columns [][]float64
 
 	IDName string      // the id column, or "row" when synthesised
 	ID     arrow.Array // N ids
@@ -77,6 +82,7 @@ func (f *Frame) Release() {
 		a.Release()
 	}
 	f.Keep = nil
+	f.Columns = nil
 }
 
 // Values lists the text forms of OnInvalid.

@@ -135,6 +135,73 @@ func (m *Affine) transform2(dst, x []float64, n, D int) {
 	}
 }
 
+// columnBlock is the number of rows TransformColumns sums at a time: its
+// d sums per row stay in L1 while the D columns stream past.
+const columnBlock = 1024
+
+// TransformColumns is Transform on features given as D columns of n values
+// (cols[f][i] is feature f of row i), without the row-major copy: each
+// coordinate sums the same products in the same order as Transform, so the
+// results are the same bits. dst holds n×d values, row-major.
+func (m *Affine) TransformColumns(dst []float64, cols [][]float64, n int) {
+	D, d := len(m.Features), m.Dims()
+	if len(cols) != D || len(dst) != n*d {
+		panic(fmt.Sprintf("transforms: Affine.TransformColumns: %d columns and %d values for n=%d, D=%d, d=%d", len(cols), len(dst), n, D, d))
+	}
+	for _, c := range cols {
+		if len(c) < n {
+			panic(fmt.Sprintf("transforms: Affine.TransformColumns: a column of %d values for n=%d", len(c), n))
+		}
+	}
+	if d == 2 {
+		m.columns2(dst, cols, n)
+		return
+	}
+	for lo := 0; lo < n; lo += columnBlock {
+		hi := min(lo+columnBlock, n)
+		out := dst[lo*d : hi*d]
+		for i := 0; i < len(out); i += d {
+			copy(out[i:i+d], m.b)
+			for j := range d {
+				out[i+j] = -out[i+j]
+			}
+		}
+		for f, c := range cols {
+			wf := m.w[f*d : (f+1)*d]
+			for i, v := range c[lo:hi] {
+				o := out[i*d : (i+1)*d]
+				for j := range o {
+					o[j] += v * wf[j]
+				}
+			}
+		}
+	}
+}
+
+// columns2 is TransformColumns for two dimensions, with the two sums of a
+// block in separate arrays (contiguous updates).
+func (m *Affine) columns2(dst []float64, cols [][]float64, n int) {
+	var s0, s1 [columnBlock]float64
+	for lo := 0; lo < n; lo += columnBlock {
+		hi := min(lo+columnBlock, n)
+		a, b := s0[:hi-lo], s1[:hi-lo]
+		for i := range a {
+			a[i], b[i] = -m.b[0], -m.b[1]
+		}
+		for f, c := range cols {
+			w0, w1 := m.w[2*f], m.w[2*f+1]
+			for i, v := range c[lo:hi] {
+				a[i] += v * w0
+				b[i] += v * w1
+			}
+		}
+		out := dst[2*lo : 2*hi]
+		for i := range a {
+			out[2*i], out[2*i+1] = a[i], b[i]
+		}
+	}
+}
+
 // CheckEmbedding refuses an f.N×d row-major embedding with a NaN or ±Inf,
 // with a *DataError naming the file, the embedding column, the row and its
 // id: an output never holds a non-finite coordinate.

@@ -16,7 +16,8 @@ func TestAffineTransform(t *testing.T) {
 		name string
 		n, D int
 		d    int
-	}{{"2d", 17, 5, 2}, {"2d, one feature", 3, 1, 2}, {"1d", 4, 3, 1}, {"3d", 6, 7, 3}, {"square", 9, 4, 4}} {
+	}{{"2d", 17, 5, 2}, {"2d, one feature", 3, 1, 2}, {"1d", 4, 3, 1}, {"3d", 6, 7, 3}, {"square", 9, 4, 4},
+		{"2d, blocks of columns", 2*columnBlock + 77, 6, 2}, {"3d, blocks of columns", columnBlock + 1, 4, 3}, {"no rows", 0, 3, 2}} {
 		s := &Scaling{}
 		origin := make([]float64, tc.D)
 		for f := range tc.D {
@@ -49,6 +50,21 @@ func TestAffineTransform(t *testing.T) {
 				if got[i*tc.d+j] != g {
 					t.Fatalf("%s: y[%d,%d] = %v, the general loop gives %v", tc.name, i, j, got[i*tc.d+j], g)
 				}
+			}
+		}
+		// Columns (longer than n, as a batch's may be): the same bits.
+		cols := make([][]float64, tc.D)
+		for f := range cols {
+			cols[f] = make([]float64, tc.n+3)
+			for i := range tc.n {
+				cols[f][i] = x[i*tc.D+f]
+			}
+		}
+		byCols := make([]float64, tc.n*tc.d)
+		m.TransformColumns(byCols, cols, tc.n)
+		for k := range byCols {
+			if byCols[k] != got[k] {
+				t.Fatalf("%s: TransformColumns y[%d,%d] = %v, Transform %v", tc.name, k/tc.d, k%tc.d, byCols[k], got[k])
 			}
 		}
 		for i := range tc.n {

@@ -275,8 +275,16 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 	p.Start("placing", 0)
 	defer p.Finish()
 	// Each frame is done with before the next is extracted: its X is
-	// reused (reuseX).
-	err = eachFrame(ctx, r, plan, reuseX, func(f *arrowio.Frame) error {
+	// reused (reuseX). An affine map takes float64 features as columns
+	// (columnsX): it needs no row-major copy, and a NaN or ±Inf in them
+	// makes a non-finite coordinate, which sends the batch back for X, so
+	// that the usual checks report or drop the row.
+	mode := reuseX
+	affine, _ := m.(*Affine)
+	if affine != nil {
+		mode = columnsX
+	}
+	err = eachFrame(ctx, r, plan, mode, func(f *arrowio.Frame) error {
 		st.Dropped += f.Dropped
 		var err error
 		if pick, err = modelColumns(m, f, r.Source().Path); err != nil {
@@ -291,31 +299,44 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 			}
 		}
 		if f.N > 0 {
-			in := f.X
-			if pick != nil {
-				x = gather(x, f.X, f.N, f.D, pick)
-				in = x
-			}
-			if cap(emb) < f.N*h.Dims {
-				emb = make([]float64, f.N*h.Dims)
-			}
-			emb = emb[:f.N*h.Dims]
-			if placement != nil {
-				if ws, err = labelWeights(ws, placement, f); err == nil {
-					err = placement.PlaceRows(ctx, emb, in, ws, f.N, cfg.Threads)
+			emb = growEmb(emb, f.N*h.Dims)
+			if f.Columns != nil {
+				cols := f.Columns
+				if pick != nil {
+					cols = make([][]float64, len(pick))
+					for t, j := range pick {
+						cols[t] = f.Columns[j]
+					}
 				}
-				if ie := (*ItemError)(nil); errors.As(err, &ie) {
-					err = &arrowio.Error{File: f.Source.Path, Row: f.Rows[ie.Item], ID: f.ID.ValueStr(ie.Item),
-						Err: fmt.Errorf("%w: the row cannot be placed: %w", arrowio.ErrInvalidValue, ie.Err)}
+				if err := transformColumns(ctx, affine, emb, cols, f.N, cfg.Threads); err != nil {
+					return err
+				}
+				if !kernels.AllFinite(emb) {
+					return errNeedX
 				}
 			} else {
-				err = transformRows(ctx, m, emb, in, f.N, h.Dims, cfg.Threads)
-			}
-			if err == nil {
-				err = CheckEmbedding(f, emb, h.Dims)
-			}
-			if err != nil {
-				return err
+				in := f.X
+				if pick != nil {
+					x = gather(x, f.X, f.N, f.D, pick)
+					in = x
+				}
+				if placement != nil {
+					if ws, err = labelWeights(ws, placement, f); err == nil {
+						err = placement.PlaceRows(ctx, emb, in, ws, f.N, cfg.Threads)
+					}
+					if ie := (*ItemError)(nil); errors.As(err, &ie) {
+						err = &arrowio.Error{File: f.Source.Path, Row: f.Rows[ie.Item], ID: f.ID.ValueStr(ie.Item),
+							Err: fmt.Errorf("%w: the row cannot be placed: %w", arrowio.ErrInvalidValue, ie.Err)}
+					}
+				} else {
+					err = transformRows(ctx, m, emb, in, f.N, h.Dims, cfg.Threads)
+				}
+				if err == nil {
+					err = CheckEmbedding(f, emb, h.Dims)
+				}
+				if err != nil {
+					return err
+				}
 			}
 			rec := table.EmbeddingRecord(mem, schema, f, emb)
 			err = w.Write(rec)
@@ -373,6 +394,27 @@ func transformRows(ctx context.Context, m Model, emb, x []float64, n, d, threads
 // float64 features.
 const transformGrain = 8192
 
+// transformColumns is m.TransformColumns of n rows into emb on threads
+// goroutines, a block of rows each (the same bits for any count).
+func transformColumns(ctx context.Context, m *Affine, emb []float64, cols [][]float64, n, threads int) error {
+	d := len(emb) / max(n, 1)
+	return kernels.ParallelFor(ctx, n, threads, transformGrain, func(lo, hi int) {
+		block := make([][]float64, len(cols))
+		for f, c := range cols {
+			block[f] = c[lo:hi]
+		}
+		m.TransformColumns(emb[lo*d:hi*d], block, hi-lo)
+	})
+}
+
+// growEmb returns emb with length n, reusing its storage when it fits.
+func growEmb(emb []float64, n int) []float64 {
+	if cap(emb) < n {
+		return make([]float64, n)
+	}
+	return emb[:n]
+}
+
 // emptyColumns makes a zero-length array of every field of schema.
 func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, schema.NumFields())
@@ -384,34 +426,60 @@ func emptyColumns(mem memory.Allocator, schema *arrow.Schema) []arrow.Array {
 	return cols
 }
 
-// Whether eachFrame may reuse a frame's X for the next frame: only when fn
-// keeps nothing of it.
+// frameMode says how eachFrame hands out the features.
+type frameMode int
+
 const (
-	keepX  = false
-	reuseX = true
+	// keepX: a new X per frame (fn may keep it).
+	keepX frameMode = iota
+	// reuseX: each frame's X is the storage of the next one's (fn keeps
+	// nothing of it).
+	reuseX
+	// columnsX: as reuseX, but a batch of float64 features without nulls
+	// comes as Frame.Columns (Plan.ExtractColumns), unchecked; fn returns
+	// errNeedX to get that batch again with X.
+	columnsX
 )
 
+// errNeedX is fn's request to eachFrame (columnsX) for the current batch
+// again, extracted with X.
+var errNeedX = errors.New("transforms: the batch again, with X")
+
 // eachFrame extracts the frame of every batch of r with plan and hands it
-// to fn (the frame is released after fn returns); with reuse, each frame's
-// X is the storage of the next one's. It stops at the first error, and
-// fails a run whose context was cancelled even when the reader simply
-// ended: a reader may end early when its input is closed under it (stdin
-// at an interrupt), and a cancelled run must never report success.
-func eachFrame(ctx context.Context, r arrowio.Reader, plan *arrowio.Plan, reuse bool, fn func(*arrowio.Frame) error) error {
+// to fn (the frame is released after fn returns), as mode says. It stops at
+// the first error, and fails a run whose context was cancelled even when
+// the reader simply ended: a reader may end early when its input is closed
+// under it (stdin at an interrupt), and a cancelled run must never report
+// success.
+func eachFrame(ctx context.Context, r arrowio.Reader, plan *arrowio.Plan, mode frameMode, fn func(*arrowio.Frame) error) error {
 	var x []float64
 	for r.Next() {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		file, first := r.Position()
-		f, err := plan.ExtractTo(x, r.RecordBatch(), file, first)
+		rec := r.RecordBatch()
+		var f *arrowio.Frame
+		var err error
+		if mode == columnsX {
+			f, err = plan.ExtractColumns(x, rec, file, first)
+		} else {
+			f, err = plan.ExtractTo(x, rec, file, first)
+		}
 		if err != nil {
 			return err
 		}
-		if reuse && cap(f.X) > cap(x) {
+		err = fn(f)
+		if errors.Is(err, errNeedX) && f.Columns != nil {
+			f.Release()
+			if f, err = plan.ExtractTo(x, rec, file, first); err != nil {
+				return err
+			}
+			err = fn(f)
+		}
+		if mode != keepX && cap(f.X) > cap(x) {
 			x = f.X[:0]
 		}
-		err = fn(f)
 		f.Release()
 		if err != nil {
 			return err

@@ -2,9 +2,12 @@ package transforms
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -163,5 +166,79 @@ func TestApplyStageNoLeaks(t *testing.T) {
 	}
 	if p := out.Provenance(); p.Kind != "embedding" || p.Figures["model_stage"] != "bvp" || len(p.Inputs) != 2 || p.Inputs[1].Rows != 15 {
 		t.Errorf("provenance %+v", p)
+	}
+}
+
+// TestApplyColumnsInvalid: an affine map takes float64 features as
+// columns, unchecked; a NaN, ±Inf or an overflow in a batch sends it back
+// for X, so the row is reported (error), dropped (drop) or its overflow
+// refused, exactly as on the row path.
+func TestApplyColumnsInvalid(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	const n = 3000
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "x1", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x2", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x3", Type: arrow.PrimitiveTypes.Float64},
+	}, nil)
+	m := testModel()
+	for _, tc := range []struct {
+		name    string
+		col     int
+		value   float64
+		mode    arrowio.OnInvalid
+		wantErr string // "" for success
+	}{
+		{"NaN, error", 1, math.NaN(), arrowio.InvalidError, `column "x2"`},
+		{"+Inf, error", 0, math.Inf(1), arrowio.InvalidError, `column "x1"`},
+		{"NaN, drop", 2, math.NaN(), arrowio.InvalidDrop, ""},
+		{"overflow of a finite value", 0, 1.7e308, arrowio.InvalidDrop, "emb_0"},
+	} {
+		const bad = 2345 // in the second batch of 2048 rows
+		x := make([]float64, n*3)
+		b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+		for i := range n {
+			for f := range 3 {
+				v := float64((i*7+f)%13) - 6
+				if i == bad && f == tc.col {
+					v = tc.value
+				}
+				x[i*3+f] = v
+				b.Field(f).(*array.Float64Builder).Append(v)
+			}
+		}
+		rec := b.NewRecordBatch()
+		b.Release()
+		in := filepath.Join(dir, "in.parquet")
+		writeTable(t, in, nil, rec)
+		rec.Release()
+		r, err := arrowio.Open(ctx, in, arrowio.WithBatchSize(2048))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, "out.parquet")
+		var w arrowio.Writer
+		st, err := Apply(ctx, m, r, arrowio.Selection{OnInvalid: tc.mode}, func(s *arrow.Schema) (arrowio.Writer, error) {
+			w, err = arrowio.Create(ctx, out, s)
+			return w, err
+		}, ApplyConfig{Mem: memory.DefaultAllocator, Threads: 2})
+		r.Release()
+		if w != nil {
+			w.Abort()
+		}
+		if tc.wantErr != "" {
+			var de *DataError
+			if !errors.As(err, &de) || de.Row != bad || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s: error %v, want a data error at row %d naming %s", tc.name, err, bad, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if st.Rows != n-1 || st.Dropped != 1 {
+			t.Errorf("%s: %d rows, %d dropped; want %d and 1", tc.name, st.Rows, st.Dropped, n-1)
+		}
 	}
 }
