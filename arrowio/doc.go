@@ -49,7 +49,10 @@
 // zeroed as Go's would be (recycle.go says why not for strings: Go strings
 // from String.Value alias a batch's bytes). Plan.ExtractTo
 // fills a frame's features into the caller's storage, and WithFrameThreads
-// fills them on several goroutines.
+// fills them on several goroutines; Plan.ExtractColumns leaves float64
+// features without nulls in the batch's columns (Frame.Columns, unchecked
+// for NaN and ±Inf) for a caller that can use columns, as apply's affine
+// maps do.
 //
 // CSV needs a header row; a value is null when, spaces trimmed, it is
 // empty, NA, N/A, null or NULL (encoding/csv skips blank lines, so an
