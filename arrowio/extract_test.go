@@ -649,9 +649,9 @@ func BenchmarkExtract(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(n * d * 8)
-	b.ReportAllocs()
 	b.Run("Extract", func(b *testing.B) {
+		b.SetBytes(n * d * 8)
+		b.ReportAllocs()
 		for b.Loop() {
 			f, err := p.Extract(rec, "f", 0)
 			if err != nil {
@@ -662,6 +662,8 @@ func BenchmarkExtract(b *testing.B) {
 	})
 	// apply's loop: X reused.
 	b.Run("ExtractTo", func(b *testing.B) {
+		b.SetBytes(n * d * 8)
+		b.ReportAllocs()
 		var x []float64
 		for b.Loop() {
 			f, err := p.ExtractTo(x, rec, "f", 0)
