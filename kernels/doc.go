@@ -170,8 +170,9 @@
 // eigenvalues within 10·n·ε·‖A‖) on random, repeated, clustered
 // (1 + k·10⁻¹³), graded (10⁻¹⁰ … 10¹⁰) and kernel-like decaying poles,
 // both signs of ρ, zero and negligible terms and chains of three; bits
-// are the same for any thread count. cKPCA builds all its sphere problems
-// this way (package ckpca, "Low-rank updates").
+// are the same for any thread count. cKPCA builds its sphere problems this
+// way: all of them on the exact kernel path, the later components' on the
+// others (package ckpca, "Low-rank updates").
 //
 // EigenSymExtreme finds a few eigenpairs at one end of the spectrum by
 // block Lanczos with full reorthogonalisation and restarts from a seeded
