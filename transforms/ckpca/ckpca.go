@@ -81,7 +81,7 @@ type Result struct {
 // problems are rank-one updates of that one (package doc, "Low-rank
 // updates").
 func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
-	return fit(context.Background(), f, nil, ctrl, o)
+	return fit(context.Background(), f, nil, ctrl, o, lowRankMaxTerms)
 }
 
 // FitFeatures is FitContext on a feature map. When feat.Lambda is set
@@ -89,12 +89,13 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 // factorised: every sphere problem is a few rank-one updates of that
 // diagonal (package doc, "Low-rank updates").
 func FitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (*Result, error) {
-	return kernels.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o) })
+	return kernels.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o, lowRankMaxTerms) })
 }
 
 // fit is Fit; lambda, if not nil, is the diagonal of fᵀf (which must then
-// be diagonal).
-func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Options) (*Result, error) {
+// be diagonal), and maxTerms(k) the most rank-one terms worth building a
+// first sphere problem of order k from (lowRankMaxTerms; tests raise it).
+func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Options, maxTerms func(k int) int) (*Result, error) {
 	n, p := f.Dims()
 	m := len(ctrl.Rows)
 	if err := checkOptions(o); err != nil {
@@ -113,6 +114,8 @@ func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Op
 	if err != nil {
 		return nil, err
 	}
+	_, k := pr.dims()
+	pr.maxTerms = maxTerms(k)
 	c, err := pr.targetScale(ctrl.Targets, o)
 	if err != nil {
 		return nil, err

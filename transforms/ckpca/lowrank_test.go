@@ -13,6 +13,10 @@ import (
 	"github.com/ordinate/ordinate/kernels"
 )
 
+// unlimitedTerms lets fit build every first sphere problem by updates,
+// whatever its size.
+func unlimitedTerms(int) int { return math.MaxInt }
+
 // freshFit is the reference the low-rank path is tested against: every
 // component's W_s formed densely and its sphere problem factorised afresh
 // (no FᵀF structure, no updates).
@@ -109,7 +113,14 @@ func TestFitFeaturesLowRank(t *testing.T) {
 			t.Fatalf("%s: KernelFeatures left Lambda nil", tc.name)
 		}
 		want := freshFit(t, tc.name, feat.F, ctrl, o)
-		low, err := FitFeatures(context.Background(), feat, ctrl, o)
+		low, err := fit(context.Background(), feat.F, feat.Lambda, ctrl, o, unlimitedTerms)
+		if err != nil {
+			t.Fatalf("%s: fit by updates: %v", tc.name, err)
+		}
+		// FitFeatures applies lowRankMaxTerms (7 terms at these sizes):
+		// updates for the smaller spans, C₁ formed from Λ and μ for the
+		// larger ones.
+		byRule, err := FitFeatures(context.Background(), feat, ctrl, o)
 		if err != nil {
 			t.Fatalf("%s: FitFeatures: %v", tc.name, err)
 		}
@@ -121,7 +132,7 @@ func TestFitFeaturesLowRank(t *testing.T) {
 		for _, got := range []struct {
 			path string
 			u    *mat.Dense
-		}{{"rank-one updates of FᵀF's diagonal", low.U}, {"dense covariance, updates between components", dense.U}} {
+		}{{"rank-one updates of FᵀF's diagonal", low.U}, {"FitFeatures, C₁ formed from Λ and μ", byRule.U}, {"dense covariance, updates between components", dense.U}} {
 			if d := maxDiff(got.u, want); d > 1e-9*scale {
 				t.Errorf("%s: %s: U differs from fresh factorisations by %.3g (scale %.3g)", tc.name, got.path, d, scale)
 			}
@@ -132,6 +143,7 @@ func TestFitFeaturesLowRank(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		pr.maxTerms = math.MaxInt
 		if sq, err := pr.sphere(context.Background(), lowRankCheckTol); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		} else if _, ok := sq.eig.(*kernels.RankOneEigen); !ok {
@@ -156,6 +168,7 @@ func TestLowRankSphereCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	pr.maxTerms = math.MaxInt
 	cons := pr.cons
 	dense := &problem{w: newCovariance(feat.F, nil), cons: cons, l: pr.l}
 	ctx := context.Background()
@@ -173,6 +186,16 @@ func TestLowRankSphereCheck(t *testing.T) {
 	if _, ok := fallback.eig.(*kernels.SymEigen); !ok {
 		t.Fatalf("sphere with tolerance 0: %T, want the dense factorisation", fallback.eig)
 	}
+	// More terms than maxTerms (2m + 1 = 7 here): dense, from Λ and μ.
+	pr.maxTerms = 6
+	formed, err := pr.sphere(ctx, lowRankCheckTol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := formed.eig.(*kernels.SymEigen); !ok {
+		t.Fatalf("sphere with maxTerms 6: %T, want the dense factorisation", formed.eig)
+	}
+	pr.maxTerms = math.MaxInt
 	ref, err := NewSphereQuadratic(dense.denseC())
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +213,7 @@ func TestLowRankSphereCheck(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sq := range []*SphereQuadratic{low, fallback} {
+		for _, sq := range []*SphereQuadratic{low, fallback, formed} {
 			z := make([]float64, k)
 			lam, v, err := sq.Maximize(z, b, 0.8)
 			if err != nil {
