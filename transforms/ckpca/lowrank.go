@@ -154,7 +154,7 @@ func (pr *problem) cmul(dst, x []float64) {
 // fails.
 func (pr *problem) sphere(ctx context.Context, tol float64) (*SphereQuadratic, error) {
 	if pr.w.dense != nil {
-		return NewSphereQuadratic(pr.denseC())
+		return NewSphereQuadratic(pr.denseC(nil, 0))
 	}
 	p, k := pr.dims()
 	d0 := pr.w.diag
@@ -184,17 +184,18 @@ func (pr *problem) sphere(ctx context.Context, tol float64) (*SphereQuadratic, e
 		span = append(span, pr.w.mean)
 	}
 	if len(span) > pr.maxTerms {
-		return NewSphereQuadratic(pr.denseC())
+		return NewSphereQuadratic(pr.denseC(nil, 0))
 	}
 	sq, err := lowRankSphere(ctx, d0, span, pr.cmul, tol)
 	if errors.Is(err, errLowRankCheck) {
-		return NewSphereQuadratic(pr.denseC())
+		return NewSphereQuadratic(pr.denseC(nil, 0))
 	}
 	return sq, err
 }
 
-// denseC returns C₁ as a matrix.
-func (pr *problem) denseC() *mat.SymDense {
+// denseC returns the sphere matrix of W_s = W − coef·Σ u uᵀ over prev
+// (C₁ for no prev) as a matrix.
+func (pr *problem) denseC(prev [][]float64, coef float64) *mat.SymDense {
 	p, k := pr.dims()
 	w := pr.w.dense
 	if w == nil {
@@ -206,6 +207,14 @@ func (pr *problem) denseC() *mat.SymDense {
 			}
 			w.SetSym(i, i, pr.w.diag[i]-pr.w.mean[i]*pr.w.mean[i])
 		}
+	}
+	if len(prev) > 0 && coef != 0 {
+		ws := mat.NewSymDense(p, nil)
+		ws.CopySym(w)
+		for _, u := range prev {
+			ws.SymRankOne(ws, -coef, mat.NewVecDense(p, u))
+		}
+		w = ws
 	}
 	switch {
 	case pr.cons != nil:
@@ -236,10 +245,14 @@ func (pr *problem) denseC() *mat.SymDense {
 
 // updated returns component s's sphere problem, C₁ − coef·Σ_{s'<s} v v ᵀ
 // with v the sphere coordinates of the earlier u: rank-one updates of the
-// first problem, one per earlier component.
+// first problem, one per earlier component, or, beyond maxTerms of them,
+// the matrix formed and factorised.
 func (pr *problem) updated(ctx context.Context, first *SphereQuadratic, prev [][]float64, coef float64) (*SphereQuadratic, error) {
 	if coef == 0 || first.k == 0 {
 		return first, nil
+	}
+	if len(prev) > pr.maxTerms {
+		return NewSphereQuadratic(pr.denseC(prev, coef))
 	}
 	rhos := make([]float64, len(prev))
 	vs := make([][]float64, len(prev))

@@ -100,6 +100,10 @@ func TestFitFeaturesLowRank(t *testing.T) {
 		{"rbf, ν = 0", 50, 4, 3, "rbf", 2, 0, 0, ScaleNone, 0.1},
 		{"linear kernel, rank 5 < n", 40, 5, 2, "linear", 2, 1, 0, ScaleNone, 0.05},
 		{"poly kernel, 3 control points, scale auto", 45, 3, 3, "poly", 2, 1, 0, ScaleAuto, 1},
+		// More earlier components than lowRankMaxTerms allows (7 here):
+		// FitFeatures forms the last problems and factorises them.
+		{"rbf, no control points, 10 dims", 70, 4, 0, "rbf", 10, 1, 0, ScaleNone, 0},
+		{"rbf, 2 control points, 9 dims, scale auto", 70, 5, 2, "rbf", 9, 0.5, 0, ScaleAuto, 1},
 	} {
 		rng := rand.New(rand.NewPCG(21, uint64(tc.n+tc.m)))
 		_, feat := rbfFeatures(t, rng, tc.n, tc.d, tc.kernel)
@@ -196,7 +200,7 @@ func TestLowRankSphereCheck(t *testing.T) {
 		t.Fatalf("sphere with maxTerms 6: %T, want the dense factorisation", formed.eig)
 	}
 	pr.maxTerms = math.MaxInt
-	ref, err := NewSphereQuadratic(dense.denseC())
+	ref, err := NewSphereQuadratic(dense.denseC(nil, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
