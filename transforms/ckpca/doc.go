@@ -69,8 +69,10 @@
 //     updated by s − 1 rank-one terms (SphereQuadratic.Update,
 //     kernels.UpdateEigenLowRank: deflation, the secular equation and the
 //     Löwner vector, as in a divide-and-conquer merge), in O(k²) each; the
-//     eigenvectors stay a chain of factors that are never multiplied out.
-//     b_s = −B_s x comes from products with W_s, never from the matrix
+//     eigenvectors stay a chain of factors that are never multiplied out
+//     (beyond lowRankMaxTerms earlier components W_s is formed and its
+//     problem factorised instead). b_s = −B_s x comes from products with
+//     W_s, never from the matrix
 //     QᵀW_sQ.
 //   - The first component on the exact kernel path (FitFeatures with
 //     Features.Lambda, which KernelFeatures sets): F = VΛ^{1/2} with
