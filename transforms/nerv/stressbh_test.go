@@ -321,3 +321,62 @@ func ExampleBH_Stress() {
 	// Output:
 	// stress 0.0007
 }
+
+// TestOneHotTradeoffs: the one-hot shortcuts give the generic loops' bits,
+// for every pair and every cell, on labels mixing one-hot, soft and
+// unlabelled rows.
+func TestOneHotTradeoffs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 2))
+	const n, dims = 400, 2
+	sp := nervSparseOnly(t, rng, n, 10, 3, 5, "hard")
+	c := sp.C
+	for i := range n {
+		switch i % 5 {
+		case 1: // soft
+			a := rng.Float64()
+			sp.Soft[i*c], sp.Soft[i*c+1], sp.Soft[i*c+2] = a, 1-a, 0
+		case 2: // unlabelled
+			sp.Soft[i*c], sp.Soft[i*c+1], sp.Soft[i*c+2] = math.NaN(), math.NaN(), math.NaN()
+		}
+	}
+	y := nervRandomY(rng, n, dims)
+	var bh BH
+	bh.tree.Build(y, n, dims)
+	bh.aggregateLabels(sp)
+	var ones, softs, nones int
+	for _, h := range bh.hot {
+		switch {
+		case h >= 0:
+			ones++
+		case h == hotSoft:
+			softs++
+		default:
+			nones++
+		}
+	}
+	if ones != 240 || softs != 80 || nones != 80 {
+		t.Fatalf("one-hot %d, soft %d, unlabelled %d rows; want 240, 80, 80", ones, softs, nones)
+	}
+	fast := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hot: bh.hot}
+	generic := make([]int32, n) // no shortcut: every labelled row soft
+	for i, h := range bh.hot {
+		generic[i] = hotSoft
+		if h == hotNone {
+			generic[i] = hotNone
+		}
+	}
+	slow := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hot: generic}
+	for i := range n {
+		for j := range n {
+			if a, b := fast.tradeoff(i, j), sp.tradeoff(i, j); a != b {
+				t.Fatalf("Λ_%d,%d: %v with the shortcut, %v without", i, j, a, b)
+			}
+		}
+		for nd, node := range bh.tree.Nodes {
+			cnt := float64(node.Count)
+			if a, b := fast.cellTradeoff(i, nd, cnt), slow.cellTradeoff(i, nd, cnt); a != b {
+				t.Fatalf("row %d, cell %d: %v with the shortcut, %v without", i, nd, a, b)
+			}
+		}
+	}
+}
