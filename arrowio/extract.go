@@ -10,7 +10,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/internal/floats"
+	"github.com/ordinate/ordinate/internal/parallel"
 )
 
 // Extract turns one record batch of the plan's schema into a Frame. file and
@@ -243,10 +244,10 @@ func (b *batch) scalarFeatures() {
 		for j := range srcs {
 			srcs[j].into(b.x[lo*d+j:], d, lo, hi)
 		}
-		nonFinite[k] = !kernels.AllFinite(b.x[lo*d : hi*d])
+		nonFinite[k] = !floats.AllFinite(b.x[lo*d : hi*d])
 	}
 	// No context here: Extract is not cancellable, and a batch is short.
-	_ = kernels.ParallelFor(context.Background(), blocks, p.threads, 1, func(lo, hi int) {
+	_ = parallel.For(context.Background(), blocks, p.threads, 1, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			fill(k)
 		}

@@ -49,7 +49,7 @@ type frameConfig struct {
 }
 
 // WithFrameThreads sets how many goroutines fill a frame's X from a batch's
-// feature columns (default 1; n ≤ 0: GOMAXPROCS, as kernels.ParallelFor).
+// feature columns (default 1; n ≤ 0: GOMAXPROCS, as parallel.For).
 // Each fills whole blocks of rows, so X is the same for any n.
 func WithFrameThreads(n int) FrameOption {
 	return func(c *frameConfig) { c.threads = n }

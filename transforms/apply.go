@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/internal/floats"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms/table"
 )
@@ -311,7 +312,7 @@ func Apply(ctx context.Context, m Model, r arrowio.Reader, sel arrowio.Selection
 				if err := transformColumns(ctx, affine, emb, cols, f.N, cfg.Threads); err != nil {
 					return err
 				}
-				if !kernels.AllFinite(emb) {
+				if !floats.AllFinite(emb) {
 					return errNeedX
 				}
 			} else {

@@ -1,4 +1,6 @@
-package kernels
+// Package floats holds small checks on float64 slices that the I/O and the
+// method layers share without depending on each other.
+package floats
 
 // AllFinite reports whether no value of v is NaN or ±Inf. v − v is 0 for
 // every finite v and NaN otherwise; the differences are summed in four
