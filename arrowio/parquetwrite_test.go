@@ -226,7 +226,7 @@ func BenchmarkWriteParquet(b *testing.B) {
 // ORDINATE_BENCH_HUGE=1.
 func BenchmarkWriteParquetHuge(b *testing.B) {
 	if os.Getenv("ORDINATE_BENCH_HUGE") != "1" {
-		b.Skip("set ORDINATE_BENCH_HUGE=1 to write 10,000,000 × 32 float64 to os.TempDir()")
+		b.Skip("ORDINATE_BENCH_HUGE=1 runs it: it writes a 10,000,000 × 32 float64 Parquet file (about 1 GB in the temporary folder), too much for every go test run")
 	}
 	dir, err := os.MkdirTemp(os.TempDir(), "ordinate-bench-")
 	if err != nil {
