@@ -29,7 +29,7 @@ import (
 // For a variable-length list feature, D is the length of the batch's first
 // non-null list; ReadFrame checks it across batches.
 func (p *Plan) Extract(rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
-	return p.extract(nil, rec, file, firstRow, -1)
+	return p.extract(nil, rec, file, firstRow, -1, false)
 }
 
 // ExtractTo is Extract with the frame's X in dst's storage when the frame's
@@ -38,7 +38,7 @@ func (p *Plan) Extract(rec arrow.RecordBatch, file string, firstRow int64) (*Fra
 // frame before it extracts the next one (apply) passes the last frame's X
 // back and allocates, and zeroes, no X per batch.
 func (p *Plan) ExtractTo(dst []float64, rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
-	return p.extract(dst, rec, file, firstRow, -1)
+	return p.extract(dst, rec, file, firstRow, -1, false)
 }
 
 // ExtractColumns is ExtractTo for a caller that can take the features as
@@ -51,31 +51,7 @@ func (p *Plan) ExtractTo(dst []float64, rec arrow.RecordBatch, file string, firs
 // gets ExtractTo(dst, …). The id, labels and kept columns are checked and
 // taken as always.
 func (p *Plan) ExtractColumns(dst []float64, rec arrow.RecordBatch, file string, firstRow int64) (*Frame, error) {
-	if err := p.checkBatch(rec, file); err != nil {
-		return nil, err
-	}
-	cols := p.floatColumns(rec)
-	if cols == nil {
-		return p.ExtractTo(dst, rec, file, firstRow)
-	}
-	n := int(rec.NumRows())
-	t := &tracker{mode: p.sel.OnInvalid, first: issue{row: -1}}
-	if t.mode == InvalidDrop {
-		t.drop = make([]bool, n)
-	}
-	b := &batch{p: p, rec: rec, n: n, t: t, d: len(cols)}
-	b.id()
-	b.label()
-	b.softLabels()
-	if t.first.row >= 0 || t.ndrop > 0 {
-		return p.ExtractTo(dst, rec, file, firstRow)
-	}
-	f, err := b.frame(firstRow)
-	if err != nil {
-		return nil, err
-	}
-	f.Columns = cols
-	return f, nil
+	return p.extract(dst, rec, file, firstRow, -1, true)
 }
 
 // floatColumns returns the scalar feature columns of rec when every one is
@@ -96,8 +72,8 @@ func (p *Plan) floatColumns(rec arrow.RecordBatch) [][]float64 {
 }
 
 // extract is ExtractTo with the expected length of a variable list feature
-// (wantD < 0: take it from the batch).
-func (p *Plan) extract(dst []float64, rec arrow.RecordBatch, file string, firstRow int64, wantD int) (*Frame, error) {
+// (wantD < 0: take it from the batch) and, with columns, ExtractColumns.
+func (p *Plan) extract(dst []float64, rec arrow.RecordBatch, file string, firstRow int64, wantD int, columns bool) (*Frame, error) {
 	if err := p.checkBatch(rec, file); err != nil {
 		return nil, err
 	}
@@ -107,18 +83,34 @@ func (p *Plan) extract(dst []float64, rec arrow.RecordBatch, file string, firstR
 		t.drop = make([]bool, n)
 	}
 	b := &batch{p: p, rec: rec, n: n, t: t, dst: dst}
-	if p.listIdx >= 0 {
+	var cols [][]float64
+	if columns {
+		cols = p.floatColumns(rec)
+	}
+	switch {
+	case p.listIdx >= 0:
 		b.listFeatures(wantD)
-	} else if len(p.featIdx) > 0 {
+	case cols != nil:
+		b.d = len(cols)
+	case len(p.featIdx) > 0:
 		b.scalarFeatures()
 	}
 	b.id()
 	b.label()
 	b.softLabels()
+	if cols != nil && (t.first.row >= 0 || t.ndrop > 0) {
+		// A row to drop or report: with X, whose checks put the features
+		// in their place in the row order.
+		return p.extract(dst, rec, file, firstRow, wantD, false)
+	}
 	if t.first.row >= 0 {
 		return nil, p.issueError(rec, file, firstRow, t.first)
 	}
-	return b.frame(firstRow)
+	f, err := b.frame(firstRow)
+	if f != nil {
+		f.Columns = cols
+	}
+	return f, err
 }
 
 // checkBatch makes sure rec has the columns the plan was compiled for.

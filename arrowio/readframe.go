@@ -36,7 +36,7 @@ func ReadFrame(ctx context.Context, r Reader, sel Selection, opts ...FrameOption
 			break
 		}
 		file, first := r.Position()
-		f, err := p.extract(nil, r.RecordBatch(), file, first, wantD)
+		f, err := p.extract(nil, r.RecordBatch(), file, first, wantD, false)
 		if err != nil {
 			return nil, err
 		}
