@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
@@ -25,7 +26,7 @@ func randomData(rng *rand.Rand, n, d int) *mat.Dense {
 
 // absCos is |cos| of the angle between a and b.
 func absCos(a, b []float64) float64 {
-	return math.Abs(dot(a, b)) / math.Sqrt(dot(a, a)*dot(b, b))
+	return math.Abs(floats.Dot(a, b)) / math.Sqrt(floats.Dot(a, a)*floats.Dot(b, b))
 }
 
 func centred(v []float64) []float64 {
@@ -96,7 +97,7 @@ func TestNoControlIsKernelPCA(t *testing.T) {
 	e2.VectorsTo(&bv)
 	want := mat.Col(nil, n-1, &bv)
 	got := centred(mat.Col(nil, 0, r.Embedding))
-	sign := math.Copysign(1, dot(got, want))
+	sign := math.Copysign(1, floats.Dot(got, want))
 	for i := range n {
 		if w := sign * math.Sqrt(mu) * want[i]; math.Abs(got[i]-w) > 1e-8 {
 			t.Fatalf("rbf: centred f[%d] = %.10g, kernel PCA %.10g", i, got[i], w)
@@ -159,7 +160,7 @@ func TestPrimalDualAgree(t *testing.T) {
 		}
 		for s := range 2 {
 			a, b := mat.Col(nil, s, primal.Embedding), mat.Col(nil, s, dual.Embedding)
-			if tc.m == 0 && dot(a, b) < 0 { // no constraints: sign is a convention of each basis
+			if tc.m == 0 && floats.Dot(a, b) < 0 { // no constraints: sign is a convention of each basis
 				for i := range b {
 					b[i] = -b[i]
 				}
@@ -212,7 +213,7 @@ func TestConstraintsAndOptimality(t *testing.T) {
 		var prev [][]float64
 		for s := range 2 {
 			u := mat.Col(nil, s, r.U)
-			if nu := math.Sqrt(dot(u, u)); math.Abs(nu-1) > 1e-10 {
+			if nu := math.Sqrt(floats.Dot(u, u)); math.Abs(nu-1) > 1e-10 {
 				t.Errorf("%s: ‖u_%d‖ = %.12f, want 1", tc.name, s+1, nu)
 			}
 			for k, row := range ctrl.Rows {
@@ -225,7 +226,7 @@ func TestConstraintsAndOptimality(t *testing.T) {
 				vv := mat.NewVecDense(p, v)
 				val := mat.Inner(vv, w, vv)
 				for _, q := range prev {
-					c := dot(q, v)
+					c := floats.Dot(q, v)
 					val -= tc.nu / float64(s+1) * c * c
 				}
 				return val

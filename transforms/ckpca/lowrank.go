@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
@@ -68,7 +69,7 @@ func (w *covariance) mul(dst, x []float64) {
 		mat.NewVecDense(len(dst), dst).MulVec(w.dense, mat.NewVecDense(len(x), x))
 		return
 	}
-	mx := dot(w.mean, x)
+	mx := floats.Dot(w.mean, x)
 	for i, d := range w.diag {
 		dst[i] = d*x[i] - w.mean[i]*mx
 	}
@@ -279,7 +280,7 @@ func (pr *problem) solve(sq *SphereQuadratic, prev [][]float64, coef float64, y 
 	case pr.cons != nil:
 		m := pr.cons.m
 		x = pr.cons.x(y)
-		xx := dot(x, x)
+		xx := floats.Dot(x, x)
 		if xx > 1 {
 			return nil, Component{}, fmt.Errorf("%w: ‖x‖² = %.6g > 1", ErrInfeasible, xx)
 		}
@@ -290,7 +291,7 @@ func (pr *problem) solve(sq *SphereQuadratic, prev [][]float64, coef float64, y 
 		wv := make([]float64, p)
 		pr.w.mul(wv, v)
 		for _, u := range prev {
-			f := coef * dot(u, v)
+			f := coef * floats.Dot(u, v)
 			for i := range wv {
 				wv[i] -= f * u[i]
 			}
@@ -342,7 +343,7 @@ func lowRankSphere(ctx context.Context, d0 []float64, span [][]float64, cmul fun
 			cp[i] -= d0[i] * pj[i]
 		}
 		for i, pi := range basis {
-			core[i*r+j] = dot(pi, cp)
+			core[i*r+j] = floats.Dot(pi, cp)
 		}
 	}
 	for i := range r {
@@ -390,7 +391,7 @@ func lowRankSphere(ctx context.Context, d0 []float64, span [][]float64, cmul fun
 	for i := range got {
 		diff = math.Hypot(diff, got[i]-want[i])
 	}
-	if scale := max(sq.norm, math.SmallestNonzeroFloat64) * math.Sqrt(dot(x, x)); !(diff <= tol*scale) {
+	if scale := max(sq.norm, math.SmallestNonzeroFloat64) * math.Sqrt(floats.Dot(x, x)); !(diff <= tol*scale) {
 		return nil, fmt.Errorf("%w: relative error %.3g", errLowRankCheck, diff/scale)
 	}
 	return sq, nil
@@ -402,20 +403,20 @@ func lowRankSphere(ctx context.Context, d0 []float64, span [][]float64, cmul fun
 func orthonormalise(vs [][]float64) [][]float64 {
 	var basis [][]float64
 	for _, v0 := range vs {
-		n0 := math.Sqrt(dot(v0, v0))
+		n0 := math.Sqrt(floats.Dot(v0, v0))
 		if n0 == 0 {
 			continue
 		}
 		v := append([]float64(nil), v0...)
 		for range 2 {
 			for _, q := range basis {
-				f := dot(q, v)
+				f := floats.Dot(q, v)
 				for i := range v {
 					v[i] -= f * q[i]
 				}
 			}
 		}
-		nv := math.Sqrt(dot(v, v))
+		nv := math.Sqrt(floats.Dot(v, v))
 		if nv <= 1e-12*n0 {
 			continue
 		}
@@ -425,12 +426,4 @@ func orthonormalise(vs [][]float64) [][]float64 {
 		basis = append(basis, v)
 	}
 	return basis
-}
-
-func dot(a, b []float64) float64 {
-	var s float64
-	for i, x := range a {
-		s += x * b[i]
-	}
-	return s
 }
