@@ -249,7 +249,7 @@ func (pr *problem) denseC(prev [][]float64, coef float64) *mat.SymDense {
 // first problem, one per earlier component, or, beyond maxTerms of them,
 // the matrix formed and factorised.
 func (pr *problem) updated(ctx context.Context, first *SphereQuadratic, prev [][]float64, coef float64) (*SphereQuadratic, error) {
-	if coef == 0 || first.k == 0 {
+	if coef == 0 {
 		return first, nil
 	}
 	if len(prev) > pr.maxTerms {
@@ -260,11 +260,7 @@ func (pr *problem) updated(ctx context.Context, first *SphereQuadratic, prev [][
 	for i, u := range prev {
 		rhos[i], vs[i] = -coef, pr.project(u)
 	}
-	r, err := kernels.UpdateEigenLowRank(ctx, first.eig, first.vals, rhos, vs, 0)
-	if err != nil {
-		return nil, err
-	}
-	return newSphere(r.Values, r), nil
+	return first.updateLowRank(ctx, rhos, vs)
 }
 
 // solve is the paper's Section 2.1 for one component, given its sphere
@@ -325,9 +321,9 @@ func (pr *problem) solve(sq *SphereQuadratic, prev [][]float64, coef float64, y 
 // range lies in the span of the given vectors and cmul multiplies by C: an
 // orthonormal basis P of the span, the core M = Pᵀ(C − diag(d0))P and its
 // eigenpairs (σ_l, g_l) give E = Σ σ_l (Pg_l)(Pg_l)ᵀ, one rank-one update
-// each, starting from the diagonal (kernels.UpdateEigenLowRank). The result is checked against cmul on
-// one seeded random vector; a relative error above tol gives
-// errLowRankCheck.
+// each, starting from the diagonal (kernels.UpdateEigenLowRank). The
+// result is checked against cmul on one seeded random vector; a relative
+// error above tol gives errLowRankCheck.
 func lowRankSphere(ctx context.Context, d0 []float64, span [][]float64, cmul func(dst, x []float64), tol float64) (*SphereQuadratic, error) {
 	k := len(d0)
 	if k == 0 {

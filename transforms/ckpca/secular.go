@@ -116,17 +116,21 @@ func newSphere(vals []float64, eig eigenBasis) *SphereQuadratic {
 // problem is left unchanged. NaN or Inf in ρ or v give an error wrapping
 // ErrSecular; a wrong length panics.
 func (s *SphereQuadratic) Update(rho float64, v []float64) (*SphereQuadratic, error) {
-	return s.update(context.Background(), rho, v)
+	return s.updateLowRank(context.Background(), []float64{rho}, [][]float64{v})
 }
 
-func (s *SphereQuadratic) update(ctx context.Context, rho float64, v []float64) (*SphereQuadratic, error) {
-	if len(v) != s.k {
-		panic("ckpca: SphereQuadratic.Update: bad length")
+// updateLowRank is Update for C + Σ ρ_l·v_l·v_lᵀ, one rank-one update per
+// term (kernels.UpdateEigenLowRank).
+func (s *SphereQuadratic) updateLowRank(ctx context.Context, rhos []float64, vs [][]float64) (*SphereQuadratic, error) {
+	for _, v := range vs {
+		if len(v) != s.k {
+			panic("ckpca: SphereQuadratic.Update: bad length")
+		}
 	}
 	if s.k == 0 {
 		return s, nil
 	}
-	r, err := kernels.UpdateEigen(ctx, s.eig, s.vals, rho, v, 0)
+	r, err := kernels.UpdateEigenLowRank(ctx, s.eig, s.vals, rhos, vs, 0)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err
