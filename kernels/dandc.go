@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -105,19 +106,7 @@ func TridiagonalEigen(ctx context.Context, d, e, z []float64, n, threads int) er
 // sortEigen sorts the eigenvalues d ascending (stable, so equal values
 // keep their order) and permutes the columns of the n×n z to match.
 func sortEigen(ctx context.Context, d, z []float64, n, threads int) error {
-	perm := make([]int, n)
-	for i := range perm {
-		perm[i] = i
-	}
-	slices.SortStableFunc(perm, func(a, b int) int {
-		switch {
-		case d[a] < d[b]:
-			return -1
-		case d[a] > d[b]:
-			return 1
-		}
-		return 0
-	})
+	perm := ascendingOrder(d[:n])
 	vals := make([]float64, n)
 	for k, p := range perm {
 		vals[k] = d[p]
@@ -449,15 +438,18 @@ type eigenSource struct {
 
 // sortEigenSources sorts by value, stably.
 func sortEigenSources(pairs []eigenSource) {
-	slices.SortStableFunc(pairs, func(a, b eigenSource) int {
-		switch {
-		case a.val < b.val:
-			return -1
-		case a.val > b.val:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(pairs, func(a, b eigenSource) int { return cmp.Compare(a.val, b.val) })
+}
+
+// ascendingOrder returns the indices of d in ascending order of value,
+// equal values in index order.
+func ascendingOrder(d []float64) []int {
+	order := make([]int, len(d))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(d[a], d[b]) })
+	return order
 }
 
 // secularVectors solves the rank-one problem diag(dl) + ρ w wᵀ (dl strictly

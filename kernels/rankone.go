@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // Rank-one update of a symmetric eigendecomposition (Bunch, Nielsen &
@@ -165,19 +164,7 @@ func newRankOne(ctx context.Context, q Basis, d []float64, rho float64, w []floa
 		}
 	}
 	rhoEff := math.Abs(rho) * wn * wn
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case p[a] < p[b]:
-			return -1
-		case p[a] > p[b]:
-			return 1
-		}
-		return 0
-	})
+	order := ascendingOrder(p)
 	defl := order
 	if wn > 0 && rhoEff > 0 {
 		r.keep, defl = deflateSecular(p, z, rhoEff, order, func(pj, j int, c, s float64) {
