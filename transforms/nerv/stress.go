@@ -173,26 +173,46 @@ func nervPair(beta, lbeta, b, logb, lam float64) (stress, g float64) {
 // G_i = Σ_k g_ik.
 type nervRows struct {
 	h, amin, logZ, sumG, stress []float64
-	// class is each row's class if its label is one-hot, else −1 (see
-	// hardClasses); nil without labels. lamSame and lamOther are Λ for
-	// two one-hot rows of the same and of different classes.
+	hardLabels
+}
+
+// tradeoff returns Λ_ij as Input.tradeoff does, bit for bit, without the
+// loop over the classes when both labels are one-hot.
+func (r *nervRows) tradeoff(in *Input, i, j int) float64 {
+	if lam, ok := r.pair(i, j); ok {
+		return lam
+	}
+	return in.tradeoff(i, j)
+}
+
+// hardLabels is the ClassNeRV shortcut for Λ: class is each row's class if its
+// label is one-hot, else −1 (see hardClasses; nil without labels), and
+// lamSame and lamOther are Λ for two one-hot rows of the same and of
+// different classes, where λ_ij is exactly 1 or 0.
+type hardLabels struct {
 	class             []int32
 	lamSame, lamOther float64
 }
 
-// tradeoff returns Λ_ij as Input.tradeoff does, bit for bit, without the
-// loop over the classes when both labels are one-hot (ClassNeRV), where
-// λ_ij is exactly 1 or 0.
-func (r *nervRows) tradeoff(in *Input, i, j int) float64 {
-	if r.class != nil {
-		if ci, cj := r.class[i], r.class[j]; ci >= 0 && cj >= 0 {
-			if ci == cj {
-				return r.lamSame
-			}
-			return r.lamOther
-		}
+func newHardLabels(soft []float64, n, c int, alpha, gamma float64) hardLabels {
+	return hardLabels{class: hardClasses(soft, n, c),
+		lamSame: (1-alpha)*gamma + alpha*1, lamOther: (1-alpha)*gamma + alpha*0}
+}
+
+// pair returns Λ_ij when rows i and j are both one-hot (ok), with the bits
+// of the loop over the classes.
+func (h *hardLabels) pair(i, j int) (lam float64, ok bool) {
+	if h.class == nil {
+		return 0, false
 	}
-	return in.tradeoff(i, j)
+	ci, cj := h.class[i], h.class[j]
+	switch {
+	case ci < 0 || cj < 0:
+		return 0, false
+	case ci == cj:
+		return h.lamSame, true
+	}
+	return h.lamOther, true
 }
 
 // hardClasses returns, for the n×c soft labels, each row's class where the
@@ -257,9 +277,7 @@ func Stress(ctx context.Context, grad, y []float64, dims int, in *Input, threads
 		}
 		r.h[i] = 1 / (2 * s * s)
 	}
-	r.class = hardClasses(in.Soft, n, in.C)
-	r.lamSame = (1-in.Alpha)*in.Gamma + in.Alpha*1
-	r.lamOther = (1-in.Alpha)*in.Gamma + in.Alpha*0
+	r.hardLabels = newHardLabels(in.Soft, n, in.C, in.Alpha, in.Gamma)
 	keep := grad != nil && in.Force != nil
 	scratch := make([]float64, kernels.Workers(n, threads, nervGrain)*2*n)
 	err := kernels.ParallelForWorker(ctx, n, threads, nervGrain, func(w, lo, hi int) {

@@ -617,8 +617,8 @@ func TestNeRVHardTradeoff(t *testing.T) {
 	}
 	for _, ag := range [][2]float64{{0, 0.5}, {0.3, 0.7}, {1, 0.2}, {0.5, 0.5}, {0.1, 1}} {
 		in := &Input{N: n, C: c, Soft: soft, Alpha: ag[0], Gamma: ag[1]}
-		r := nervRows{class: hardClasses(soft, n, c),
-			lamSame: (1-ag[0])*ag[1] + ag[0]*1, lamOther: (1-ag[0])*ag[1] + ag[0]*0}
+		r := nervRows{hardLabels: hardLabels{class: hardClasses(soft, n, c),
+			lamSame: (1-ag[0])*ag[1] + ag[0]*1, lamOther: (1-ag[0])*ag[1] + ag[0]*0}}
 		for i := range n {
 			for j := range n {
 				if got, want := r.tradeoff(in, i, j), in.tradeoff(i, j); math.Float64bits(got) != math.Float64bits(want) {

@@ -146,7 +146,6 @@ type BH struct {
 	tree     kernels.BHTree
 	nlab     []float64 // labelled members per node
 	wsum     []float64 // nodes×C summed labels of the labelled members
-	hot      []int32   // per point: its class if one-hot, hotSoft or hotNone
 	logCount []float64
 	rows     []float64 // per-row stress
 	slots    []float64
@@ -199,12 +198,9 @@ func (b *BH) Stress(ctx context.Context, grad, y []float64, dims int, in *Sparse
 		b.logCount[nd] = math.Log(float64(b.tree.Nodes[nd].Count))
 	}
 	b.rows = kernels.Grow(b.rows, n)
-	var hot []int32
-	if in.Soft != nil {
-		hot = b.hot
-	}
-	w := &nervBHWalk{t: &b.tree, in: in, y: y, dims: dims, h: 1 / (2 * in.Scale * in.Scale), tol: tol, nlab: b.nlab, wsum: b.wsum, hot: hot,
+	w := &nervBHWalk{t: &b.tree, in: in, y: y, dims: dims, h: 1 / (2 * in.Scale * in.Scale), tol: tol, nlab: b.nlab, wsum: b.wsum,
 		logTol: math.Log(tol), logCount: b.logCount, sqrtDims: math.Sqrt(float64(dims))}
+	w.hardLabels = newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma)
 	nodes := len(b.tree.Nodes)
 	m := (n + nodes) * dims
 	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
@@ -247,7 +243,6 @@ func (b *BH) aggregateLabels(in *SparseInput) {
 	if in.Soft == nil {
 		return
 	}
-	b.hot = oneHotClasses(b.hot, in)
 	nodes, c := len(b.tree.Nodes), in.C
 	b.nlab = kernels.Grow(b.nlab, nodes)
 	b.wsum = kernels.Grow(b.wsum, nodes*c)
@@ -275,45 +270,6 @@ func (b *BH) aggregateLabels(in *SparseInput) {
 			}
 		}
 	}
-}
-
-// Codes of oneHotClasses besides a class.
-const (
-	hotSoft = -1 // labelled, not one-hot
-	hotNone = -2 // unlabelled
-)
-
-// oneHotClasses writes into dst (grown to N) each point's class when its
-// label row is one-hot (one 1, the rest 0), else hotSoft or hotNone. For
-// one-hot rows the trade-offs need no loop over the classes: the class
-// community of two such rows is exactly 1 or 0, and a cell's Σ_c
-// min(ω_ic·n_L, S_c) is exactly min(n_L, S_{c_i}) (every other term is
-// min(0, S_c) = 0), so the results keep their bits.
-func oneHotClasses(dst []int32, in *SparseInput) []int32 {
-	dst = kernels.Grow(dst, in.N)
-	c := in.C
-	for i := range in.N {
-		row := in.Soft[i*c : (i+1)*c]
-		if math.IsNaN(row[0]) {
-			dst[i] = hotNone
-			continue
-		}
-		dst[i] = hotSoft
-		ones, zeros := 0, 0
-		for k, v := range row {
-			switch v {
-			case 1:
-				ones++
-				dst[i] = int32(k)
-			case 0:
-				zeros++
-			}
-		}
-		if ones != 1 || zeros != c-1 {
-			dst[i] = hotSoft
-		}
-	}
-	return dst
 }
 
 // combine sums the chunk accumulators in chunk order, pushes the per-member
@@ -363,21 +319,23 @@ type nervBHWalk struct {
 	logTol     float64 // log tol; a row adds the log of its normaliser bound
 	sqrtDims   float64
 	nlab, wsum []float64
-	hot        []int32   // oneHotClasses, nil without labels
+	hardLabels           // the ClassNeRV shortcut for Λ
 	logCount   []float64 // log of each node's point count
 }
 
 // cellTradeoff returns Σ_{j∈node} Λ_ij for the node's n members.
 func (w *nervBHWalk) cellTradeoff(i, nd int, n float64) float64 {
 	in := w.in
-	if w.hot == nil || w.hot[i] == hotNone {
+	if !in.labelled(i) {
 		return in.Gamma * n
 	}
 	c := in.C
 	nl := w.nlab[nd]
 	var lam float64
-	if h := w.hot[i]; h >= 0 {
-		lam = min(nl, w.wsum[nd*c+int(h)])
+	if ci := w.class[i]; ci >= 0 {
+		// One-hot: every other class adds min(0, S_c) = 0, so this is
+		// the loop's value, bit for bit.
+		lam = min(nl, w.wsum[nd*c+int(ci)])
 	} else {
 		for k, v := range in.Soft[i*c : (i+1)*c] {
 			lam += min(v*nl, w.wsum[nd*c+k])
@@ -386,20 +344,13 @@ func (w *nervBHWalk) cellTradeoff(i, nd int, n float64) float64 {
 	return in.Gamma*(n-nl) + (1-in.Alpha)*in.Gamma*nl + in.Alpha*lam
 }
 
-// tradeoff returns Λ_ij, without a loop over the classes when both rows
-// are one-hot (their class community is then exactly 1 or 0).
+// tradeoff returns Λ_ij, without the loop over the classes when both rows
+// are one-hot.
 func (w *nervBHWalk) tradeoff(i, j int) float64 {
-	in := w.in
-	if w.hot != nil {
-		if hi, hj := w.hot[i], w.hot[j]; hi >= 0 && hj >= 0 {
-			var lambda float64
-			if hi == hj {
-				lambda = 1
-			}
-			return (1-in.Alpha)*in.Gamma + in.Alpha*lambda
-		}
+	if lam, ok := w.pair(i, j); ok {
+		return lam
 	}
-	return in.tradeoff(i, j)
+	return w.in.tradeoff(i, j)
 }
 
 // accept reports whether node nd may be summed at its centre of mass for

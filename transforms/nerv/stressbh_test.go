@@ -343,29 +343,24 @@ func TestOneHotTradeoffs(t *testing.T) {
 	var bh BH
 	bh.tree.Build(y, n, dims)
 	bh.aggregateLabels(sp)
-	var ones, softs, nones int
-	for _, h := range bh.hot {
-		switch {
-		case h >= 0:
+	hard := newHardLabels(sp.Soft, n, c, sp.Alpha, sp.Gamma)
+	ones := 0
+	for _, h := range hard.class {
+		if h >= 0 {
 			ones++
-		case h == hotSoft:
-			softs++
-		default:
-			nones++
 		}
 	}
-	if ones != 240 || softs != 80 || nones != 80 {
-		t.Fatalf("one-hot %d, soft %d, unlabelled %d rows; want 240, 80, 80", ones, softs, nones)
+	if ones != 240 {
+		t.Fatalf("%d one-hot rows, want 240", ones)
 	}
-	fast := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hot: bh.hot}
-	generic := make([]int32, n) // no shortcut: every labelled row soft
-	for i, h := range bh.hot {
-		generic[i] = hotSoft
-		if h == hotNone {
-			generic[i] = hotNone
-		}
+	fast := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hardLabels: hard}
+	// No shortcut: every row's class unknown, so the loops run.
+	generic := hard
+	generic.class = make([]int32, n)
+	for i := range generic.class {
+		generic.class[i] = -1
 	}
-	slow := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hot: generic}
+	slow := &nervBHWalk{t: &bh.tree, in: sp, nlab: bh.nlab, wsum: bh.wsum, hardLabels: generic}
 	for i := range n {
 		for j := range n {
 			if a, b := fast.tradeoff(i, j), sp.tradeoff(i, j); a != b {
