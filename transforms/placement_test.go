@@ -202,6 +202,8 @@ func TestPlacementIsAFunctionOfTheRow(t *testing.T) {
 			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 500, batches: []int{500, 1, 7}},
 		{name: "nerv bh", stage: nerv.Stage{}, fit: map[string]string{"id": "id", "label": "", "features": "f*", "method": "bh", "perplexity": "10"},
 			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 200, batches: []int{200, 1, 7}},
+		{name: "nerv cutoff", stage: nerv.Stage{}, fit: map[string]string{"id": "id", "label": "", "features": "f*", "method": "cutoff", "perplexity": "10"},
+			fitIn: map[string][]arrow.RecordBatch{"in": ref}, apply: map[string]string{"id": "id"}, rows: 200, batches: []int{200, 1, 7}},
 		{name: "tsne distances", stage: tsne.Stage{}, fit: map[string]string{},
 			fitIn: map[string][]arrow.RecordBatch{"distances": refPairs}, rows: 200, distances: true, batches: []int{1 << 20, 1, 7, 4096}},
 	}
@@ -518,6 +520,7 @@ func TestPlacementGraphIsExactKNN(t *testing.T) {
 		{"tsne bh", tsne.Stage{}, map[string]string{"method": "bh", "perplexity": "10"}},
 		{"tsne exact", tsne.Stage{}, map[string]string{"method": "exact", "perplexity": "10"}},
 		{"nerv bh", nerv.Stage{}, map[string]string{"method": "bh", "perplexity": "10", "features": "f*", "label": ""}},
+		{"nerv cutoff", nerv.Stage{}, map[string]string{"method": "cutoff", "perplexity": "10", "features": "f*", "label": ""}},
 	} {
 		c.opts["id"] = "id"
 		if c.opts["label"] == "" && c.stage.Info().Name == "tsne" {

@@ -30,8 +30,9 @@ import (
 
 func main() {
 	n := flag.Int("n", 5000, "points (a multiple of 4)")
-	methods := flag.String("methods", "exact-transfer,exact-global,bh", "comma-separated fits")
+	methods := flag.String("methods", "exact-transfer,exact-global,bh,cutoff", "comma-separated fits (exact-transfer, exact-global, bh, cutoff)")
 	tol := flag.Float64("bh-tol", nerv.DefaultBHTol, "Barnes–Hut tolerance")
+	cutTol := flag.Float64("cutoff-tol", nerv.DefaultCutoffTol, "cut-off tolerance")
 	evalMax := flag.Int("eval-max", 10000, "skip the quality metrics above this many points")
 	verbose := flag.Bool("v", false, "print each scale to stderr")
 	multiscale := flag.Bool("multiscale", true, "multiscale perplexity schedule")
@@ -63,6 +64,8 @@ func main() {
 			o.OutputScale = nerv.Global
 		case "bh":
 			o.Method, o.OutputScale, o.BHTol = nerv.BarnesHut, nerv.Global, *tol
+		case "cutoff":
+			o.Method, o.OutputScale, o.CutoffTol = nerv.Cutoff, nerv.Global, *cutTol
 		default:
 			log.Fatalf("unknown fit %q", name)
 		}

@@ -50,6 +50,7 @@ func TestLevelsBarnesHut(t *testing.T) {
 		{800, 32, BarnesHut, []float64{100, 50, 32}},
 		{20000, 32, BarnesHut, []float64{78.125, 39.0625, 32}},
 		{20000, 150, BarnesHut, []float64{150}}, // K above the cap: K alone
+		{20000, 32, Cutoff, []float64{78.125, 39.0625, 32}},
 	} {
 		o := DefaultOptions()
 		o.Perplexity, o.Method = tc.k, tc.method
@@ -94,10 +95,11 @@ func TestFourClustersBehaviour(t *testing.T) {
 	}{
 		{"exact, 800 points", 200, Exact, 32},
 		{"barnes-hut, 400 points", 100, BarnesHut, 15},
+		{"cutoff, 400 points", 100, Cutoff, 15},
 	} {
 		o := DefaultOptions()
 		o.Perplexity, o.Method = tc.perp, tc.method
-		if tc.method == BarnesHut {
+		if tc.method.sparse() {
 			o.OutputScale = Global
 		}
 		t.Run(tc.name, func(t *testing.T) { fourClusters(t, tc.per, o) })
@@ -259,10 +261,10 @@ func TestFitDuplicates(t *testing.T) {
 	for i := 1; i < 12; i++ {
 		copy(x[i*3:i*3+3], x[0:3])
 	}
-	for _, m := range []Method{Exact, BarnesHut} {
+	for _, m := range []Method{Exact, BarnesHut, Cutoff} {
 		o := DefaultOptions()
 		o.Perplexity, o.Method, o.MaxIter = 8, m, 100
-		if m == BarnesHut {
+		if m.sparse() {
 			o.OutputScale = Global
 		}
 		r1, err := Fit(ctx, x, n, 3, soft, c, o)

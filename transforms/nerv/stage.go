@@ -23,10 +23,10 @@ const (
 func sizeWarning(m Method, n int) string {
 	switch {
 	case m == Exact && n > exactWarnAbove:
-		return fmt.Sprintf("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; method bh scales to larger N",
+		return fmt.Sprintf("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; methods bh and cutoff scale to larger N",
 			3*8*float64(n)*float64(n)/1e9, n)
-	case m == BarnesHut && n > bhWarnAbove:
-		return fmt.Sprintf("method bh at N = %d: one iteration from the PCA start took about 14 s at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md), and a fit needs one to three hundred; tsne is the method for this size", n)
+	case m.sparse() && n > bhWarnAbove:
+		return fmt.Sprintf("method %v at N = %d: the first iterations from the PCA start took about 14 s each at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md), and a fit needs one to three hundred; tsne is the method for this size", m, n)
 	}
 	return ""
 }
@@ -45,9 +45,10 @@ type StageOptions struct {
 	Gamma         float64           `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
 	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
 	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method        Method            `opt:"method" help:"exact (O(N²)) or bh (sparse input, Barnes–Hut, global width)"`
-	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of method bh: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
+	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; the method for large N)"`
+	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
+	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
 	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
@@ -59,7 +60,7 @@ type StageOptions struct {
 func (Stage) NewOptions() transforms.Options {
 	d := DefaultOptions()
 	return &StageOptions{Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
-		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, MaxIter: d.MaxIter, Tol: d.Tol,
+		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, CutoffTol: d.CutoffTol, MaxIter: d.MaxIter, Tol: d.Tol,
 		CoarseMaxIter: d.CoarseMaxIter, CoarseTol: d.CoarseTol}
 }
 
@@ -87,12 +88,14 @@ func (o *StageOptions) Validate() error {
 		return transforms.Optionf("coarse-tol", "%g: want a finite value ≥ 0", o.CoarseTol)
 	case !(o.BHTol >= 0) || math.IsInf(o.BHTol, 0):
 		return transforms.Optionf("bh-tol", "%g: want a finite value ≥ 0", o.BHTol)
+	case !(o.CutoffTol >= 0) || math.IsInf(o.CutoffTol, 0):
+		return transforms.Optionf("cutoff-tol", "%g: want a finite value ≥ 0", o.CutoffTol)
 	}
-	if o.Method == BarnesHut && o.Dims > kernels.MaxBHDims {
-		return transforms.Optionf("dims", "Barnes–Hut supports at most %d output dimensions, not %d", kernels.MaxBHDims, o.Dims)
+	if o.Method.sparse() && o.Dims > kernels.MaxBHDims {
+		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
 	}
-	if o.Method == BarnesHut && o.OutputScale == ScaleTransfer {
-		return transforms.Optionf("output-scale", "transfer needs method exact: Barnes–Hut sums need one global width")
+	if o.Method.sparse() && o.OutputScale == ScaleTransfer {
+		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
 	}
 	return nil
 }
@@ -103,9 +106,9 @@ func (o *StageOptions) options(threads int) Options {
 	c.Dims, c.Alpha, c.Gamma, c.Perplexity = o.Dims, o.Alpha, o.Gamma, o.Perplexity
 	c.Multiscale, c.MaxIter, c.Tol, c.Threads = o.Multiscale, o.MaxIter, o.Tol, threads
 	c.CoarseMaxIter, c.CoarseTol = o.CoarseMaxIter, o.CoarseTol
-	c.Method, c.BHTol, c.Neighbors = o.Method, o.BHTol, o.KNN
+	c.Method, c.BHTol, c.CutoffTol, c.Neighbors = o.Method, o.BHTol, o.CutoffTol, o.KNN
 	switch {
-	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method == BarnesHut):
+	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method.sparse()):
 		c.OutputScale = Global
 	default:
 		c.OutputScale = Transfer
@@ -133,7 +136,11 @@ neighbours, β floored outside them), a Barnes–Hut sum over the embedding and 
 global output width, for tens of thousands of rows (its multiscale schedule
 starts at the first level at or below perplexity 100); its neighbour lists come
 from an exact search up to 20,000 rows and from NN-descent above (--knn), and the
-figure "knn" says which ran.
+figure "knn" says which ran. --method cutoff has bh's objective, neighbours and
+schedule but sums each point's output Gaussian exactly over every point within its
+reach and drops the rest, their share of the point's normaliser bounded by
+--cutoff-tol (default 0.01): more accurate than bh and faster once the map has
+spread out, the method for hundreds of thousands of rows and more.
 
 Stopping: the earlier scales of the multiscale schedule only prepare the start
 of the next one and stop after --coarse-max-iter 30 L-BFGS iterations (or a
@@ -152,6 +159,7 @@ feature column is dropped with a warning.`,
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --alpha 0.7 --standardize --out classnerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --features 'x*' --gamma 0.3 --out nerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method bh --perplexity 20 --out classnerv.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method cutoff --perplexity 20 --out classnerv-cutoff.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out classnerv.parquet --model-out classnerv.model.parquet",
 		},
 		Inputs: []transforms.Role{
@@ -235,30 +243,34 @@ func (m Method) String() string {
 		return "exact"
 	case BarnesHut:
 		return "bh"
+	case Cutoff:
+		return "cutoff"
 	}
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
 // Values lists the text forms of Method.
-func (Method) Values() []string { return []string{"exact", "bh"} }
+func (Method) Values() []string { return []string{"exact", "bh", "cutoff"} }
 
-// MarshalText returns the method's name: exact or bh.
+// MarshalText returns the method's name: exact, bh or cutoff.
 func (m Method) MarshalText() ([]byte, error) {
-	if m != Exact && m != BarnesHut {
+	if m != Exact && !m.sparse() {
 		return nil, fmt.Errorf("nerv: unknown method %d", int(m))
 	}
 	return []byte(m.String()), nil
 }
 
-// UnmarshalText parses exact or bh.
+// UnmarshalText parses exact, bh or cutoff.
 func (m *Method) UnmarshalText(b []byte) error {
 	switch string(b) {
 	case "exact":
 		*m = Exact
 	case "bh":
 		*m = BarnesHut
+	case "cutoff":
+		*m = Cutoff
 	default:
-		return fmt.Errorf("%q: want exact or bh", b)
+		return fmt.Errorf("%q: want exact, bh or cutoff", b)
 	}
 	return nil
 }

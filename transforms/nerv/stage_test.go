@@ -18,6 +18,8 @@ func TestSizeWarning(t *testing.T) {
 		{"bh at the limit", BarnesHut, bhWarnAbove, ""},
 		{"bh above", BarnesHut, bhWarnAbove + 1, "tsne is the method"},
 		{"bh at 10⁴", BarnesHut, 10_001, ""},
+		{"cutoff at the limit", Cutoff, bhWarnAbove, ""},
+		{"cutoff above", Cutoff, bhWarnAbove + 1, "tsne is the method"},
 	} {
 		got := sizeWarning(tc.m, tc.n)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {

@@ -129,6 +129,28 @@ func (in *SparseInput) check(y []float64, dims int) {
 	}
 }
 
+// begin checks the arguments of a sparse stress (panicking on wrong
+// lengths or parameters) and reports whether the call is already done:
+// cancelled (with ctx.Err()) or with fewer than two points (zero stress and
+// gradient).
+func (in *SparseInput) begin(ctx context.Context, grad, y []float64, dims int, tol float64) (bool, error) {
+	in.check(y, dims)
+	if !(tol >= 0) {
+		panic(fmt.Sprintf("nerv: tol = %v, want ≥ 0", tol))
+	}
+	if grad != nil && len(grad) != in.N*dims {
+		panic(fmt.Sprintf("nerv: len(grad) = %d, want n·dims = %d", len(grad), in.N*dims))
+	}
+	if err := ctx.Err(); err != nil {
+		return true, err
+	}
+	if in.N < 2 {
+		clear(grad)
+		return true, nil
+	}
+	return false, nil
+}
+
 // labelled reports whether row i has labels.
 func (in *SparseInput) labelled(i int) bool {
 	return in.Soft != nil && !math.IsNaN(in.Soft[i*in.C])
@@ -147,9 +169,7 @@ type BH struct {
 	nlab     []float64 // labelled members per node
 	wsum     []float64 // nodes×C summed labels of the labelled members
 	logCount []float64
-	rows     []float64 // per-row stress
-	slots    []float64
-	work     []nervBHScratch
+	rowSums
 }
 
 // nervBHScratch is one worker's traversal stack and interaction list.
@@ -157,7 +177,8 @@ type nervBHScratch struct {
 	stack []int32
 	list  []nervBHItem
 	lbeta []float64
-	dg    []float64 // g_ij − g⁰_ij over the row's list
+	dg    []float64  // g_ij − g⁰_ij over the row's list
+	runs  [][2]int32 // the cut-off's cell runs
 }
 
 // nervBHItem is one interaction of a row: a point (id = −1 − j) or a cell
@@ -176,63 +197,74 @@ type nervBHItem struct {
 // order, so results are bit-identical for any thread count. It panics on wrong
 // lengths or parameters, and returns ctx.Err() if cancelled.
 func (b *BH) Stress(ctx context.Context, grad, y []float64, dims int, in *SparseInput, tol float64, threads int) (float64, error) {
-	in.check(y, dims)
-	if !(tol >= 0) {
-		panic(fmt.Sprintf("nerv: tol = %v, want ≥ 0", tol))
-	}
-	n := in.N
-	if grad != nil && len(grad) != n*dims {
-		panic(fmt.Sprintf("nerv: len(grad) = %d, want n·dims = %d", len(grad), n*dims))
-	}
-	if err := ctx.Err(); err != nil {
+	if done, err := in.begin(ctx, grad, y, dims, tol); done {
 		return 0, err
 	}
-	if n < 2 {
-		clear(grad)
-		return 0, nil
-	}
-	b.tree.Build(y, n, dims)
+	w := b.walker(in, y, dims, tol)
+	// Rows in tree order: neighbouring rows walk the same nodes.
+	return b.rowSums.run(ctx, w, b.tree.Perm, grad, len(b.tree.Nodes), threads)
+}
+
+// walker builds the tree and its label sums over y and returns the walk
+// of tolerance tol over them.
+func (b *BH) walker(in *SparseInput, y []float64, dims int, tol float64) *nervBHWalk {
+	b.tree.Build(y, in.N, dims)
 	b.aggregateLabels(in)
 	b.logCount = kernels.Grow(b.logCount, len(b.tree.Nodes))
 	for nd := range b.tree.Nodes {
 		b.logCount[nd] = math.Log(float64(b.tree.Nodes[nd].Count))
 	}
-	b.rows = kernels.Grow(b.rows, n)
 	w := &nervBHWalk{t: &b.tree, in: in, y: y, dims: dims, h: 1 / (2 * in.Scale * in.Scale), tol: tol, nlab: b.nlab, wsum: b.wsum,
 		logTol: math.Log(tol), logCount: b.logCount, sqrtDims: math.Sqrt(float64(dims))}
 	w.hardLabels = newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma)
-	nodes := len(b.tree.Nodes)
+	return w
+}
+
+// rowSums runs the rows of a Barnes–Hut or cut-off stress: per-row stress,
+// chunk accumulators of the gradient and per-worker scratch.
+type rowSums struct {
+	rows  []float64 // per-row stress
+	slots []float64
+	work  []nervBHScratch
+}
+
+// run evaluates every row of w in the given order, split into
+// nervBHChunks fixed chunks with accumulators of (n + nodes)×dims each,
+// summed in chunk order, so results are bit-identical for any thread
+// count; it returns the stress and, if grad is not nil, writes the gradient.
+func (r *rowSums) run(ctx context.Context, w *nervBHWalk, order []int32, grad []float64, nodes, threads int) (float64, error) {
+	n, dims := w.in.N, w.dims
+	r.rows = kernels.Grow(r.rows, n)
 	m := (n + nodes) * dims
 	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
 	chunks := kernels.NumChunks(n, grain)
 	if grad != nil {
-		b.slots = kernels.Grow(b.slots, chunks*m)
+		r.slots = kernels.Grow(r.slots, chunks*m)
 	}
-	for len(b.work) < kernels.Workers(n, threads, grain) {
-		b.work = append(b.work, nervBHScratch{})
+	for len(r.work) < kernels.Workers(n, threads, grain) {
+		r.work = append(r.work, nervBHScratch{})
 	}
 	err := kernels.ParallelForWorker(ctx, n, threads, grain, func(wk, lo, hi int) {
-		sc := &b.work[wk]
+		sc := &r.work[wk]
 		var acc []float64
 		if grad != nil {
-			acc = b.slots[(lo/grain)*m : (lo/grain+1)*m]
+			acc = r.slots[(lo/grain)*m : (lo/grain+1)*m]
 			clear(acc)
 		}
-		// Rows in tree order: neighbouring rows walk the same nodes.
-		for _, i := range b.tree.Perm[lo:hi] {
-			w.row(sc, b.rows, acc, int(i))
+		for _, i := range order[lo:hi] {
+			w.row(sc, r.rows, acc, int(i))
 		}
 	})
 	if err != nil {
 		return 0, err
 	}
 	var stress float64
-	for _, v := range b.rows {
+	for _, v := range r.rows {
 		stress += v
 	}
 	stress /= float64(n)
 	if grad != nil {
-		b.combine(grad, n, dims, chunks)
+		r.combine(grad, w.t, n, dims, nodes, chunks)
 	}
 	return stress, nil
 }
@@ -273,21 +305,20 @@ func (b *BH) aggregateLabels(in *SparseInput) {
 }
 
 // combine sums the chunk accumulators in chunk order, pushes the per-member
-// node reactions down to the points (parents precede children) and scales
-// by 1/n into grad.
-func (b *BH) combine(grad []float64, n, dims, chunks int) {
-	nodes := len(b.tree.Nodes)
+// node reactions of tree t (when nodes > 0) down to the points (parents
+// precede children) and scales by 1/n into grad.
+func (r *rowSums) combine(grad []float64, tree *kernels.BHTree, n, dims, nodes, chunks int) {
 	m := (n + nodes) * dims
-	total := b.slots[:m]
+	total := r.slots[:m]
 	for c := 1; c < chunks; c++ {
-		for k, v := range b.slots[c*m : (c+1)*m] {
+		for k, v := range r.slots[c*m : (c+1)*m] {
 			total[k] += v
 		}
 	}
 	node := total[n*dims:]
 	nc := int32(1) << dims
 	for nd := range nodes {
-		t := &b.tree.Nodes[nd]
+		t := &tree.Nodes[nd]
 		f := node[nd*dims : (nd+1)*dims]
 		if t.Child >= 0 {
 			for ch := t.Child; ch < t.Child+nc; ch++ {
@@ -297,7 +328,7 @@ func (b *BH) combine(grad []float64, n, dims, chunks int) {
 			}
 			continue
 		}
-		for _, p := range b.tree.Perm[t.Lo:t.Hi] {
+		for _, p := range tree.Perm[t.Lo:t.Hi] {
 			for k := range f {
 				total[int(p)*dims+k] += f[k]
 			}
@@ -321,6 +352,11 @@ type nervBHWalk struct {
 	nlab, wsum []float64
 	hardLabels           // the ClassNeRV shortcut for Λ
 	logCount   []float64 // log of each node's point count
+	// Set by CutoffStress: rows with at most cutoffMax points in reach list
+	// them (cutoffList, bound cutTol), the others walk the tree.
+	grid      *kernels.CellGrid
+	cutTol    float64
+	cutoffMax int
 }
 
 // cellTradeoff returns Σ_{j∈node} Λ_ij for the node's n members.
@@ -442,7 +478,9 @@ func (w *nervBHWalk) row(sc *nervBHScratch, stress, acc []float64, i int) {
 	for _, a := range sc.dg {
 		zn += math.Exp(m - a)
 	}
-	w.walk(sc, i, m, w.logTol+math.Log(zn))
+	if w.grid == nil || !w.cutoffList(sc, i, m, zn) {
+		w.walk(sc, i, m, w.logTol+math.Log(zn))
+	}
 	// Shift by the smallest a so that the largest e is 1 (no overflow,
 	// and Z ≥ 1); keep e for the force loop.
 	s := m
