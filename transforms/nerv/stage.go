@@ -45,11 +45,11 @@ type StageOptions struct {
 	Gamma         float64           `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
 	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
 	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; the method for large N)"`
+	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
 	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
-	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer, global with method bh)"`
+	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
 	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
 	CoarseMaxIter int               `opt:"coarse-max-iter" help:"L-BFGS iterations of each earlier scale of the multiscale schedule (≥ 0; 0: as --max-iter; --coarse-max-iter 0 --coarse-tol 0 --max-iter 500 --tol 1e-5 is the rule before issue 15)"`
@@ -139,8 +139,9 @@ from an exact search up to 20,000 rows and from NN-descent above (--knn), and th
 figure "knn" says which ran. --method cutoff has bh's objective, neighbours and
 schedule but sums each point's output Gaussian exactly over every point within its
 reach and drops the rest, their share of the point's normaliser bounded by
---cutoff-tol (default 0.01): more accurate than bh and faster once the map has
-spread out, the method for hundreds of thousands of rows and more.
+--cutoff-tol (default 0.01); a point with more than 2,000 points in reach (the
+dense first iterations) takes the Barnes–Hut sums. More accurate than bh, and faster
+once the map has spread out: prefer it to bh.
 
 Stopping: the earlier scales of the multiscale schedule only prepare the start
 of the next one and stop after --coarse-max-iter 30 L-BFGS iterations (or a
