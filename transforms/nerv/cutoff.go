@@ -87,9 +87,10 @@ func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, 
 	return c.bh.rowSums.run(ctx, w, c.grid.Perm, grad, len(c.bh.tree.Nodes), threads)
 }
 
-// DefaultCutoffBHAbove is CutoffStress's default BHAbove: rows with this
-// many points in reach cost about as much either way (BENCHMARKS.md; 600
-// and 2,000 were within 10 % of each other on every map measured).
+// DefaultCutoffBHAbove is CutoffStress's default BHAbove: with it the
+// evaluations from a dense PCA start cost what Barnes–Hut's do, and lower
+// thresholds (500, 600) were no faster there and up to 1.4 times slower on
+// spread maps (BENCHMARKS.md).
 const DefaultCutoffBHAbove = 2000
 
 // finiteExtent reports whether every axis of y's bounding box has a finite

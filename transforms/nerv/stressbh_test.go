@@ -11,6 +11,28 @@ import (
 	"github.com/ordinate/ordinate/kernels"
 )
 
+// sparseEval evaluates a stress of SparseInput at tolerance tol.
+type sparseEval func(ctx context.Context, grad, y []float64, dims int, sp *SparseInput, tol float64, threads int) (float64, error)
+
+// sparseStresses are BH.Stress and the cut-off without its Barnes–Hut
+// rows, each with fresh state per call, for the tests that hold for both.
+func sparseStresses() []struct {
+	name string
+	eval sparseEval
+} {
+	return []struct {
+		name string
+		eval sparseEval
+	}{
+		{"bh", func(ctx context.Context, grad, y []float64, dims int, sp *SparseInput, tol float64, threads int) (float64, error) {
+			return new(BH).Stress(ctx, grad, y, dims, sp, tol, threads)
+		}},
+		{"cutoff", func(ctx context.Context, grad, y []float64, dims int, sp *SparseInput, tol float64, threads int) (float64, error) {
+			return (&CutoffStress{BHAbove: -1}).Stress(ctx, grad, y, dims, sp, tol, DefaultBHTol, threads)
+		}},
+	}
+}
+
 // nervSparseFixture makes a sparse NeRV input over k neighbours of n random
 // points (β calibrated over the lists) and its dense equivalent, with β = 0
 // outside the lists.
@@ -92,8 +114,9 @@ func nervSparseBrute(y []float64, dims int, in *SparseInput) float64 {
 
 // TestNeRVBHExact checks that with tol = 0 (every point visited) the
 // Barnes–Hut stress is the plain floored sparse stress, equal to the exact
-// Stress when the lists hold every point, and that its gradient matches
-// central differences.
+// Stress when the lists hold every point, that its gradient matches
+// central differences, and that the cut-off with tol = 0 (every pair)
+// gives the same stress and gradient.
 func TestNeRVBHExact(t *testing.T) {
 	cases := []struct {
 		name          string
@@ -129,6 +152,14 @@ func TestNeRVBHExact(t *testing.T) {
 		}
 		if want := nervSparseBrute(y, tc.dims, sp); math.Abs(got-want) > 1e-10*max(1, math.Abs(want)) {
 			t.Errorf("%s: stress %v, plain formula %v", tc.name, got, want)
+		}
+		gc := make([]float64, len(y))
+		sc, err := (&CutoffStress{BHAbove: -1}).Stress(context.Background(), gc, y, tc.dims, sp, 0, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(sc-got) > 1e-12*max(1, math.Abs(got)) || maxAbsDiff(gc, g) > 1e-12*max(1, maxAbs(g)) {
+			t.Errorf("%s: cut-off stress %v, gradient off by %g; Barnes–Hut %v", tc.name, sc, maxAbsDiff(gc, g), got)
 		}
 		if tc.k == tc.n-1 {
 			gWant := make([]float64, len(y))
@@ -234,8 +265,9 @@ func TestNeRVBHThreads(t *testing.T) {
 	})
 }
 
-// TestNeRVBHDegenerate covers coincident points (they share a leaf) and a
-// point far from all others (its row would underflow without the shift).
+// TestNeRVBHDegenerate covers coincident points (they share a leaf or a
+// cell), a point far from all others (its row would underflow without the
+// shift, and its reach spans the grid), for both sparse stresses.
 func TestNeRVBHDegenerate(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 6))
 	const n, k, dims = 200, 20, 2
@@ -245,23 +277,24 @@ func TestNeRVBHDegenerate(t *testing.T) {
 		copy(y[2*i:2*i+2], y[0:2])
 	}
 	y[2*50], y[2*50+1] = 1e4, -1e4
-	for _, tol := range []float64{0, 1e-4} {
-		var bh BH
-		g := make([]float64, n*dims)
-		s, err := bh.Stress(context.Background(), g, y, dims, sp, tol, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if math.IsNaN(s) || math.IsInf(s, 0) {
-			t.Fatalf("tol %g: stress %v", tol, s)
-		}
-		for q, v := range g {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				t.Fatalf("tol %g: grad[%d] = %v", tol, q, v)
+	for _, st := range sparseStresses() {
+		for _, tol := range []float64{0, 1e-4, 1e-2} {
+			g := make([]float64, n*dims)
+			s, err := st.eval(context.Background(), g, y, dims, sp, tol, 1)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-		if want := nervSparseBrute(y, dims, sp); tol == 0 && math.Abs(s-want) > 1e-9*math.Abs(want) {
-			t.Errorf("tol 0: stress %v, plain formula %v", s, want)
+			if math.IsNaN(s) || math.IsInf(s, 0) {
+				t.Fatalf("%s tol %g: stress %v", st.name, tol, s)
+			}
+			for q, v := range g {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("%s tol %g: grad[%d] = %v", st.name, tol, q, v)
+				}
+			}
+			if want := nervSparseBrute(y, dims, sp); (tol == 0 || st.name == "cutoff") && math.Abs(s-want) > 1e-9*math.Abs(want) {
+				t.Errorf("%s tol %g: stress %v, plain formula %v", st.name, tol, s, want)
+			}
 		}
 	}
 }
@@ -271,28 +304,47 @@ func TestNeRVBHCancel(t *testing.T) {
 	sp, _ := nervSparseFixture(t, rng, 100, 10, 2, 3, "none")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	var bh BH
-	if _, err := bh.Stress(ctx, nil, nervRandomY(rng, 100, 2), 2, sp, 1e-4, 1); err != context.Canceled {
-		t.Errorf("cancelled: err = %v", err)
+	for _, st := range sparseStresses() {
+		if _, err := st.eval(ctx, nil, nervRandomY(rng, 100, 2), 2, sp, 1e-2, 1); err != context.Canceled {
+			t.Errorf("%s cancelled: err = %v", st.name, err)
+		}
 	}
 }
 
 // BenchmarkNeRVBH times one stress and gradient at the nerv default
 // tolerance 1e-2, K = 96 neighbours (perplexity 32), hard labels.
 func BenchmarkNeRVBH(b *testing.B) {
+	var bh BH
+	benchSparse(b, func(g, y []float64, sp *SparseInput) error {
+		_, err := bh.Stress(context.Background(), g, y, 2, sp, DefaultBHTol, 0)
+		return err
+	})
+}
+
+// BenchmarkNeRVCutoff is BenchmarkNeRVBH's evaluation with the cut-off
+// stress (default tolerances) on the same inputs.
+func BenchmarkNeRVCutoff(b *testing.B) {
+	var co CutoffStress
+	benchSparse(b, func(g, y []float64, sp *SparseInput) error {
+		_, err := co.Stress(context.Background(), g, y, 2, sp, DefaultCutoffTol, DefaultBHTol, 0)
+		return err
+	})
+}
+
+// benchSparse times eval at N = 5,000 and 20,000 on a map at about a
+// converged map's density (K neighbours within ~1.5 widths).
+func benchSparse(b *testing.B, eval func(g, y []float64, sp *SparseInput) error) {
 	for _, n := range []int{5000, 20000} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		sp := nervSparseOnly(b, rng, n, 96, 3, 32, "hard")
 		y := nervRandomY(rng, n, 2)
-		// Density about that of a converged map: K neighbours within ~1.5s.
 		for i := range y {
 			y[i] *= math.Sqrt(float64(n)/28) * sp.Scale
 		}
 		g := make([]float64, n*2)
-		var bh BH
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := bh.Stress(context.Background(), g, y, 2, sp, 1e-2, 0); err != nil {
+				if err := eval(g, y, sp); err != nil {
 					b.Fatal(err)
 				}
 			}
