@@ -94,13 +94,15 @@
 //
 // # Stresses
 //
-// Stress (input Input, stress.go) and BH.Stress (input SparseInput,
-// stressbh.go) evaluate the stress and gradient that Fit minimises; the
-// comments at the top of those files state the formulas and the Barnes–Hut
-// approximation. They moved here from package kernels and keep its
-// conventions: row-major slices (y is n×dims), wrong lengths or parameters
-// panic, the only error is ctx.Err(), and results are bit-identical for any
-// thread count.
+// Stress (input Input, stress.go), BH.Stress and CutoffStress.Stress (input
+// SparseInput, stressbh.go and cutoff.go) evaluate the stress and gradient
+// that Fit minimises; the comments at the top of those files state the
+// formulas, the Barnes–Hut approximation and the cut-off's bound. They keep
+// package kernels' conventions: row-major slices (y is n×dims), wrong
+// lengths or parameters panic, the only error is ctx.Err(), and results are
+// bit-identical for any thread count. The cut-off returns a NaN stress for
+// a y with non-finite coordinates (a line search's overshoot), where its
+// grid could not be built.
 //
 // # Stage
 //
