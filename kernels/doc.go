@@ -238,9 +238,11 @@
 // features 183 neighbours per row take about 36 s.
 //
 // FindKNN is the one entry point of the stages: KNNAuto runs the exact
-// search up to AutoApproxKNNAbove (20,000) rows, where the exhaustive
-// search costs about 7 s at 50 features and NN-descent gains nothing, and
-// for up to KDTreeMaxDims features at any size, where the tree is exact
-// and faster than NN-descent; NN-descent otherwise. It returns the method
-// that ran.
+// search up to AutoApproxRows rows (20,000, or 4c² for NN-descent's c
+// candidates per point: t-SNE's 60 give 20,000, the default 234 of k = 176
+// give 219,024), where the exhaustive search is as fast as NN-descent and
+// needs a tenth of its memory or less, and for
+// up to KDTreeMaxDims features at any size, where the tree is exact and
+// faster than NN-descent; NN-descent otherwise. It returns the method that
+// ran.
 package kernels

@@ -9,15 +9,28 @@ import (
 type KNNMethod int
 
 const (
-	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxKNNAbove rows or KDTreeMaxDims features, KNNApprox above
+	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxRows rows or KDTreeMaxDims features, KNNApprox above
 	KNNExact                   // exact: a k-d tree for few features, else exhaustive search, O(N²·D)
 	KNNApprox                  // NN-descent (ApproxKNN), about O(N log N · D)
 )
 
-// AutoApproxKNNAbove is the largest number of rows for which KNNAuto runs
-// the exhaustive search. Around it the two cost about the same on two cores
-// (see the package doc); below it exact is also the simpler answer.
+// AutoApproxKNNAbove is the least of AutoApproxRows: below it the
+// exhaustive search costs seconds and is also the simpler answer.
 const AutoApproxKNNAbove = 20_000
+
+// AutoApproxRows is the largest number of rows for which KNNAuto runs the
+// exhaustive search when NN-descent would join c candidates per point
+// (NNDescentSettings.MaxCandidates): max(AutoApproxKNNAbove, 4c²), so
+// 20,000 for t-SNE's 60 candidates and 57,600 for the default 120 of
+// k = 90. NN-descent's local join costs about n·c² distances per iteration
+// and holds its proposed updates in memory, against the exhaustive
+// search's n²/2 distances in blocks, so the crossover grows as c².
+// Measured on two cores (six-cluster Gaussian mixture, exhaustive against
+// NN-descent with the default candidates): 30,000 × 50, k = 90: 11.8 s and
+// 46 MB against 17.1 s and 712 MB; 60,000 × 50, k = 90: 41.8 s and 90 MB
+// against 33.6 s and 879 MB; 30,000 × 10, k = 176 (NeRV's sparse methods
+// at perplexity 58.6, c = 234): 9.0 s and 67 MB against 64 s and 3.0 GB.
+func AutoApproxRows(c int) int { return max(AutoApproxKNNAbove, 4*c*c) }
 
 func (m KNNMethod) String() string {
 	switch m {
@@ -31,15 +44,16 @@ func (m KNNMethod) String() string {
 	return fmt.Sprintf("KNNMethod(%d)", int(m))
 }
 
-// Resolve returns the method that FindKNN runs for n rows of d features: m
-// itself unless m is KNNAuto, which is exact up to AutoApproxKNNAbove rows
-// and, at any n, for up to KDTreeMaxDims features, where the k-d tree
-// search is exact and faster than NN-descent.
-func (m KNNMethod) Resolve(n, d int) KNNMethod {
+// Resolve returns the method that FindKNN runs for n rows of d features
+// when NN-descent would join c candidates per point: m itself unless m is
+// KNNAuto, which is exact up to AutoApproxRows(c) rows and, at any n, for
+// up to KDTreeMaxDims features, where the k-d tree search is exact and
+// faster than NN-descent.
+func (m KNNMethod) Resolve(n, d, c int) KNNMethod {
 	if m != KNNAuto {
 		return m
 	}
-	if n > AutoApproxKNNAbove && d > KDTreeMaxDims {
+	if n > AutoApproxRows(c) && d > KDTreeMaxDims {
 		return KNNApprox
 	}
 	return KNNExact
@@ -71,7 +85,8 @@ func KNNWork(n, d, k int, m KNNMethod, set NNDescentSettings) int64 {
 }
 
 func findsApprox(n, d, k int, m KNNMethod, set NNDescentSettings) bool {
-	return m.Resolve(n, d) == KNNApprox && !set.withDefaults(k).exact(n, k)
+	set = set.withDefaults(k)
+	return m.Resolve(n, d, set.MaxCandidates) == KNNApprox && !set.exact(n, k)
 }
 
 // Values lists the text forms of KNNMethod.

@@ -8,21 +8,32 @@ import (
 
 func TestKNNMethodResolve(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		m    KNNMethod
-		n, d int
-		want KNNMethod
+		name    string
+		m       KNNMethod
+		n, d, c int // c: NN-descent's candidates per point
+		want    KNNMethod
 	}{
-		{"auto small", KNNAuto, AutoApproxKNNAbove, 50, KNNExact},
-		{"auto large", KNNAuto, AutoApproxKNNAbove + 1, 50, KNNApprox},
-		{"auto large, few features", KNNAuto, 100 * AutoApproxKNNAbove, KDTreeMaxDims, KNNExact},
-		{"auto large, one feature more", KNNAuto, AutoApproxKNNAbove + 1, KDTreeMaxDims + 1, KNNApprox},
-		{"exact large", KNNExact, 10 * AutoApproxKNNAbove, 50, KNNExact},
-		{"approx small", KNNApprox, 10, 2, KNNApprox},
+		{"auto small", KNNAuto, AutoApproxKNNAbove, 50, 60, KNNExact},
+		{"auto large", KNNAuto, AutoApproxKNNAbove + 1, 50, 60, KNNApprox},
+		{"auto at the 120-candidate crossover", KNNAuto, 57_600, 50, 120, KNNExact},
+		{"auto above it", KNNAuto, 57_601, 50, 120, KNNApprox},
+		{"auto, many candidates", KNNAuto, 200_000, 50, 234, KNNExact},
+		{"auto large, few features", KNNAuto, 100 * AutoApproxKNNAbove, KDTreeMaxDims, 60, KNNExact},
+		{"auto large, one feature more", KNNAuto, AutoApproxKNNAbove + 1, KDTreeMaxDims + 1, 60, KNNApprox},
+		{"exact large", KNNExact, 10 * AutoApproxKNNAbove, 50, 60, KNNExact},
+		{"approx small", KNNApprox, 10, 2, 60, KNNApprox},
 	} {
-		if got := c.m.Resolve(c.n, c.d); got != c.want {
-			t.Errorf("%s: Resolve(%d, %d) = %v, want %v", c.name, c.n, c.d, got, c.want)
+		if got := c.m.Resolve(c.n, c.d, c.c); got != c.want {
+			t.Errorf("%s: Resolve(%d, %d, %d) = %v, want %v", c.name, c.n, c.d, c.c, got, c.want)
 		}
+	}
+	// FindKNN resolves with the candidates it would join: the default for
+	// k = 176 (234) keeps 30,000 rows exhaustive, t-SNE's 60 do not.
+	if findsApprox(30_000, 10, 176, KNNAuto, NNDescentSettings{}) {
+		t.Error("30,000 × 10, k = 176, default candidates: NN-descent, want the exhaustive search")
+	}
+	if !findsApprox(30_000, 10, 90, KNNAuto, NNDescentSettings{MaxCandidates: 60}) {
+		t.Error("30,000 × 10, k = 90, 60 candidates: exhaustive, want NN-descent")
 	}
 }
 

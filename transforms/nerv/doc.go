@@ -31,8 +31,11 @@
 // stress is therefore not comparable to the exact method's; BENCHMARKS.md
 // compares the quality metrics of both on the four-cluster data. Its
 // neighbour lists come from kernels.FindKNN (Options.Neighbors): the
-// exact search up to kernels.AutoApproxKNNAbove rows or
-// kernels.KDTreeMaxDims features (a k-d tree), and NN-descent otherwise, seeded with the constant KNNSeed (the stage has no seed), so the
+// exact search up to kernels.AutoApproxRows rows for NN-descent's default
+// 4k/3 candidates (its join would cost more than the exhaustive search
+// below, and needs gigabytes at 30,000 rows and k = 176) or up to
+// kernels.KDTreeMaxDims features (a k-d tree), and NN-descent otherwise,
+// seeded with the constant KNNSeed (the stage has no seed), so the
 // fit stays a function of the data and the thread count; Result.KNN and
 // the stage's figure "knn" say which ran. TestFitBHApproxNeighbours checks
 // that NN-descent lists give the quality of exact ones.

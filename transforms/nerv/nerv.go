@@ -104,10 +104,11 @@ type Options struct {
 	Method        Method
 	BHTol         float64 // Barnes–Hut cell tolerance (BarnesHut only)
 	CutoffTol     float64 // bound on each row's relative normaliser error (Cutoff only)
-	// Neighbors selects the k-NN search of BarnesHut's input
-	// neighbourhoods: exact up to kernels.AutoApproxKNNAbove rows or
-	// kernels.KDTreeMaxDims features, NN-descent otherwise (KNNAuto), or
-	// one of them always. NN-descent is
+	// Neighbors selects the k-NN search of the sparse methods' input
+	// neighbourhoods: exact up to kernels.AutoApproxRows rows for
+	// NN-descent's default candidates (4k/3 for the k = 3K neighbours of
+	// the largest perplexity K) or up to kernels.KDTreeMaxDims features,
+	// NN-descent otherwise (KNNAuto), or one of them always. NN-descent is
 	// seeded with KNNSeed.
 	Neighbors kernels.KNNMethod
 	Threads   int

@@ -46,7 +46,7 @@ type StageOptions struct {
 	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
 	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
 	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
-	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
+	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
@@ -135,7 +135,9 @@ thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
 neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
 global output width, for tens of thousands of rows (its multiscale schedule
 starts at the first level at or below perplexity 100); its neighbour lists come
-from an exact search up to 20,000 rows and from NN-descent above (--knn), and the
+from an exact search up to 4c² rows (c = 4 × the schedule's largest perplexity,
+NN-descent's candidates per point: 390,000 rows from perplexity 78) and from
+NN-descent above (--knn), and the
 figure "knn" says which ran. --method cutoff has bh's objective, neighbours and
 schedule but sums each point's output Gaussian exactly over every point within its
 reach and drops the rest, their share of the point's normaliser bounded by
