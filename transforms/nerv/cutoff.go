@@ -57,10 +57,10 @@ type CutoffStress struct {
 // the embedding y (n×dims, dims ≤ kernels.MaxBHDims) and, if grad is not
 // nil, writes its gradient into grad; see the comment at the top of
 // cutoff.go for tol, and BH.Stress for bhTol, the tolerance of the rows
-// that take the Barnes–Hut sums. A y with a non-finite coordinate has stress NaN (and a
-// NaN gradient), which a line search rejects. Results are bit-identical for
-// any thread count. It panics on wrong lengths or parameters, and returns
-// ctx.Err() if cancelled.
+// that take the Barnes–Hut sums. A y with a non-finite coordinate has
+// stress NaN (and a NaN gradient), which a line search rejects. Results
+// are bit-identical for any thread count. It panics on wrong lengths or
+// parameters, and returns ctx.Err() if cancelled.
 func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, in *SparseInput, tol, bhTol float64, threads int) (float64, error) {
 	if !(bhTol >= 0) {
 		panic(fmt.Sprintf("nerv: bhTol = %v, want ≥ 0", bhTol))
