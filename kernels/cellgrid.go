@@ -31,12 +31,13 @@ type CellGrid struct {
 // so memory stays O(n) however far the points spread.
 func CellGridMaxCells(n int) int { return max(4*n, 64) }
 
-// Build buckets y (n×dims, finite coordinates) into cells of edge at least
-// side over the points' bounding box. The layout depends only on y and side,
-// never on the thread count. It panics unless 1 ≤ dims ≤ MaxBHDims,
-// len(y) = n·dims, side > 0, and every coordinate and the
-// bounding box's extent are finite.
-func (g *CellGrid) Build(y []float64, n, dims int, side float64) {
+// Build buckets y (n×dims) into cells of edge at least side over the
+// points' bounding box and reports true; the layout depends only on y and
+// side, never on the thread count. It reports false, leaving g unusable,
+// when a coordinate is not finite or the box's extent overflows (an
+// optimiser's overshoot, not a caller's mistake). It panics unless
+// 1 ≤ dims ≤ MaxBHDims, len(y) = n·dims and side is finite and > 0.
+func (g *CellGrid) Build(y []float64, n, dims int, side float64) bool {
 	CheckEmbedding(y, n, dims)
 	if dims > MaxBHDims {
 		panic(fmt.Sprintf("kernels: CellGrid needs dims ≤ %d, got %d", MaxBHDims, dims))
@@ -50,16 +51,13 @@ func (g *CellGrid) Build(y []float64, n, dims int, side float64) {
 		lo, up := math.Inf(1), math.Inf(-1)
 		for i := range n {
 			v := y[i*dims+c]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				panic(fmt.Sprintf("kernels: CellGrid coordinate %d of point %d is %v", c, i, v))
-			}
 			lo, up = min(lo, v), max(up, v)
 		}
 		if n == 0 {
 			lo, up = 0, 0
 		}
-		if math.IsInf(up-lo, 0) {
-			panic(fmt.Sprintf("kernels: CellGrid extent %v along axis %d overflows", up-lo, c))
+		if math.IsInf(up-lo, 0) || math.IsNaN(up-lo) {
+			return false // ±Inf coordinates, or an overflowing extent
 		}
 		g.Lo[c], hi[c] = lo, up
 	}
@@ -106,6 +104,7 @@ func (g *CellGrid) Build(y []float64, n, dims int, side float64) {
 		g.Start[k] = g.Start[k-1]
 	}
 	g.Start[0] = 0
+	return true
 }
 
 // cellOf returns the cell index of point p.

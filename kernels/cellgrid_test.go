@@ -30,7 +30,9 @@ func TestCellGrid(t *testing.T) {
 				}
 			}
 			var g CellGrid
-			g.Build(y, n, dims, 0.7)
+			if !g.Build(y, n, dims, 0.7) {
+				t.Fatalf("%s: Build reported non-finite coordinates", name)
+			}
 			perm := slices.Clone(g.Perm)
 			slices.Sort(perm)
 			for i, p := range perm {
@@ -69,11 +71,24 @@ func TestCellGrid(t *testing.T) {
 }
 
 // TestCellGridBounded checks that a grid over two far points keeps to
-// CellGridMaxCells, and that NaN radii and boxes off the grid give no runs.
+// CellGridMaxCells, that NaN radii and boxes off the grid give no runs,
+// and that Build refuses non-finite coordinates and overflowing extents.
 func TestCellGridBounded(t *testing.T) {
 	var g CellGrid
+	for _, bad := range [][]float64{
+		{0, 0, math.NaN(), 1, 1, 1},
+		{0, 0, 1, math.Inf(1), 1, 1},
+		{0, 0, math.Inf(-1), 1, 1, 1},
+		{-1.5e308, 0, 1.5e308, 1, 1, 1},
+	} {
+		if g.Build(bad, 3, 2, 1) {
+			t.Errorf("Build(%v) reported a usable grid", bad)
+		}
+	}
 	y := []float64{0, 0, 1e9, 1e9, 1, 1}
-	g.Build(y, 3, 2, 1e-3)
+	if !g.Build(y, 3, 2, 1e-3) {
+		t.Fatal("far points: Build reported non-finite coordinates")
+	}
 	if cells := len(g.Start) - 1; cells > CellGridMaxCells(3) {
 		t.Errorf("far points: %d cells, want ≤ %d", cells, CellGridMaxCells(3))
 	}

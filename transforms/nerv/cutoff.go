@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ordinate/ordinate/internal/floats"
 	"github.com/ordinate/ordinate/kernels"
 )
 
@@ -68,13 +67,12 @@ func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, 
 	if done, err := in.begin(ctx, grad, y, dims, tol); done {
 		return 0, err
 	}
-	if !floats.AllFinite(y) || !finiteExtent(y, dims) {
+	if !c.grid.Build(y, in.N, dims, in.Scale) {
 		for k := range grad {
 			grad[k] = math.NaN()
 		}
 		return math.NaN(), nil
 	}
-	c.grid.Build(y, in.N, dims, in.Scale)
 	w := c.bh.walker(in, y, dims, bhTol)
 	w.grid, w.cutTol, w.cutoffMax = &c.grid, tol, c.BHAbove
 	switch {
@@ -84,7 +82,7 @@ func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, 
 		w.cutoffMax = math.MaxInt
 	}
 	// Rows in cell order: neighbouring rows read the same cells.
-	return c.bh.rowSums.run(ctx, w, c.grid.Perm, grad, len(c.bh.tree.Nodes), threads)
+	return c.bh.rowSums.run(ctx, w, c.grid.Perm, grad, threads)
 }
 
 // DefaultCutoffBHAbove is CutoffStress's default BHAbove: with it the
@@ -92,21 +90,6 @@ func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, 
 // thresholds (500, 600) were no faster there and up to 1.4 times slower on
 // spread maps (BENCHMARKS.md).
 const DefaultCutoffBHAbove = 2000
-
-// finiteExtent reports whether every axis of y's bounding box has a finite
-// extent (finite coordinates can still differ by more than MaxFloat64).
-func finiteExtent(y []float64, dims int) bool {
-	for c := range dims {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := c; i < len(y); i += dims {
-			lo, hi = min(lo, y[i]), max(hi, y[i])
-		}
-		if math.IsInf(hi-lo, 0) {
-			return false
-		}
-	}
-	return true
-}
 
 // cutoffList lists in sc.list every point j ≠ i with a_ij ≤ m + T_i (see
 // the top of cutoff.go), zn being row i's z_i, in the grid's fixed order,

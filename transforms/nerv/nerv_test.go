@@ -80,12 +80,12 @@ func hardOf(soft []float64, n, c int) ([]float64, []int) {
 
 // TestFourClustersBehaviour runs the paper's first experiment at full size
 // (800 points) with the exact method and at a quarter of it with
-// Barnes–Hut: with hard labels ClassNeRV raises between-class
+// Barnes–Hut and with the cut-off: with hard labels ClassNeRV raises between-class
 // trustworthiness over NeRV and has a positive KNN gain; with soft labels
 // the blended cluster is not torn apart.
 func TestFourClustersBehaviour(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: fits six NeRV embeddings, about 25 s on two cores; go test without -short (as CI does) runs it")
+		t.Skip("-short: fits nine NeRV embeddings, about 20 s on two cores; go test without -short (as CI does) runs it")
 	}
 	for _, tc := range []struct {
 		name   string
@@ -178,6 +178,9 @@ func TestFitErrors(t *testing.T) {
 	}{
 		{"perplexity ≥ N", func(o *Options) { o.Perplexity = 10 }, x, ErrOption},
 		{"alpha > 1", func(o *Options) { o.Alpha = 1.5 }, x, ErrOption},
+		{"cutoff, negative cut-off tol", func(o *Options) { o.Method, o.OutputScale, o.CutoffTol = Cutoff, Global, -1 }, x, ErrOption},
+		{"cutoff, negative bh tol (its dense rows)", func(o *Options) { o.Method, o.OutputScale, o.BHTol = Cutoff, Global, -1 }, x, ErrOption},
+		{"cutoff, transferred widths", func(o *Options) { o.Method, o.OutputScale = Cutoff, Transfer }, x, ErrOption},
 		{"nan", nil, append(append([]float64(nil), x[:29]...), math.NaN()), ErrInput},
 	} {
 		oo := o

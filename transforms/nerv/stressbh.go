@@ -202,7 +202,7 @@ func (b *BH) Stress(ctx context.Context, grad, y []float64, dims int, in *Sparse
 	}
 	w := b.walker(in, y, dims, tol)
 	// Rows in tree order: neighbouring rows walk the same nodes.
-	return b.rowSums.run(ctx, w, b.tree.Perm, grad, len(b.tree.Nodes), threads)
+	return b.rowSums.run(ctx, w, b.tree.Perm, grad, threads)
 }
 
 // walker builds the tree and its label sums over y and returns the walk
@@ -229,11 +229,12 @@ type rowSums struct {
 }
 
 // run evaluates every row of w in the given order, split into
-// nervBHChunks fixed chunks with accumulators of (n + nodes)×dims each,
-// summed in chunk order, so results are bit-identical for any thread
-// count; it returns the stress and, if grad is not nil, writes the gradient.
-func (r *rowSums) run(ctx context.Context, w *nervBHWalk, order []int32, grad []float64, nodes, threads int) (float64, error) {
-	n, dims := w.in.N, w.dims
+// nervBHChunks fixed chunks with accumulators of (n + nodes)×dims each
+// (one row per node of w's tree), summed in chunk order, so results are
+// bit-identical for any thread count; it returns the stress and, if grad
+// is not nil, writes the gradient.
+func (r *rowSums) run(ctx context.Context, w *nervBHWalk, order []int32, grad []float64, threads int) (float64, error) {
+	n, dims, nodes := w.in.N, w.dims, len(w.t.Nodes)
 	r.rows = kernels.Grow(r.rows, n)
 	m := (n + nodes) * dims
 	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
@@ -264,7 +265,7 @@ func (r *rowSums) run(ctx context.Context, w *nervBHWalk, order []int32, grad []
 	}
 	stress /= float64(n)
 	if grad != nil {
-		r.combine(grad, w.t, n, dims, nodes, chunks)
+		r.combine(grad, w.t, n, dims, chunks)
 	}
 	return stress, nil
 }
@@ -305,9 +306,10 @@ func (b *BH) aggregateLabels(in *SparseInput) {
 }
 
 // combine sums the chunk accumulators in chunk order, pushes the per-member
-// node reactions of tree t (when nodes > 0) down to the points (parents
-// precede children) and scales by 1/n into grad.
-func (r *rowSums) combine(grad []float64, tree *kernels.BHTree, n, dims, nodes, chunks int) {
+// node reactions of the tree down to the points (parents precede
+// children) and scales by 1/n into grad.
+func (r *rowSums) combine(grad []float64, tree *kernels.BHTree, n, dims, chunks int) {
+	nodes := len(tree.Nodes)
 	m := (n + nodes) * dims
 	total := r.slots[:m]
 	for c := 1; c < chunks; c++ {
