@@ -47,7 +47,7 @@ type StageOptions struct {
 	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
 	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
 	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
-	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut: largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
+	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
