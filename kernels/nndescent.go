@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"unsafe"
 )
 
 // NNDescentSettings tunes ApproxKNN. The zero value selects every default.
@@ -81,13 +82,30 @@ func (s NNDescentSettings) progress(rows int) {
 func (s NNDescentSettings) exact(n, k int) bool { return n < s.ExactBelow || 8*k >= n }
 
 // Grains of the parallel loops: points per chunk for the per-point passes,
-// points per local-join block (bounding the buffered updates) and the target
-// chunk that groups updates for the apply pass.
+// the most points per local-join block and the target chunk that groups
+// updates for the apply pass.
 const (
 	nndGrain   = 256
 	nndBlock   = 8192
 	nndTargets = 1024
 )
+
+// nndUpdateBudget bounds the bytes of updates one local-join block may
+// buffer. A point joins at most c(c−1)/2 new–new and c² new–old pairs of its
+// c candidates, two updates each, so it buffers at most 3c² updates: 1.4 GB
+// for a block of 8,192 points at c = 60, and 23 GB at c = 244 (k = 183, a
+// NeRV level at perplexity 61), which the first iterations nearly reach
+// (3.0 GB measured at 30,000 rows and c = 234). Blocks shrink to fit.
+const nndUpdateBudget = 512 << 20
+
+// nndBlocking returns the points per local-join block for mc candidates and
+// the points per source chunk within it: both depend on mc only, not on the
+// thread count, so the result does not either.
+func nndBlocking(mc int) (block, grain int) {
+	perPoint := 3 * mc * mc * int(unsafe.Sizeof(nndUpdate{}))
+	block = min(max(nndUpdateBudget/perPoint, 64), nndBlock)
+	return block, min(nndGrain, max(block/16, 8))
+}
 
 // ApproxKNN finds approximately the k nearest neighbours of every row of x
 // (n×d) by NN-descent (Dong, Moses & Li 2011) started from the leaves of
@@ -332,7 +350,8 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 	revStart := make([]int32, n+1)
 	rev := make([]int32, n*k)
 	revNew := make([]bool, n*k)
-	srcChunks := NumChunks(nndBlock, nndGrain)
+	block, grain := nndBlocking(mc)
+	srcChunks := NumChunks(block, grain)
 	dstChunks := NumChunks(n, nndTargets)
 	bufs := make([][]nndUpdate, srcChunks*dstChunks)
 	changed := make([]int64, dstChunks)
@@ -368,10 +387,10 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 			return err
 		}
 		var total int64
-		for b0 := 0; b0 < n; b0 += nndBlock {
-			b1 := min(b0+nndBlock, n)
-			err := ParallelFor(ctx, b1-b0, threads, nndGrain, func(lo, hi int) {
-				sc := lo / nndGrain
+		for b0 := 0; b0 < n; b0 += block {
+			b1 := min(b0+block, n)
+			err := ParallelFor(ctx, b1-b0, threads, grain, func(lo, hi int) {
+				sc := lo / grain
 				row := bufs[sc*dstChunks : (sc+1)*dstChunks]
 				for t := range row {
 					row[t] = row[t][:0]
@@ -389,7 +408,7 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 				return err
 			}
 			set.progress(b1 - b0)
-			nsrc := NumChunks(b1-b0, nndGrain)
+			nsrc := NumChunks(b1-b0, grain)
 			err = ParallelFor(ctx, dstChunks, threads, 1, func(lo, hi int) {
 				for t := lo; t < hi; t++ {
 					var c int64

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // mixture draws n points in d dimensions from clusters isotropic Gaussians
@@ -213,5 +214,23 @@ func TestApproxKNNCancelled(t *testing.T) {
 	idx := make([]int32, n*k)
 	if err := ApproxKNN(ctx, idx, nil, x, n, d, k, 2, NNDescentSettings{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// TestNNDBlocking: a local-join block's worst-case updates stay within the
+// budget (down to the floor of 64 points), and blocks split into several
+// source chunks for the workers.
+func TestNNDBlocking(t *testing.T) {
+	for _, mc := range []int{1, 60, 120, 244, 2000} {
+		block, grain := nndBlocking(mc)
+		worst := block * 3 * mc * mc * int(unsafe.Sizeof(nndUpdate{}))
+		switch {
+		case block < 64 || block > nndBlock:
+			t.Errorf("c = %d: block %d outside [64, %d]", mc, block, nndBlock)
+		case block > 64 && worst > nndUpdateBudget:
+			t.Errorf("c = %d: block %d may buffer %d bytes, over the budget %d", mc, block, worst, nndUpdateBudget)
+		case grain < 1 || grain > nndGrain || (block >= 128 && NumChunks(block, grain) < 8):
+			t.Errorf("c = %d: block %d in chunks of %d", mc, block, grain)
+		}
 	}
 }
