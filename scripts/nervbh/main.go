@@ -37,6 +37,8 @@ func main() {
 	verbose := flag.Bool("v", false, "print each scale to stderr")
 	multiscale := flag.Bool("multiscale", true, "multiscale perplexity schedule")
 	maxIter := flag.Int("max-iter", nerv.DefaultOptions().MaxIter, "L-BFGS iterations per scale")
+	var startAt nerv.Start
+	flag.TextVar(&startAt, "start", nerv.StartAuto, "start of the sparse fits: auto, pca or sample")
 	write := flag.String("write", "", "write the data to this Parquet file and stop")
 	flag.Parse()
 	ctx := context.Background()
@@ -57,7 +59,7 @@ func main() {
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range strings.Split(*methods, ",") {
 		o := nerv.DefaultOptions()
-		o.Multiscale, o.MaxIter = *multiscale, *maxIter
+		o.Multiscale, o.MaxIter, o.Start = *multiscale, *maxIter, startAt
 		switch name {
 		case "exact-transfer":
 		case "exact-global":

@@ -55,6 +55,36 @@
 // BHAbove points in reach (the dense first iterations from a PCA start)
 // take the Barnes–Hut sums, which are cheaper there.
 //
+// # Start
+//
+// The embedding starts at the first principal components (StartPCA), or,
+// with the sparse methods above SampleStartAbove rows (StartAuto), from a
+// fitted sample (StartSample, start.go). From the PCA start the map has
+// to spread from the data's extent to an area of about N·s²/K (s the
+// output width), so its first iterations see thousands of points within
+// reach of every point, a number that grows with N at a fixed extent:
+// about 7 s per evaluation at 10⁵ rows and minutes at 10⁶. The sample
+// start fits a random quarter of the rows (StartSeed) with the same
+// options but the coarse scales' stopping rule (it only starts the full
+// map), a sample above SampleStartAbove itself starting from its own
+// quarter; scales that map by (N/m)^(1/dims)·s/s_m; puts every other row
+// at the mean of its first three sampled neighbours (rows with none take
+// their placed neighbours' mean, pass after pass; rows with no path to the
+// sample, the sample's centroid) plus a jitter of s/10; scales the whole
+// about its centroid until a point has on average 0.75K others within one
+// width (startDensity: converged maps had 0.5K to 0.9K, and a sample
+// stopped after 30 iterations can be three times denser, which would
+// bring the dense regime back); and runs the last perplexity only, since
+// the sample ran the schedule.
+//
+// Measured on four clusters of 20,000 rows (BENCHMARKS.md, "NeRV from a
+// sample"): the sample start ends at a stress 1.1 % above the PCA start's
+// (4.316 against 4.269), trustworthiness and continuity within 0.0004 and
+// R_NX AUC 0.002 lower. A tenth of the rows instead of a quarter ended
+// 3.6 % above, and running the whole schedule after the sample start
+// gained nothing (1.1 % above, 1.3 times the time). Result.SampleRows and
+// the stage's figure "start" say which start ran.
+//
 // # Stopping rule
 //
 // Each scale runs L-BFGS (10 pairs) until an iteration cap, or until the

@@ -84,21 +84,7 @@ func TestFitBHApproxNeighbours(t *testing.T) {
 // 2,000 rows --knn approx runs the exact search (ApproxKNN's fallback) and
 // says so.
 func TestStageKNNFigure(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 5))
-	schema := arrow.NewSchema([]arrow.Field{
-		{Name: "x1", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "x2", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "class", Type: arrow.BinaryTypes.String},
-	}, nil)
-	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
-	defer b.Release()
-	for i := range 60 {
-		for a := range 2 {
-			b.Field(a).(*array.Float64Builder).Append(rng.NormFloat64() + 3*float64(i/30))
-		}
-		b.Field(2).(*array.StringBuilder).Append([]string{"a", "b"}[i/30])
-	}
-	rec := b.NewRecordBatch()
+	rec := twoClasses()
 	defer rec.Release()
 	for _, tc := range []struct {
 		name   string
@@ -124,4 +110,24 @@ func TestStageKNNFigure(t *testing.T) {
 		}
 		tables.Release()
 	}
+}
+
+// twoClasses is a table of 60 rows: two 2-D Gaussian classes ("a", "b"),
+// three units apart.
+func twoClasses() arrow.RecordBatch {
+	rng := rand.New(rand.NewPCG(3, 5))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "x1", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "x2", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "class", Type: arrow.BinaryTypes.String},
+	}, nil)
+	b := array.NewRecordBuilder(memory.DefaultAllocator, schema)
+	defer b.Release()
+	for i := range 60 {
+		for a := range 2 {
+			b.Field(a).(*array.Float64Builder).Append(rng.NormFloat64() + 3*float64(i/30))
+		}
+		b.Field(2).(*array.StringBuilder).Append([]string{"a", "b"}[i/30])
+	}
+	return b.NewRecordBatch()
 }

@@ -111,7 +111,11 @@ type Options struct {
 	// NN-descent otherwise (KNNAuto), or one of them always. NN-descent is
 	// seeded with KNNSeed.
 	Neighbors kernels.KNNMethod
-	Threads   int
+	// Start places the points before the first scale: PCA, or a fitted
+	// sample of the rows (sparse methods; StartAuto picks by N, see
+	// SampleStartAbove).
+	Start   Start
+	Threads int
 	// Progress, if not nil, is called after each scale with its perplexity,
 	// final stress and iterations.
 	Progress func(perplexity, stress float64, iterations int)
@@ -171,6 +175,10 @@ type Result struct {
 	// points by (squared distance, index), row-major; nil otherwise.
 	NeighborIdx []int32
 	NeighborK   int
+	// SampleRows are the sizes of the samples the start came from,
+	// largest first (a sample of 250,000 rows itself started from 62,500),
+	// or nil for the PCA start (Options.Start).
+	SampleRows []int
 	// KNN is the neighbour search that ran: KNNExact (always for the
 	// exact method, whose distances are all exact) or KNNApprox.
 	KNN kernels.KNNMethod
@@ -178,8 +186,12 @@ type Result struct {
 
 // Levels returns the perplexities Fit runs through for n points: Schedule,
 // without the levels above max(K, MaxBHPerplexity) for BarnesHut and
-// Cutoff.
+// Cutoff, or K alone when the fit starts from a sample (the sample's fit
+// ran the schedule).
 func (o Options) Levels(n int) []float64 {
+	if o.fromSample(n) {
+		return []float64{o.Perplexity}
+	}
 	ks := Schedule(n, o.Perplexity, o.Multiscale)
 	if !o.Method.sparse() {
 		return ks
@@ -214,15 +226,19 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
-	y, err := initPCA(x, n, d, o.Dims)
-	if err != nil {
-		return nil, err
+	var y []float64
+	if !o.fromSample(n) {
+		var err error
+		if y, err = initPCA(x, n, d, o.Dims); err != nil {
+			return nil, err
+		}
 	}
 	rep := o.Reporter
 	if rep == nil {
 		rep = transforms.NoProgress{}
 	}
 	var lv levelStress
+	var err error
 	if o.Method.sparse() {
 		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o, rep)
 	} else {
@@ -240,12 +256,19 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	levels := o.Levels(n)
 	for h, k := range levels {
 		maxIter, tol := o.stopping(h, len(levels))
-		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
 		eval, width, err := lv.level(k)
 		if err != nil {
-			rep.Finish()
 			return nil, err
 		}
+		if y == nil {
+			sl := lv.(*sparseLevels)
+			var rs *Result
+			if y, rs, err = startFromSample(ctx, x, n, d, soft, c, o, sl.idx, sl.kn, width, rep); err != nil {
+				return nil, err
+			}
+			res.SampleRows = append([]int{len(rs.Y) / o.Dims}, rs.SampleRows...)
+		}
+		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
 		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter, 10, tol, func(int, float64) { rep.Add(1) })
 		rep.Finish()
 		if err != nil {
@@ -463,6 +486,12 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return fmt.Errorf("%w: max iterations %d (coarse scales %d)", ErrOption, o.MaxIter, o.CoarseMaxIter)
 	case !(o.Tol >= 0) || !(o.CoarseTol >= 0):
 		return fmt.Errorf("%w: tolerance %g (coarse scales %g) must be ≥ 0", ErrOption, o.Tol, o.CoarseTol)
+	case o.Start < StartAuto || o.Start > StartSample:
+		return fmt.Errorf("%w: unknown start %v", ErrOption, o.Start)
+	case o.Start == StartSample && !o.Method.sparse():
+		return fmt.Errorf("%w: the start from a sample needs method bh or cutoff, not %v", ErrOption, o.Method)
+	case o.Start == StartSample && !(o.Perplexity < float64(n/sampleFraction-1)):
+		return transforms.Optionf("start", "%w: a sample of %d rows (1/%d of %d) is too small for perplexity %g", ErrOption, n/sampleFraction, sampleFraction, n, o.Perplexity)
 	case o.Neighbors < kernels.KNNAuto || o.Neighbors > kernels.KNNApprox:
 		return fmt.Errorf("%w: unknown k-NN method %v", ErrOption, o.Neighbors)
 	}

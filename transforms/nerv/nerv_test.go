@@ -51,6 +51,9 @@ func TestLevelsBarnesHut(t *testing.T) {
 		{20000, 32, BarnesHut, []float64{78.125, 39.0625, 32}},
 		{20000, 150, BarnesHut, []float64{150}}, // K above the cap: K alone
 		{20000, 32, Cutoff, []float64{78.125, 39.0625, 32}},
+		{50000, 32, Cutoff, []float64{97.65625, 48.828125, 32}}, // at SampleStartAbove: PCA start
+		{50004, 32, Cutoff, []float64{32}},                      // above: the sample ran the schedule
+		{50004, 32, Exact, Schedule(50004, 32, true)},
 	} {
 		o := DefaultOptions()
 		o.Perplexity, o.Method = tc.k, tc.method
@@ -181,6 +184,9 @@ func TestFitErrors(t *testing.T) {
 		{"cutoff, negative cut-off tol", func(o *Options) { o.Method, o.OutputScale, o.CutoffTol = Cutoff, Global, -1 }, x, ErrOption},
 		{"cutoff, negative bh tol (its dense rows)", func(o *Options) { o.Method, o.OutputScale, o.BHTol = Cutoff, Global, -1 }, x, ErrOption},
 		{"cutoff, transferred widths", func(o *Options) { o.Method, o.OutputScale = Cutoff, Transfer }, x, ErrOption},
+		{"start from a sample, exact method", func(o *Options) { o.Start = StartSample }, x, ErrOption},
+		{"start from a sample too small", func(o *Options) { o.Method, o.OutputScale, o.Start = Cutoff, Global, StartSample }, x, ErrOption},
+		{"unknown start", func(o *Options) { o.Start = 7 }, x, ErrOption},
 		{"nan", nil, append(append([]float64(nil), x[:29]...), math.NaN()), ErrInput},
 	} {
 		oo := o

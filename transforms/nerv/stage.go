@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -19,14 +20,17 @@ const (
 	bhWarnAbove    = 200_000
 )
 
-// sizeWarning returns the warning for running method on n rows, or "".
-func sizeWarning(m Method, n int) string {
+// sizeWarning returns the warning for fitting n rows with o, or "".
+func sizeWarning(o Options, n int) string {
 	switch {
-	case m == Exact && n > exactWarnAbove:
+	case o.Method == Exact && n > exactWarnAbove:
 		return fmt.Sprintf("the exact method holds three N×N matrices (%.1f GB at N = %d) and costs O(N²) per iteration; methods bh and cutoff scale to larger N",
 			3*8*float64(n)*float64(n)/1e9, n)
-	case m.sparse() && n > bhWarnAbove:
-		return fmt.Sprintf("method %v at N = %d: the first iterations from the PCA start took about 14 s each at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md), and a fit needs one to three hundred; tsne is the method for this size", m, n)
+	case o.Method.sparse() && n > bhWarnAbove && !o.fromSample(n):
+		return fmt.Sprintf("method %v at N = %d from the PCA start: its first iterations took about 14 s each at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md); --start sample (the default above %d rows) avoids them", o.Method, n, SampleStartAbove)
+	case o.Method.sparse() && n > bhWarnAbove:
+		return fmt.Sprintf("method %v at N = %d: from the sample start an L-BFGS iteration takes about 4 s per 10⁵ rows on two cores (BENCHMARKS.md), about %.0f minutes for the last level's %d iterations; tsne is faster at this size",
+			o.Method, n, 4*float64(n)/1e5*float64(o.MaxIter)/60, o.MaxIter)
 	}
 	return ""
 }
@@ -49,6 +53,7 @@ type StageOptions struct {
 	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
+	Start         Start             `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
 	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
@@ -94,6 +99,9 @@ func (o *StageOptions) Validate() error {
 	if o.Method.sparse() && o.Dims > kernels.MaxBHDims {
 		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
 	}
+	if o.Start == StartSample && !o.Method.sparse() {
+		return transforms.Optionf("start", "sample needs method bh or cutoff (the exact method's cost is its O(N²) iterations, not its start)")
+	}
 	if o.Method.sparse() && o.OutputScale == ScaleTransfer {
 		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
 	}
@@ -106,7 +114,7 @@ func (o *StageOptions) options(threads int) Options {
 	c.Dims, c.Alpha, c.Gamma, c.Perplexity = o.Dims, o.Alpha, o.Gamma, o.Perplexity
 	c.Multiscale, c.MaxIter, c.Tol, c.Threads = o.Multiscale, o.MaxIter, o.Tol, threads
 	c.CoarseMaxIter, c.CoarseTol = o.CoarseMaxIter, o.CoarseTol
-	c.Method, c.BHTol, c.CutoffTol, c.Neighbors = o.Method, o.BHTol, o.CutoffTol, o.KNN
+	c.Method, c.BHTol, c.CutoffTol, c.Neighbors, c.Start = o.Method, o.BHTol, o.CutoffTol, o.KNN, o.Start
 	switch {
 	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method.sparse()):
 		c.OutputScale = Global
@@ -146,6 +154,14 @@ dense first iterations) takes the Barnes–Hut sums. More accurate than bh, and 
 once the map has spread out (on crowded maps, where most points stay dense, about
 10 % slower).
 
+Start: PCA, or above 50,000 rows with bh and cutoff (--start auto) a fitted sample:
+a random quarter of the rows is fitted first (itself from a sample above 50,000
+rows), scaled to the full map's density, every other row placed at the mean of its
+three nearest sampled neighbours, and only the last perplexity runs on all rows.
+From the PCA start a large map's first iterations see thousands of points within
+reach of every point (minutes per iteration at 10⁶ rows); the figure "start" says
+which ran.
+
 Stopping: the earlier scales of the multiscale schedule only prepare the start
 of the next one and stop after --coarse-max-iter 30 L-BFGS iterations (or a
 relative stress decrease below --coarse-tol 1e-3 over 10); the last scale runs
@@ -164,6 +180,7 @@ feature column is dropped with a warning.`,
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --features 'x*' --gamma 0.3 --out nerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method bh --perplexity 20 --out classnerv.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method cutoff --perplexity 20 --out classnerv-cutoff.parquet",
+			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --method cutoff --start sample --perplexity 10 --out classnerv-sample.parquet",
 			"ordinate nerv --in testdata/ordinal/newthyroid.csv --label label --out classnerv.parquet --model-out classnerv.model.parquet",
 		},
 		Inputs: []transforms.Role{
@@ -204,7 +221,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 	}
 	c := o.options(env.Threads)
-	if w := sizeWarning(c.Method, ft.N); w != "" {
+	if w := sizeWarning(c, ft.N); w != "" {
 		env.Warn("%s", w)
 	}
 	c.Reporter = env.Progress
@@ -220,7 +237,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		iters += l.Iterations
 	}
 	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
-		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": res.KNN.String()})
+		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": res.KNN.String(),
+		"start": startFigure(res)})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims); err != nil {
 		return err
@@ -323,4 +341,17 @@ func (s *ScaleOption) UnmarshalText(b []byte) error {
 		}
 	}
 	return fmt.Errorf("%q: want auto, transfer or global", b)
+}
+
+// startFigure describes the start of res: "pca", or the samples it came
+// from, e.g. "sample of 250000 rows (from a sample of 62500 rows)".
+func startFigure(res *Result) string {
+	if len(res.SampleRows) == 0 {
+		return "pca"
+	}
+	out := fmt.Sprintf("sample of %d rows", res.SampleRows[0])
+	for _, m := range res.SampleRows[1:] {
+		out += fmt.Sprintf(" (from a sample of %d rows", m)
+	}
+	return out + strings.Repeat(")", len(res.SampleRows)-1)
 }

@@ -8,22 +8,27 @@ import (
 // The stage warns where a method outgrows the machine, and only there.
 func TestSizeWarning(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		m    Method
-		n    int
-		want string // a substring; "" for no warning
+		name  string
+		m     Method
+		start Start
+		n     int
+		want  string // a substring; "" for no warning
 	}{
-		{"exact at the limit", Exact, exactWarnAbove, ""},
-		{"exact above", Exact, exactWarnAbove + 1, "three N×N matrices"},
-		{"bh at the limit", BarnesHut, bhWarnAbove, ""},
-		{"bh above", BarnesHut, bhWarnAbove + 1, "tsne is the method"},
-		{"bh at 10⁴", BarnesHut, 10_001, ""},
-		{"cutoff at the limit", Cutoff, bhWarnAbove, ""},
-		{"cutoff above", Cutoff, bhWarnAbove + 1, "tsne is the method"},
+		{"exact at the limit", Exact, StartAuto, exactWarnAbove, ""},
+		{"exact above", Exact, StartAuto, exactWarnAbove + 1, "three N×N matrices"},
+		{"bh at the limit", BarnesHut, StartAuto, bhWarnAbove, ""},
+		{"bh above", BarnesHut, StartAuto, bhWarnAbove + 1, "tsne is faster"},
+		{"bh at 10⁶", BarnesHut, StartAuto, 1_000_000, "about 100 minutes for the last level's 150 iterations"},
+		{"bh above, PCA start", BarnesHut, StartPCA, bhWarnAbove + 1, "--start sample"},
+		{"bh at 10⁴", BarnesHut, StartAuto, 10_001, ""},
+		{"cutoff at the limit", Cutoff, StartAuto, bhWarnAbove, ""},
+		{"cutoff above", Cutoff, StartAuto, bhWarnAbove + 1, "tsne is faster"},
 	} {
-		got := sizeWarning(tc.m, tc.n)
+		o := DefaultOptions()
+		o.Method, o.Start = tc.m, tc.start
+		got := sizeWarning(o, tc.n)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
-			t.Errorf("%s: sizeWarning(%v, %d) = %q, want one containing %q", tc.name, tc.m, tc.n, got, tc.want)
+			t.Errorf("%s: sizeWarning(%v, start %v, %d) = %q, want one containing %q", tc.name, tc.m, tc.start, tc.n, got, tc.want)
 		}
 	}
 }

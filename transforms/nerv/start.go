@@ -1,0 +1,319 @@
+package nerv
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// Start selects where Fit places the points before optimising.
+type Start int
+
+const (
+	// StartAuto is StartSample with the sparse methods above
+	// SampleStartAbove rows, StartPCA otherwise.
+	StartAuto Start = iota
+	// StartPCA places the points at their first principal components.
+	StartPCA
+	// StartSample fits a random sample of the rows first (with the same
+	// options, so a large sample is itself started from a smaller one),
+	// scales that map to the density the full map will have, and places
+	// every other row at the mean position of its nearest sampled
+	// neighbours; the full fit then runs the last perplexity only (sparse
+	// methods).
+	StartSample
+)
+
+// SampleStartAbove is the size above which StartAuto starts the sparse
+// methods from a sample, and sampleFraction the sample's share of the rows
+// (BENCHMARKS.md, "NeRV from a sample"). From the PCA start the map must
+// spread from the data's extent to an area of about N·s²/K, so the first
+// iterations see thousands of points within reach of every point (about
+// 14 s per evaluation at 10⁵ rows, 10 minutes at 10⁶); the sample's map,
+// scaled, starts the full map at that area.
+const (
+	SampleStartAbove = 50_000
+	sampleFraction   = 4
+)
+
+// StartSeed seeds the choice of the sample and the jitter of the placed
+// rows (see KNNSeed for why the fit has a constant seed).
+const StartSeed = 16
+
+// sampleNeighbours is how many of a row's nearest sampled neighbours its
+// start position averages.
+const sampleNeighbours = 3
+
+func (s Start) String() string {
+	if s < StartAuto || s > StartSample {
+		return "Start(" + strconv.Itoa(int(s)) + ")"
+	}
+	return s.Values()[s]
+}
+
+// Values lists the text forms of Start.
+func (Start) Values() []string { return []string{"auto", "pca", "sample"} }
+
+// MarshalText returns auto, pca or sample.
+func (s Start) MarshalText() ([]byte, error) {
+	if s < StartAuto || s > StartSample {
+		return nil, fmt.Errorf("nerv: unknown start %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText parses auto (or ""), pca or sample.
+func (s *Start) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*s = StartAuto
+		return nil
+	}
+	if i := slices.Index(s.Values(), string(b)); i >= 0 {
+		*s = Start(i)
+		return nil
+	}
+	return fmt.Errorf("%q: want auto, pca or sample", b)
+}
+
+// fromSample reports whether Fit starts n rows from a sample.
+func (o Options) fromSample(n int) bool {
+	switch o.Start {
+	case StartSample:
+		return true
+	case StartAuto:
+		return o.Method.sparse() && n > SampleStartAbove && 3*o.Perplexity < float64(n/sampleFraction)
+	}
+	return false
+}
+
+// sampleRows picks m of n rows at random (StartSeed), in increasing order.
+func sampleRows(n, m int) []int {
+	rng := rand.New(rand.NewPCG(StartSeed, uint64(n)))
+	perm := make([]int32, n)
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	for i := range m {
+		j := i + rng.IntN(n-i)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	rows := make([]int, m)
+	for i, r := range perm[:m] {
+		rows[i] = int(r)
+	}
+	slices.Sort(rows)
+	return rows
+}
+
+// prefixed reports a nested fit's phases under a prefix.
+type prefixed struct {
+	transforms.Progress
+	prefix string
+}
+
+func (p prefixed) Start(phase string, total int64) { p.Progress.Start(p.prefix+phase, total) }
+
+// startFromSample fits the sample and places all n rows: the sample's map
+// scaled by (n/m)^(1/dims)·width/sample width, so that a width holds as many
+// points as in the sample's map, and every other row at the mean of its
+// first sampleNeighbours sampled neighbours in idx (n×kn, nearest first),
+// plus a jitter of a tenth of the width. Rows without a sampled neighbour
+// take the mean of their placed neighbours, pass after pass; rows left
+// then (no path to the sample) take the sample's centroid.
+func startFromSample(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, idx []int32, kn int, width float64, rep transforms.Progress) ([]float64, *Result, error) {
+	m := n / sampleFraction
+	rows := sampleRows(n, m)
+	xs := make([]float64, m*d)
+	for a, i := range rows {
+		copy(xs[a*d:(a+1)*d], x[i*d:(i+1)*d])
+	}
+	var ss []float64
+	if soft != nil {
+		ss = make([]float64, m*c)
+		for a, i := range rows {
+			copy(ss[a*c:(a+1)*c], soft[i*c:(i+1)*c])
+		}
+	}
+	so := o
+	so.Progress = nil
+	so.Start = StartAuto // an explicit StartSample samples once
+	// The sample's map only starts the full one, as a coarse scale does.
+	so.MaxIter, so.Tol = o.stopping(0, 2)
+	so.Reporter = prefixed{rep, fmt.Sprintf("sample of %d rows: ", m)}
+	rs, err := Fit(ctx, xs, m, d, ss, c, so)
+	if err != nil {
+		return nil, nil, err
+	}
+	rs.NeighborIdx = nil
+	f := math.Pow(float64(n)/float64(m), 1/float64(o.Dims)) * width / rs.Width
+	y := make([]float64, n*o.Dims)
+	if err := placeFromSample(ctx, y, n, o.Dims, rows, rs.Y, f, idx, kn, width/10); err != nil {
+		return nil, nil, err
+	}
+	spreadTo(y, n, o.Dims, width, startDensity*o.Perplexity)
+	return y, rs, nil
+}
+
+// startDensity·K is the mean number of other points within one output width
+// of a point that the start is scaled to. Converged four-cluster maps (cut-off,
+// perplexities 15 and 32) had 0.5K to 0.6K at 5,000 rows and 0.9K at 20,000;
+// a sample's map that stopped early (the sample fit only runs coarse
+// iterations) can be three times denser, which puts the full map back in
+// the dense regime the sample start exists to avoid.
+const startDensity = 0.75
+
+// spreadProbes is how many rows, evenly spaced, spreadTo counts around.
+const spreadProbes = 2000
+
+// spreadTo scales y about its centroid until the mean number of other
+// points within r of a point is within 10 % of target (at most four
+// rounds; the count falls as the scale to the power dims where the map's
+// shape is uniform at that scale).
+func spreadTo(y []float64, n, dims int, r, target float64) {
+	centroid := make([]float64, dims)
+	for i := range n {
+		for q := range dims {
+			centroid[q] += y[i*dims+q] / float64(n)
+		}
+	}
+	var g kernels.CellGrid
+	for range 4 {
+		c := meanWithin(&g, y, n, dims, r)
+		if c <= 0 || math.Abs(c-target) <= 0.1*target {
+			return
+		}
+		f := math.Pow(c/target, 1/float64(dims))
+		for i := range n {
+			for q := range dims {
+				y[i*dims+q] = centroid[q] + f*(y[i*dims+q]-centroid[q])
+			}
+		}
+	}
+}
+
+// meanWithin returns the mean number of other points within r of a point,
+// over spreadProbes rows evenly spaced (all rows when fewer), or −1 when
+// the grid cannot be built (non-finite coordinates).
+func meanWithin(g *kernels.CellGrid, y []float64, n, dims int, r float64) float64 {
+	if !g.Build(y, n, dims, r) {
+		return -1
+	}
+	var runs [][2]int32
+	var tot, probes int
+	for i := 0; i < n; i += max(1, n/spreadProbes) {
+		probes++
+		p := y[i*dims : (i+1)*dims]
+		runs = g.AppendRuns(runs[:0], p, r)
+		for _, run := range runs {
+			for j := run[0]; j < run[1]; j++ {
+				var d2 float64
+				for q, v := range g.Pos[int(j)*dims : int(j+1)*dims] {
+					d2 += (v - p[q]) * (v - p[q])
+				}
+				if d2 <= r*r {
+					tot++
+				}
+			}
+		}
+	}
+	return float64(tot-probes) / float64(probes)
+}
+
+// placeFromSample sets y (n×dims) from the sample's map ys (the rows of
+// rows, increasing) scaled by f, the other rows placed as startFromSample
+// says, with a jitter of standard deviation sd per coordinate.
+func placeFromSample(ctx context.Context, y []float64, n, dims int, rows []int, ys []float64, f float64, idx []int32, kn int, sd float64) error {
+	m := len(rows)
+	placed := make([]bool, n)
+	centroid := make([]float64, dims)
+	for a, i := range rows {
+		for q := range dims {
+			v := f * ys[a*dims+q]
+			y[i*dims+q] = v
+			centroid[q] += v / float64(m)
+		}
+		placed[i] = true
+	}
+	// Each pass places from the rows placed before it, so the result
+	// does not depend on the order of rows within a pass.
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var now []int
+		for _, i := range pendingOf(placed, n) {
+			if meanOfPlaced(y[i*dims:(i+1)*dims], y, dims, idx[i*kn:(i+1)*kn], placed) {
+				now = append(now, i)
+			}
+		}
+		if len(now) == 0 {
+			break
+		}
+		for _, i := range now {
+			placed[i] = true
+		}
+	}
+	for i := range n {
+		if !placed[i] {
+			copy(y[i*dims:(i+1)*dims], centroid)
+		}
+	}
+	jitter(y, n, dims, rows, sd)
+	return nil
+}
+
+// pendingOf lists the rows not yet placed.
+func pendingOf(placed []bool, n int) []int {
+	var p []int
+	for i := range n {
+		if !placed[i] {
+			p = append(p, i)
+		}
+	}
+	return p
+}
+
+// meanOfPlaced sets dst to the mean position of the first sampleNeighbours
+// placed rows of nb and reports whether there was one.
+func meanOfPlaced(dst, y []float64, dims int, nb []int32, placed []bool) bool {
+	clear(dst)
+	cnt := 0
+	for _, j := range nb {
+		if !placed[j] {
+			continue
+		}
+		for q := range dims {
+			dst[q] += y[int(j)*dims+q]
+		}
+		if cnt++; cnt == sampleNeighbours {
+			break
+		}
+	}
+	for q := range dst {
+		dst[q] /= float64(max(cnt, 1))
+	}
+	return cnt > 0
+}
+
+// jitter moves every row not in the sample (rows, increasing) by a Gaussian
+// of standard deviation sd per coordinate, seeded by StartSeed and the row,
+// so that rows placed at the same mean do not coincide.
+func jitter(y []float64, n, dims int, rows []int, sd float64) {
+	r := 0
+	for i := range n {
+		if r < len(rows) && rows[r] == i {
+			r++
+			continue
+		}
+		rng := rand.New(rand.NewPCG(StartSeed, uint64(i)))
+		for q := range dims {
+			y[i*dims+q] += sd * rng.NormFloat64()
+		}
+	}
+}
