@@ -27,7 +27,9 @@ type NNDescentSettings struct {
 	// Gaussian, k = 90: at N = 20,000 0.993 at 60, 0.998 at 90, 0.999 at
 	// 120, for 17, 19, 21 s; at N = 10⁵ 0.9855 at 90, 0.9928 at 120, 0.9955
 	// at 150, for 59, 68, 73 s), and fewer iterations make up for most of
-	// the larger join.
+	// the larger join. The join's buffered updates stay within about
+	// 512 MB whatever MaxCandidates is: the points are joined in blocks
+	// sized for it (nndBlocking).
 	MaxCandidates int
 	// MaxIterations bounds the descent iterations (default 12).
 	MaxIterations int
