@@ -84,8 +84,6 @@ func TestFitBHApproxNeighbours(t *testing.T) {
 // 2,000 rows --knn approx runs the exact search (ApproxKNN's fallback) and
 // says so.
 func TestStageKNNFigure(t *testing.T) {
-	rec := twoClasses()
-	defer rec.Release()
 	for _, tc := range []struct {
 		name   string
 		method Method
@@ -96,20 +94,33 @@ func TestStageKNNFigure(t *testing.T) {
 		{"bh, approx below the fallback", BarnesHut, "approx", "exact"},
 		{"bh, auto", BarnesHut, "auto", "exact"},
 	} {
-		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 		opts := Stage{}.NewOptions().(*StageOptions)
-		opts.Label, opts.Perplexity, opts.Method = "class", 5, tc.method
+		opts.Perplexity, opts.Method = 5, tc.method
 		if err := opts.KNN.UnmarshalText([]byte(tc.knn)); err != nil {
 			t.Fatal(err)
 		}
-		if err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
+		figs, err := runTwoClasses(opts)
+		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		if got := tables.Out("out").Provenance().Figures["knn"]; got != tc.want {
+		if got := figs["knn"]; got != tc.want {
 			t.Errorf("%s: figure knn %v, want %q", tc.name, got, tc.want)
 		}
-		tables.Release()
 	}
+}
+
+// runTwoClasses runs the stage with opts and label "class" on twoClasses and
+// returns the figures of its output.
+func runTwoClasses(opts *StageOptions) (map[string]any, error) {
+	rec := twoClasses()
+	defer rec.Release()
+	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+	defer tables.Release()
+	opts.Label = "class"
+	if err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
+		return nil, err
+	}
+	return tables.Out("out").Provenance().Figures, nil
 }
 
 // twoClasses is a table of 60 rows: two 2-D Gaussian classes ("a", "b"),

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
@@ -145,8 +144,6 @@ func TestFitFromSample(t *testing.T) {
 // TestStageStart: --start reaches the fit and the figure "start" says which
 // ran; --start sample needs a sparse method.
 func TestStageStart(t *testing.T) {
-	rec := twoClasses()
-	defer rec.Release()
 	for _, tc := range []struct {
 		name   string
 		method Method
@@ -159,27 +156,22 @@ func TestStageStart(t *testing.T) {
 		{"sample, cutoff", Cutoff, "sample", "sample of 15 rows"},
 		{"sample, exact", Exact, "sample", "error"},
 	} {
-		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 		opts := Stage{}.NewOptions().(*StageOptions)
-		opts.Label, opts.Perplexity, opts.Method = "class", 3, tc.method
+		opts.Perplexity, opts.Method = 3, tc.method
 		if err := opts.Start.UnmarshalText([]byte(tc.start)); err != nil {
 			t.Fatal(err)
 		}
-		err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables})
-		if tc.want == "error" {
+		figs, err := runTwoClasses(opts)
+		switch {
+		case tc.want == "error":
 			if !errors.Is(err, transforms.ErrInvalidOption) {
 				t.Errorf("%s: error %v, want an invalid option", tc.name, err)
 			}
-			tables.Release()
-			continue
-		}
-		if err != nil {
+		case err != nil:
 			t.Fatalf("%s: %v", tc.name, err)
+		case figs["start"] != tc.want:
+			t.Errorf("%s: figure start %v, want %q", tc.name, figs["start"], tc.want)
 		}
-		if got := tables.Out("out").Provenance().Figures["start"]; got != tc.want {
-			t.Errorf("%s: figure start %v, want %q", tc.name, got, tc.want)
-		}
-		tables.Release()
 	}
 }
 
