@@ -148,7 +148,8 @@
 // levels (perplexity, stress, iterations and status of each scale) as
 // figures. Its standardize option is off by default, unlike the linear
 // stages: NeRV, like t-SNE, is usually run on features that are already
-// comparable. Progress phases: "pair distances" or "neighbours" (rows),
-// then "optimising level i/L" per scale, with its iteration budget as the
-// total and one unit per L-BFGS iteration.
+// comparable. Progress phases: with the sample start first the sample's
+// own phases, prefixed "sample of m rows: "; then "pair distances" or
+// "neighbours" (rows), then "optimising level i/L" per scale, with its
+// iteration budget as the total and one unit per L-BFGS iteration.
 package nerv

@@ -226,19 +226,22 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
-	var y []float64
-	if !o.fromSample(n) {
-		var err error
-		if y, err = initPCA(x, n, d, o.Dims); err != nil {
-			return nil, err
-		}
-	}
 	rep := o.Reporter
 	if rep == nil {
 		rep = transforms.NoProgress{}
 	}
-	var lv levelStress
+	var y []float64
+	var smp *sampleStart
 	var err error
+	if o.fromSample(n) {
+		smp, err = fitSample(ctx, x, n, d, soft, c, o, rep)
+	} else {
+		y, err = initPCA(x, n, d, o.Dims)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var lv levelStress
 	if o.Method.sparse() {
 		lv, err = newSparseLevels(ctx, x, n, d, soft, c, o, rep)
 	} else {
@@ -262,11 +265,10 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		}
 		if y == nil {
 			sl := lv.(*sparseLevels)
-			var rs *Result
-			if y, rs, err = startFromSample(ctx, x, n, d, soft, c, o, sl.idx, sl.kn, width, rep); err != nil {
+			if y, err = smp.place(ctx, n, o, sl.idx, sl.kn, width); err != nil {
 				return nil, err
 			}
-			res.SampleRows = append([]int{len(rs.Y) / o.Dims}, rs.SampleRows...)
+			res.SampleRows = smp.sizes
 		}
 		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
 		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter, 10, tol, func(int, float64) { rep.Add(1) })

@@ -119,14 +119,20 @@ type prefixed struct {
 
 func (p prefixed) Start(phase string, total int64) { p.Progress.Start(p.prefix+phase, total) }
 
-// startFromSample fits the sample and places all n rows: the sample's map
-// scaled by (n/m)^(1/dims)·width/sample width, so that a width holds as many
-// points as in the sample's map, and every other row at the mean of its
-// first sampleNeighbours sampled neighbours in idx (n×kn, nearest first),
-// plus a jitter of a tenth of the width. Rows without a sampled neighbour
-// take the mean of their placed neighbours, pass after pass; rows left
-// then (no path to the sample) take the sample's centroid.
-func startFromSample(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, idx []int32, kn int, width float64, rep transforms.Progress) ([]float64, *Result, error) {
+// sampleStart is a fitted sample of the rows, waiting for the full fit's
+// neighbours and width to place the other rows (place). The sample is fitted
+// before the full fit finds its neighbours, so that the full fit's lists
+// and sparse input are not held while the samples run.
+type sampleStart struct {
+	rows  []int     // the sampled rows, increasing
+	y     []float64 // their map
+	width float64   // its output width
+	sizes []int     // Result.SampleRows of the full fit
+}
+
+// fitSample fits a random quarter of the rows with o, as a coarse scale
+// (it only starts the full map), itself from a sample when it is large.
+func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, rep transforms.Progress) (*sampleStart, error) {
 	m := n / sampleFraction
 	rows := sampleRows(n, m)
 	xs := make([]float64, m*d)
@@ -143,21 +149,29 @@ func startFromSample(ctx context.Context, x []float64, n, d int, soft []float64,
 	so := o
 	so.Progress = nil
 	so.Start = StartAuto // an explicit StartSample samples once
-	// The sample's map only starts the full one, as a coarse scale does.
 	so.MaxIter, so.Tol = o.stopping(0, 2)
 	so.Reporter = prefixed{rep, fmt.Sprintf("sample of %d rows: ", m)}
 	rs, err := Fit(ctx, xs, m, d, ss, c, so)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	rs.NeighborIdx = nil
-	f := math.Pow(float64(n)/float64(m), 1/float64(o.Dims)) * width / rs.Width
+	return &sampleStart{rows: rows, y: rs.Y, width: rs.Width, sizes: append([]int{m}, rs.SampleRows...)}, nil
+}
+
+// place returns the start of all n rows: the sample's map scaled by
+// (n/m)^(1/dims)·width/sample width, so that a width holds as many points as
+// in the sample's map, and every other row at the mean of its first
+// sampleNeighbours sampled neighbours in idx (n×kn, nearest first), plus a
+// jitter of a tenth of the width (placeFromSample); then the whole scaled
+// to startDensity·K points within one width (spreadTo).
+func (s *sampleStart) place(ctx context.Context, n int, o Options, idx []int32, kn int, width float64) ([]float64, error) {
+	f := math.Pow(float64(n)/float64(len(s.rows)), 1/float64(o.Dims)) * width / s.width
 	y := make([]float64, n*o.Dims)
-	if err := placeFromSample(ctx, y, n, o.Dims, rows, rs.Y, f, idx, kn, width/10); err != nil {
-		return nil, nil, err
+	if err := placeFromSample(ctx, y, n, o.Dims, s.rows, s.y, f, idx, kn, width/10); err != nil {
+		return nil, err
 	}
 	spreadTo(y, n, o.Dims, width, startDensity*o.Perplexity)
-	return y, rs, nil
+	return y, nil
 }
 
 // startDensity·K is the mean number of other points within one output width
@@ -212,11 +226,7 @@ func meanWithin(g *kernels.CellGrid, y []float64, n, dims int, r float64) float6
 		runs = g.AppendRuns(runs[:0], p, r)
 		for _, run := range runs {
 			for j := run[0]; j < run[1]; j++ {
-				var d2 float64
-				for q, v := range g.Pos[int(j)*dims : int(j+1)*dims] {
-					d2 += (v - p[q]) * (v - p[q])
-				}
-				if d2 <= r*r {
+				if kernels.EmbedSqDist(p, g.Pos[int(j)*dims:int(j+1)*dims]) <= r*r {
 					tot++
 				}
 			}
@@ -226,7 +236,7 @@ func meanWithin(g *kernels.CellGrid, y []float64, n, dims int, r float64) float6
 }
 
 // placeFromSample sets y (n×dims) from the sample's map ys (the rows of
-// rows, increasing) scaled by f, the other rows placed as startFromSample
+// rows, increasing) scaled by f, the other rows placed as sampleStart.place
 // says, with a jitter of standard deviation sd per coordinate.
 func placeFromSample(ctx context.Context, y []float64, n, dims int, rows []int, ys []float64, f float64, idx []int32, kn int, sd float64) error {
 	m := len(rows)
