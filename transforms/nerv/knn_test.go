@@ -3,12 +3,14 @@ package nerv
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
@@ -141,4 +143,41 @@ func twoClasses() arrow.RecordBatch {
 		b.Field(2).(*array.StringBuilder).Append([]string{"a", "b"}[i/30])
 	}
 	return b.NewRecordBatch()
+}
+
+// TestSparseLevelLast checks that the last level, which takes the neighbour
+// lists without copying them, evaluates the same stress and gradient, bit
+// for bit, as a level built from copies, and leaves the lists intact for
+// Result.NeighborIdx.
+func TestSparseLevelLast(t *testing.T) {
+	ctx := context.Background()
+	const per, c, dims = 100, 6, 2
+	n := 4 * per
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(3, 4)), per)
+	o := DefaultOptions()
+	o.Method, o.OutputScale, o.Multiscale, o.Threads = BarnesHut, Global, false, 2
+	y := nervRandomY(rand.New(rand.NewPCG(5, 6)), n, dims)
+	eval := func(last bool) (float64, []float64, *sparseLevels) {
+		sl, err := newSparseLevels(ctx, x, n, 3, soft, c, o, transforms.NoProgress{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _, err := sl.level(o.Perplexity, last)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := make([]float64, n*dims)
+		return f(y, g), g, sl
+	}
+	s0, g0, copied := eval(false)
+	s1, g1, shared := eval(true)
+	if s0 != s1 || !slices.Equal(g0, g1) {
+		t.Errorf("last level: stress %v, copied lists %v; gradients equal: %v", s1, s0, slices.Equal(g0, g1))
+	}
+	if shared.d2 != nil || copied.d2 == nil {
+		t.Errorf("last level: distances kept %v, want released; copied level: kept %v, want kept", shared.d2 != nil, copied.d2 != nil)
+	}
+	if !slices.Equal(shared.idx, copied.idx) {
+		t.Error("last level changed the neighbour lists")
+	}
 }
