@@ -167,3 +167,12 @@ func (r *Reporter) report(now time.Time) {
 	}
 	fmt.Fprintf(r.w, "\r%s: %d done, %s", r.phase, r.done, elapsed)
 }
+
+// Plural returns "1 file" or "n files" (noun plus s), for counts in
+// messages and reports.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

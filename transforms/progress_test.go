@@ -69,3 +69,11 @@ func TestReporterQuietAndRestart(t *testing.T) {
 		t.Errorf("quiet phases printed %q", s)
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 files", 1: "1 file", 2: "2 files"} {
+		if got := Plural(n, "file"); got != want {
+			t.Errorf("%d: %q, want %q", n, got, want)
+		}
+	}
+}

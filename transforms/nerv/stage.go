@@ -30,22 +30,14 @@ func sizeWarning(o Options, n int) string {
 		return fmt.Sprintf("method %v at N = %d from the PCA start: its first iterations took about 14 s each at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md); --start sample (the default above %d rows) avoids them", o.Method, n, SampleStartAbove)
 	case o.Method.sparse() && n > bhWarnAbove:
 		return fmt.Sprintf("method %v at N = %d: from the sample start an L-BFGS iteration takes about 4 s per 10⁵ rows on two cores (BENCHMARKS.md), %s for the last level's %s; tsne is faster at this size",
-			o.Method, n, aboutMinutes(4*float64(n)/1e5*float64(o.MaxIter)/60), plural(o.MaxIter, "iteration"))
+			o.Method, n, aboutMinutes(4*float64(n)/1e5*float64(o.MaxIter)/60), transforms.Plural(o.MaxIter, "iteration"))
 	}
 	return ""
 }
 
 // aboutMinutes says "about m minutes", rounded, at least one.
 func aboutMinutes(m float64) string {
-	return "about " + plural(max(1, int(math.Round(m))), "minute")
-}
-
-// plural returns "1 thing" or "n things".
-func plural(n int, thing string) string {
-	if n == 1 {
-		return "1 " + thing
-	}
-	return fmt.Sprintf("%d %ss", n, thing)
+	return "about " + transforms.Plural(max(1, int(math.Round(m))), "minute")
 }
 
 // Stage is the nerv stage: NeRV, ClassNeRV or SoftClassNeRV of a feature

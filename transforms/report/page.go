@@ -1,8 +1,9 @@
 package report
 
 import (
-	"fmt"
 	"html/template"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // The page, as html/template fills it: every string from a table is escaped
@@ -18,15 +19,7 @@ type page struct {
 }
 
 // FilesLine is the count of files read, pluralised.
-func (p *page) FilesLine() string { return plural(p.Files, "file") }
-
-// plural is "1 file", "2 files".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
+func (p *page) FilesLine() string { return transforms.Plural(p.Files, "file") }
 
 type section struct {
 	ID, Name, Subtitle string

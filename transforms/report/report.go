@@ -206,7 +206,7 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed 
 		sec.scores = append(sec.scores, rows...)
 	}
 	for _, p := range placed {
-		sec.Placed = append(sec.Placed, placedView{Line: fmt.Sprintf("%s, %s", filepath.Base(p.path), plural(int(p.rows), "row")), Prov: provenanceView(p.prov)})
+		sec.Placed = append(sec.Placed, placedView{Line: fmt.Sprintf("%s, %s", filepath.Base(p.path), transforms.Plural(int(p.rows), "row")), Prov: provenanceView(p.prov)})
 		for _, m := range metricsFor(all, p) {
 			if shown[m] {
 				continue

@@ -13,11 +13,3 @@ func TestTOC(t *testing.T) {
 		t.Errorf("contents %s, want %s", got, want)
 	}
 }
-
-func TestPlural(t *testing.T) {
-	for n, want := range map[int]string{0: "0 files", 1: "1 file", 2: "2 files"} {
-		if got := plural(n, "file"); got != want {
-			t.Errorf("%d: %q, want %q", n, got, want)
-		}
-	}
-}
