@@ -160,7 +160,10 @@ type Level struct {
 	Perplexity float64 `json:"perplexity"`
 	Stress     float64 `json:"stress"`
 	Iterations int     `json:"iterations"`
-	Status     string  `json:"status"`
+	// Exaggerated is how many of Iterations ran the exaggerated stress
+	// (after the sample start, exaggeration.go).
+	Exaggerated int    `json:"exaggerated,omitempty"`
+	Status      string `json:"status"`
 }
 
 // Result is a fitted embedding.
@@ -263,19 +266,24 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		if err != nil {
 			return nil, err
 		}
+		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
+		exaggerated := 0
 		if y == nil {
 			sl := lv.(*sparseLevels)
 			if y, err = smp.place(ctx, n, o, sl.idx, sl.kn, width); err != nil {
 				return nil, err
 			}
 			res.SampleRows = smp.sizes
+			if y, exaggerated, err = exaggerate(ctx, eval, sl.cur, y, o, maxIter, func() { rep.Add(1) }); err != nil {
+				return nil, err
+			}
 		}
-		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
-		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter, 10, tol, func(int, float64) { rep.Add(1) })
+		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter-exaggerated, 10, tol, func(int, float64) { rep.Add(1) })
 		rep.Finish()
 		if err != nil {
 			return nil, err
 		}
+		r.Iterations += exaggerated
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -284,7 +292,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		}
 		y = r.X
 		res.Width = width
-		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Status: r.Status})
+		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Exaggerated: exaggerated, Status: r.Status})
 		if o.Progress != nil {
 			o.Progress(k, r.F, r.Iterations)
 		}
@@ -358,6 +366,7 @@ type sparseLevels struct {
 	c     int
 	bh    BH
 	cut   CutoffStress
+	cur   *SparseInput // the input of the level level last returned
 }
 
 // newSparseLevels finds the neighbours, reporting them to rep as phase
@@ -425,6 +434,7 @@ func (l *sparseLevels) level(k float64, last bool) (func(y, grad []float64) floa
 		lb := in.LogBeta[i*kh : (i+1)*kh]
 		in.LogFloor[i] = slices.Min(lb) - prec[i]*farthest[i]*bhFloorStretch
 	}
+	l.cur = in
 	stress := func(g, y []float64) (float64, error) {
 		return l.bh.Stress(l.ctx, g, y, l.o.Dims, in, l.o.BHTol, l.o.Threads)
 	}
