@@ -58,7 +58,7 @@ type StageOptions struct {
 	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
 	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
 	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
-	Start         Start             `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
+	Start         Start             `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
 	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
 	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
 	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
@@ -162,9 +162,12 @@ once the map has spread out (on crowded maps, where most points stay dense, abou
 Start: PCA, or above 50,000 rows with bh and cutoff (--start auto) a fitted sample:
 a random quarter of the rows is fitted first (itself from a sample above 50,000
 rows), scaled to the full map's density, every other row placed at the mean of its
-three nearest sampled neighbours, and only the last perplexity runs on all rows.
-From the PCA start a large map's first iterations see thousands of points within
-reach of every point (minutes per iteration at 10⁶ rows); the figure "start" says
+three nearest sampled neighbours, and only the last perplexity runs on all rows,
+its first 30 iterations (at most half of --max-iter) with the attraction to the
+listed neighbours counted 4 times (early exaggeration: it gathers each class at the
+scale of its cluster, as the PCA start's dense first iterations do). From the PCA
+start a large map's first iterations see thousands of points within reach of every
+point (minutes per iteration at 10⁶ rows); the figures "start" and "levels" say
 which ran.
 
 Stopping: the earlier scales of the multiscale schedule only prepare the start
