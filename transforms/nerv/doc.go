@@ -82,8 +82,11 @@
 // and in them each class gathers at the scale of its cluster; a start
 // placed at the converged density skips that phase, and its classes then
 // separate only locally, into finer domains that later iterations barely
-// merge. The exaggerated phase brings that gathering back at the sparse
-// cost (a sum over the listed pairs).
+// merge. The exaggerated phase brings that gathering back; its own term
+// is a sum over the listed pairs, but it contracts the map, and a denser
+// map makes every evaluation dearer (about 1.5 times the time for the same
+// iterations at 62,500 rows). At 10⁶ rows with 50 iterations it did not
+// help (stress 10.11 against 9.06, 72 minutes against 46; BENCHMARKS.md).
 //
 // Measured on four clusters (BENCHMARKS.md, "NeRV from a sample" and
 // "Where the quality goes at large N"): at 62,500 rows the plain sample

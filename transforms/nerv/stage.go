@@ -20,6 +20,12 @@ const (
 	bhWarnAbove    = 200_000
 )
 
+// bhSecondsPer1e5 is the measured time of one iteration of the full map
+// from the sample start per 10⁵ rows, on two cores: 50 iterations of
+// 10⁶ rows (25 exaggerated, each phase's first with its long line search)
+// took 61 minutes.
+const bhSecondsPer1e5 = 7.0
+
 // sizeWarning returns the warning for fitting n rows with o, or "".
 func sizeWarning(o Options, n int) string {
 	switch {
@@ -29,8 +35,8 @@ func sizeWarning(o Options, n int) string {
 	case o.Method.sparse() && n > bhWarnAbove && !o.fromSample(n):
 		return fmt.Sprintf("method %v at N = %d from the PCA start: its first iterations took about 14 s each at 10⁵ rows and 10 minutes at 10⁶ on two cores (BENCHMARKS.md); --start sample (the default above %d rows) avoids them", o.Method, n, SampleStartAbove)
 	case o.Method.sparse() && n > bhWarnAbove:
-		return fmt.Sprintf("method %v at N = %d: from the sample start an L-BFGS iteration takes about 4 s per 10⁵ rows on two cores (BENCHMARKS.md), %s for the last level's %s; tsne is faster at this size",
-			o.Method, n, aboutMinutes(4*float64(n)/1e5*float64(o.MaxIter)/60), transforms.Plural(o.MaxIter, "iteration"))
+		return fmt.Sprintf("method %v at N = %d: from the sample start an L-BFGS iteration takes about %g s per 10⁵ rows on two cores (BENCHMARKS.md), %s for the last level's %s; tsne is faster at this size",
+			o.Method, n, bhSecondsPer1e5, aboutMinutes(bhSecondsPer1e5*float64(n)/1e5*float64(o.MaxIter)/60), transforms.Plural(o.MaxIter, "iteration"))
 	}
 	return ""
 }
