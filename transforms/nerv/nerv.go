@@ -366,7 +366,7 @@ type sparseLevels struct {
 	c     int
 	bh    BH
 	cut   CutoffStress
-	cur   *SparseInput // the input of the level level last returned
+	cur   *SparseInput // the input of the most recent call of level (for exaggerate)
 }
 
 // newSparseLevels finds the neighbours, reporting them to rep as phase
