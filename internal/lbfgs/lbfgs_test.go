@@ -31,3 +31,64 @@ func TestLBFGSRosenbrock(t *testing.T) {
 		}
 	}
 }
+
+// TestInitialScale checks Settings.InitialScale and Result.Scale on
+// f = a/2·‖x − c‖², whose inverse Hessian is exactly I/a: every kept pair
+// has sᵀy/yᵀy = 1/a, and a first step scaled by 1/a lands on c.
+func TestInitialScale(t *testing.T) {
+	const a = 250.0
+	c := []float64{3, -1, 0.5, 2}
+	quad := func(x, g []float64) float64 {
+		f := 0.0
+		for p, v := range x {
+			g[p] = a * (v - c[p])
+			f += a / 2 * (v - c[p]) * (v - c[p])
+		}
+		return f
+	}
+	x0 := make([]float64, len(c))
+	for _, tc := range []struct {
+		name     string
+		scale    float64
+		maxEvals int
+	}{
+		{"unit first step", 0, 40},
+		{"first step scaled by the inverse Hessian", 1 / a, 2},
+	} {
+		res, err := Run(context.Background(), quad, x0, Settings{MaxIter: 50, Store: 5, InitialScale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, v := range res.X {
+			if math.Abs(v-c[p]) > 1e-9 {
+				t.Errorf("%s: x[%d] = %g, want %g", tc.name, p, v, c[p])
+			}
+		}
+		if res.Evaluations > tc.maxEvals {
+			t.Errorf("%s: %d evaluations, want at most %d", tc.name, res.Evaluations, tc.maxEvals)
+		}
+		if math.Abs(res.Scale*a-1) > 1e-9 {
+			t.Errorf("%s: Scale = %g, want 1/a = %g", tc.name, res.Scale, 1/a)
+		}
+	}
+	// One iteration: the scaled step lands on c, the unit one moves x₀ by
+	// 1 towards c, ‖x₀ − c‖ − 1 short (the weak Wolfe conditions accept it).
+	dist := math.Sqrt(dot(c, c))
+	for _, tc := range []struct {
+		name  string
+		scale float64
+		want  float64
+	}{{"unit first step", 0, dist - 1}, {"scaled first step", 1 / a, 0}} {
+		res, err := Run(context.Background(), quad, x0, Settings{MaxIter: 1, Store: 5, InitialScale: tc.scale})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := 0.0
+		for p, v := range res.X {
+			d += (v - c[p]) * (v - c[p])
+		}
+		if math.Abs(math.Sqrt(d)-tc.want) > 1e-9 || res.Evaluations != 2 {
+			t.Errorf("%s, one iteration: ‖x − c‖ = %g after %d evaluations, want %g after 2", tc.name, math.Sqrt(d), res.Evaluations, tc.want)
+		}
+	}
+}
