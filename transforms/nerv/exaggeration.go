@@ -105,12 +105,15 @@ func (x *exaggeration) add(ctx context.Context, grad, y []float64) (float64, err
 }
 
 // exaggerate runs the first min(startExaggerationIter, maxIter/2) L-BFGS
-// iterations of the level of in from y on its stress (eval) plus X, and
-// returns the map and the iterations run; tick is called after each.
-func exaggerate(ctx context.Context, eval func(y, g []float64) float64, in *SparseInput, y []float64, o Options, maxIter int, tick func()) ([]float64, int, error) {
-	iters := min(startExaggerationIter, maxIter/2)
+// iterations of the level of in from y on its stress (eval) plus X, the
+// first step scaled by scale0 (lbfgs.Settings.InitialScale), and returns
+// the map, the iterations and evaluations run and L-BFGS's scale at the
+// end (for the plain iterations that follow); tick is called after each
+// iteration.
+func exaggerate(ctx context.Context, eval func(y, g []float64) float64, in *SparseInput, y []float64, o Options, maxIter int, scale0 float64, tick func()) (_ []float64, iters, evals int, scale float64, _ error) {
+	iters = min(startExaggerationIter, maxIter/2)
 	if iters == 0 {
-		return y, 0, nil
+		return y, 0, 0, scale0, nil
 	}
 	x := newExaggeration(in, o.Dims, startExaggeration, o.Threads)
 	exag := func(y, g []float64) float64 {
@@ -123,9 +126,9 @@ func exaggerate(ctx context.Context, eval func(y, g []float64) float64, in *Spar
 	}
 	// tol 0: the phase always runs its iterations unless the line
 	// search fails, which ends it early.
-	r, err := lbfgs.MinimizeWith(ctx, exag, y, iters, 10, 0, func(int, float64) { tick() })
+	r, err := lbfgs.Run(ctx, exag, y, lbfgs.Settings{MaxIter: iters, Store: 10, InitialScale: scale0, Step: func(int, float64) { tick() }})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, 0, err
 	}
-	return r.X, r.Iterations, nil
+	return r.X, r.Iterations, r.Evaluations, r.Scale, nil
 }

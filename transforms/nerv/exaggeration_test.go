@@ -131,12 +131,15 @@ func TestExaggerateBudget(t *testing.T) {
 	}
 	for _, tc := range []struct{ maxIter, want int }{{1, 0}, {10, 5}, {150, startExaggerationIter}} {
 		ticks := 0
-		y, iters, err := exaggerate(ctx, eval, in, y0, o, tc.maxIter, func() { ticks++ })
+		y, iters, _, scale, err := exaggerate(ctx, eval, in, y0, o, tc.maxIter, 0, func() { ticks++ })
 		if err != nil {
 			t.Fatal(err)
 		}
 		if iters != tc.want || ticks != tc.want {
 			t.Errorf("maxIter %d: %d iterations, %d ticks, want %d", tc.maxIter, iters, ticks, tc.want)
+		}
+		if (scale > 0) != (tc.want > 0) {
+			t.Errorf("maxIter %d: L-BFGS scale %g after %d iterations, want > 0 exactly when some ran", tc.maxIter, scale, iters)
 		}
 		if tc.want == 0 {
 			if &y[0] != &y0[0] {

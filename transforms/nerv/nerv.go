@@ -162,7 +162,10 @@ type Level struct {
 	Iterations int     `json:"iterations"`
 	// Exaggerated is how many of Iterations ran the exaggerated stress
 	// (after the sample start, exaggeration.go).
-	Exaggerated int    `json:"exaggerated,omitempty"`
+	Exaggerated int `json:"exaggerated,omitempty"`
+	// Evaluations counts the stress evaluations, line searches included
+	// (each costs about one iteration's time).
+	Evaluations int    `json:"evaluations"`
 	Status      string `json:"status"`
 }
 
@@ -185,6 +188,9 @@ type Result struct {
 	// KNN is the neighbour search that ran: KNNExact (always for the
 	// exact method, whose distances are all exact) or KNNApprox.
 	KNN kernels.KNNMethod
+	// scale is lbfgs.Result.Scale of the last level, which a fit starting
+	// from this one as its sample carries over (sampleStart.scale).
+	scale float64
 }
 
 // Levels returns the perplexities Fit runs through for n points: Schedule,
@@ -267,18 +273,18 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 			return nil, err
 		}
 		rep.Start(fmt.Sprintf("optimising level %d/%d", h+1, len(levels)), int64(maxIter))
-		exaggerated := 0
+		exaggerated, exagEvals, scale := 0, 0, 0.0
 		if y == nil {
 			sl := lv.(*sparseLevels)
 			if y, err = smp.place(ctx, n, o, sl.idx, sl.kn, width); err != nil {
 				return nil, err
 			}
 			res.SampleRows = smp.sizes
-			if y, exaggerated, err = exaggerate(ctx, eval, sl.cur, y, o, maxIter, func() { rep.Add(1) }); err != nil {
+			if y, exaggerated, exagEvals, scale, err = exaggerate(ctx, eval, sl.cur, y, o, maxIter, smp.fullScale(n, width), func() { rep.Add(1) }); err != nil {
 				return nil, err
 			}
 		}
-		r, err := lbfgs.MinimizeWith(ctx, eval, y, maxIter-exaggerated, 10, tol, func(int, float64) { rep.Add(1) })
+		r, err := lbfgs.Run(ctx, eval, y, lbfgs.Settings{MaxIter: maxIter - exaggerated, Store: 10, Tol: tol, InitialScale: scale, Step: func(int, float64) { rep.Add(1) }})
 		rep.Finish()
 		if err != nil {
 			return nil, err
@@ -291,8 +297,8 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 			return nil, fmt.Errorf("nerv: stress became %g at perplexity %g", r.F, k)
 		}
 		y = r.X
-		res.Width = width
-		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Exaggerated: exaggerated, Status: r.Status})
+		res.Width, res.scale = width, r.Scale
+		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Exaggerated: exaggerated, Evaluations: r.Evaluations + exagEvals, Status: r.Status})
 		if o.Progress != nil {
 			o.Progress(k, r.F, r.Iterations)
 		}

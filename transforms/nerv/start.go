@@ -128,6 +128,9 @@ type sampleStart struct {
 	y     []float64 // their map
 	width float64   // its output width
 	sizes []int     // Result.SampleRows of the full fit
+	// scale is L-BFGS's inverse-Hessian scale at the end of the sample's
+	// fit (lbfgs.Result.Scale), 0 when unknown.
+	scale float64
 }
 
 // fitSample fits a random quarter of the rows with o, as a coarse scale
@@ -155,7 +158,7 @@ func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int
 	if err != nil {
 		return nil, err
 	}
-	return &sampleStart{rows: rows, y: rs.Y, width: rs.Width, sizes: append([]int{m}, rs.SampleRows...)}, nil
+	return &sampleStart{rows: rows, y: rs.Y, width: rs.Width, sizes: append([]int{m}, rs.SampleRows...), scale: rs.scale}, nil
 }
 
 // place returns the start of all n rows: the sample's map scaled by
@@ -326,4 +329,16 @@ func jitter(y []float64, n, dims int, rows []int, sd float64) {
 			y[i*dims+q] += sd * rng.NormFloat64()
 		}
 	}
+}
+
+// fullScale returns the first-step scale of L-BFGS for the full map of n
+// rows and output width s from the sample's last scale: the stress is a
+// mean over rows and its curvature in y goes as 1/s², so the inverse
+// Hessian's scale goes as n·s². 0 (a unit first step) when unknown.
+func (s *sampleStart) fullScale(n int, width float64) float64 {
+	if !(s.scale > 0) || !(s.width > 0) {
+		return 0
+	}
+	r := width / s.width
+	return s.scale * float64(n) / float64(len(s.rows)) * r * r
 }

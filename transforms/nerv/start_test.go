@@ -265,3 +265,27 @@ func TestSpreadTo(t *testing.T) {
 		t.Errorf("non-finite map changed: %v", y)
 	}
 }
+
+// TestFullScale checks the first-step scale carried from a sample to the
+// full map: the inverse Hessian of a mean over rows of terms in D²/s²
+// scales as n·s², and an unknown scale gives 0 (L-BFGS's unit step).
+func TestFullScale(t *testing.T) {
+	smp := &sampleStart{rows: make([]int, 1000), width: 0.5, scale: 40}
+	for _, tc := range []struct {
+		name  string
+		s     *sampleStart
+		n     int
+		width float64
+		want  float64
+	}{
+		{"same rows and width", smp, 1000, 0.5, 40},
+		{"four times the rows", smp, 4000, 0.5, 160},
+		{"half the width", smp, 4000, 0.25, 40},
+		{"no scale from the sample", &sampleStart{rows: smp.rows, width: 0.5}, 4000, 0.5, 0},
+		{"no width from the sample", &sampleStart{rows: smp.rows, scale: 40}, 4000, 0.5, 0},
+	} {
+		if got := tc.s.fullScale(tc.n, tc.width); math.Abs(got-tc.want) > 1e-12*tc.want {
+			t.Errorf("%s: fullScale = %g, want %g", tc.name, got, tc.want)
+		}
+	}
+}
