@@ -2,6 +2,13 @@
 // two-loop recursion over the last Store (s, y) pairs and a bisection line
 // search for the weak Wolfe conditions (Lewis and Overton 2013). Memory is
 // O(Store·n), never a dense n×n inverse Hessian.
+//
+// The first step has no pair to scale it, and is tried at unit length
+// unless Settings.InitialScale gives the inverse Hessian's scale γ₀ (the
+// step is then −γ₀∇f). Result.Scale hands the last scale to a later run on
+// a similar function, so a caller that changes its objective (a phase
+// switch, a finer scale) need not restart from a unit step, whose line
+// search spends an evaluation per doubling or halving.
 package lbfgs
 
 import (

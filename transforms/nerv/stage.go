@@ -22,9 +22,8 @@ const (
 
 // bhSecondsPer1e5 is the measured time of one iteration of the full map
 // from the sample start per 10⁵ rows, on two cores: 50 iterations of
-// 10⁶ rows (25 exaggerated, each phase's first with its long line search)
-// took 61 minutes.
-const bhSecondsPer1e5 = 7.0
+// 10⁶ rows (25 exaggerated; 52 stress evaluations) took 47 minutes.
+const bhSecondsPer1e5 = 5.6
 
 // sizeWarning returns the warning for fitting n rows with o, or "".
 func sizeWarning(o Options, n int) string {

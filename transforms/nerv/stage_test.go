@@ -19,7 +19,7 @@ func TestSizeWarning(t *testing.T) {
 		{"exact above", Exact, StartAuto, exactWarnAbove + 1, 0, "three N×N matrices"},
 		{"bh at the limit", BarnesHut, StartAuto, bhWarnAbove, 0, ""},
 		{"bh above", BarnesHut, StartAuto, bhWarnAbove + 1, 0, "tsne is faster"},
-		{"bh at 10⁶", BarnesHut, StartAuto, 1_000_000, 0, "about 175 minutes for the last level's 150 iterations"},
+		{"bh at 10⁶", BarnesHut, StartAuto, 1_000_000, 0, "about 140 minutes for the last level's 150 iterations"},
 		{"bh at 10⁶, one iteration", BarnesHut, StartAuto, 1_000_000, 1, "about 1 minute for the last level's 1 iteration;"},
 		{"bh above, few iterations", BarnesHut, StartAuto, bhWarnAbove + 1, 2, "about 1 minute for the last level's 2 iterations;"},
 		{"bh above, PCA start", BarnesHut, StartPCA, bhWarnAbove + 1, 0, "--start sample"},
