@@ -355,7 +355,7 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 	block, grain := nndBlocking(mc)
 	srcChunks := NumChunks(block, grain)
 	dstChunks := NumChunks(n, nndTargets)
-	bufs := make([][]nndUpdate, srcChunks*dstChunks)
+	bufs := make([]nndBuffer, srcChunks)
 	changed := make([]int64, dstChunks)
 	workers := Workers(n, threads, nndGrain)
 	scratch := make([]candScratch, workers)
@@ -392,19 +392,17 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 		for b0 := 0; b0 < n; b0 += block {
 			b1 := min(b0+block, n)
 			err := ParallelFor(ctx, b1-b0, threads, grain, func(lo, hi int) {
-				sc := lo / grain
-				row := bufs[sc*dstChunks : (sc+1)*dstChunks]
-				for t := range row {
-					row[t] = row[t][:0]
-				}
+				buf := &bufs[lo/grain]
+				buf.ups = buf.ups[:0]
 				for u := b0 + lo; u < b0+hi; u++ {
 					nw := newC[u*mc : u*mc+int(nNew[u])]
 					ol := oldC[u*mc : u*mc+int(nOld[u])]
 					for a, p := range nw {
-						g.joinList(row, x, d, p, nw[a+1:])
-						g.joinList(row, x, d, p, ol)
+						g.joinList(&buf.ups, x, d, p, nw[a+1:])
+						g.joinList(&buf.ups, x, d, p, ol)
 					}
 				}
+				buf.byTarget(dstChunks)
 			})
 			if err != nil {
 				return err
@@ -415,7 +413,7 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 				for t := lo; t < hi; t++ {
 					var c int64
 					for s := range nsrc {
-						for _, up := range bufs[s*dstChunks+t] {
+						for _, up := range bufs[s].target(t) {
 							if g.push(int(up.target), up.v, up.other) {
 								c++
 							}
@@ -440,7 +438,7 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 
 // joinList joins p with each of qs in order, two at a time where it can
 // (sqDistAtMost2 overlaps the two distances).
-func (g *nnGraph) joinList(row [][]nndUpdate, x []float64, d int, p int32, qs []int32) {
+func (g *nnGraph) joinList(row *[]nndUpdate, x []float64, d int, p int32, qs []int32) {
 	m := 0
 	for ; m+2 <= len(qs); m += 2 {
 		q1, q2 := qs[m], qs[m+1]
@@ -465,7 +463,7 @@ func (g *nnGraph) joinList(row [][]nndUpdate, x []float64, d int, p int32, qs []
 
 // join computes the distance between candidates p and q against the frozen
 // graph and buffers an update for each side it could improve.
-func (g *nnGraph) join(row [][]nndUpdate, x []float64, d int, p, q int32) {
+func (g *nnGraph) join(row *[]nndUpdate, x []float64, d int, p, q int32) {
 	if p == q {
 		return
 	}
@@ -478,16 +476,52 @@ func (g *nnGraph) join(row [][]nndUpdate, x []float64, d int, p, q int32) {
 
 // offer buffers the update of p by q and of q by p where their distance v
 // does not exceed the side's top tp or tq.
-func (g *nnGraph) offer(row [][]nndUpdate, v, tp, tq float64, p, q int32) {
+func (g *nnGraph) offer(row *[]nndUpdate, v, tp, tq float64, p, q int32) {
 	if v <= tp {
-		t := int(p) / nndTargets
-		row[t] = append(row[t], nndUpdate{v: v, target: p, other: q})
+		*row = append(*row, nndUpdate{v: v, target: p, other: q})
 	}
 	if v <= tq {
-		t := int(q) / nndTargets
-		row[t] = append(row[t], nndUpdate{v: v, target: q, other: p})
+		*row = append(*row, nndUpdate{v: v, target: q, other: p})
 	}
 }
+
+// nndBuffer holds one source chunk's updates of a local-join block, in the
+// order they were made, and the same grouped by target chunk (stable).
+// One flat buffer per source chunk, not one per (source, target) pair: a
+// block's points and so their updates' targets can be concentrated (rows
+// sorted by time or place), and per-pair buffers kept each pair's largest
+// block, so their capacity summed over the blocks grew through an
+// iteration (3.7 GB at 10⁵ date-ordered rows of 12 columns against 0.5
+// GB for a random order).
+type nndBuffer struct {
+	ups, sorted []nndUpdate
+	start       []int32 // sorted[start[t]:start[t+1]] target chunk t
+}
+
+// byTarget groups ups by target chunk into sorted, keeping their order
+// within each chunk.
+func (b *nndBuffer) byTarget(chunks int) {
+	b.start = Grow(b.start, chunks+1)
+	clear(b.start)
+	for _, up := range b.ups {
+		b.start[int(up.target)/nndTargets+1]++
+	}
+	for t := range chunks {
+		b.start[t+1] += b.start[t]
+	}
+	b.sorted = Grow(b.sorted, len(b.ups))
+	fill := b.start[:chunks] // advanced to each chunk's end, then restored
+	for _, up := range b.ups {
+		t := int(up.target) / nndTargets
+		b.sorted[fill[t]] = up
+		fill[t]++
+	}
+	copy(b.start[1:], b.start[:chunks])
+	b.start[0] = 0
+}
+
+// target returns the updates of target chunk t.
+func (b *nndBuffer) target(t int) []nndUpdate { return b.sorted[b.start[t]:b.start[t+1]] }
 
 // candScratch is one worker's buffer for ranking candidates.
 type candScratch struct {

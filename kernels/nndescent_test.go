@@ -234,3 +234,50 @@ func TestNNDBlocking(t *testing.T) {
 		}
 	}
 }
+
+// TestNNDBufferByTarget checks the grouping of a source chunk's updates by
+// target chunk against a filter of the original order: every chunk gets
+// exactly its updates, in the order they were made (the apply pass, and so
+// the graph, depends on that order).
+func TestNNDBufferByTarget(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, tc := range []struct {
+		name           string
+		updates, chunk int
+	}{{"empty", 0, 5}, {"one chunk", 50, 1}, {"spread", 2000, 7}, {"second use, fewer", 30, 7}} {
+		var b nndBuffer
+		if tc.name == "second use, fewer" {
+			b.ups = make([]nndUpdate, 500) // leftovers of an earlier, larger block
+			b.byTarget(tc.chunk)
+		}
+		b.ups = b.ups[:0]
+		for u := range tc.updates {
+			b.ups = append(b.ups, nndUpdate{v: float64(u), target: int32(rng.IntN(tc.chunk * nndTargets)), other: int32(u)})
+		}
+		b.byTarget(tc.chunk)
+		total := 0
+		for c := range tc.chunk {
+			var want []nndUpdate
+			for _, up := range b.ups {
+				if int(up.target)/nndTargets == c {
+					want = append(want, up)
+				}
+			}
+			got := b.target(c)
+			total += len(got)
+			if len(got) != len(want) {
+				t.Errorf("%s: chunk %d has %d updates, want %d", tc.name, c, len(got), len(want))
+				continue
+			}
+			for p := range want {
+				if got[p] != want[p] {
+					t.Errorf("%s: chunk %d update %d = %+v, want %+v", tc.name, c, p, got[p], want[p])
+					break
+				}
+			}
+		}
+		if total != tc.updates {
+			t.Errorf("%s: %d updates grouped, want %d", tc.name, total, tc.updates)
+		}
+	}
+}
