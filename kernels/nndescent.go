@@ -341,8 +341,8 @@ func mix(seed uint64, it, i, j int) uint64 {
 // new and old candidates per point from its neighbours and reverse
 // neighbours (lowest hash priority first), joins them in blocks of points —
 // distances computed in parallel against a frozen graph, updates buffered
-// per (source chunk, target chunk) and applied per target chunk in source
-// order — and stops when fewer than Delta·n·k slots changed.
+// per source chunk (nndBuffer), grouped by target chunk and applied per
+// target chunk in source order — and stops when fewer than Delta·n·k slots changed.
 func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set NNDescentSettings) error {
 	n, k, mc := g.n, g.k, set.MaxCandidates
 	newC := make([]int32, n*mc)
