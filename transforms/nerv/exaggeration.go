@@ -29,9 +29,10 @@ const (
 	// "Where the quality goes at large N"): E = 4 for 30 iterations ended
 	// at a stress 3.6 % below the plain sample start's (5.084 against
 	// 5.271) and 2.3 % below the PCA start's, with the PCA start's class
-	// structure at the 100-neighbour scale. At 10⁶ rows with 50
-	// iterations it did not help (stress 10.11 against 9.06), and its
-	// iterations cost more at every size, the map being denser.
+	// structure at the 100-neighbour scale. At 250,000 rows with 60
+	// iterations it lifted 10-NN class accuracy from 0.778 to 0.870; at
+	// 10⁶ rows with 50 it did not help (stress 10.11 against 9.06), and
+	// its iterations cost more at every size, the map being denser.
 	startExaggeration     = 4
 	startExaggerationIter = 30
 	// exaggerationChunks is the fixed number of row chunks of X's

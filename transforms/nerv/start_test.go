@@ -95,7 +95,7 @@ func TestPlaceFromSample(t *testing.T) {
 // pays.
 func TestFitFromSample(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: fits NeRV maps of 4,000 rows twice and of a 1,000-row sample, about 30 s on two cores; go test without -short (as CI does) runs it")
+		t.Skip("-short: fits NeRV maps of 4,000 rows twice and of a 1,000-row sample, about 20 s on two cores; go test without -short (as CI does) runs it")
 	}
 	ctx := context.Background()
 	const per, c = 1000, 6
