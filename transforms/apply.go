@@ -58,8 +58,9 @@ func (ApplyStage) NewOptions() Options { return &ApplyOptions{} }
 // Info implements Stage.
 func (ApplyStage) Info() Info {
 	return Info{
-		Name:    "apply",
-		Summary: "place new rows with a saved model, streaming batch by batch",
+		Name:     "apply",
+		Category: CategoryModels,
+		Summary:  "place new rows with a saved model, streaming batch by batch",
 		Usage: `ordinate apply --model M --in T --out E [--id COL] [--keep COLS] [--on-invalid error|drop]
 ordinate apply --model M --distances D --out E   (a t-SNE model fitted on distances)`,
 		Doc: `The model (written by --model-out of bvp, pca, lda, ckpca, lsp, tsne or nerv) names
@@ -736,3 +737,6 @@ func gather(dst, x []float64, n, d int, pick []int) []float64 {
 	}
 	return dst
 }
+
+// init registers apply, the contract's own stage.
+func init() { Register(ApplyStage{}) }

@@ -36,8 +36,6 @@ var (
 	ErrModelFormat = NewSentinel(ErrInvalidData, "unsupported model format version")
 	ErrNoFeatures  = NewSentinel(ErrInvalidData, "no usable features")
 	ErrNoTable     = NewSentinel(ErrInvalidOption, "table not given")
-	// ErrOption is ErrInvalidOption, under the name the stages used before.
-	ErrOption = ErrInvalidOption
 )
 
 // OptionError is an error in one option of a stage. Its message names the
@@ -59,6 +57,23 @@ func (e *OptionError) Unwrap() []error { return []error{ErrInvalidOption, e.Err}
 // %w verbs wrap as in fmt.Errorf.
 func Optionf(option, format string, a ...any) error {
 	return &OptionError{Option: option, Err: fmt.Errorf(format, a...)}
+}
+
+// Errorf returns an error that wraps sentinel (and whatever %w verbs of
+// format wrap), reading "sentinel: detail". Method packages use it for
+// their errors that are about no one position: a matrix too small, an
+// option combination the data refuses.
+func Errorf(sentinel error, format string, a ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, a...)...)
+}
+
+// MatrixErrorf returns the *DataError for the bad value at row and column
+// col of the matrix (or list) a method's core was given, named as the core
+// calls it ("x", "dist", "labels"), wrapping sentinel with a formatted
+// detail. The stage that read the matrix from a table reports the file's
+// rows instead; this is for callers of the core.
+func MatrixErrorf(matrix string, row, col int, sentinel error, format string, a ...any) *DataError {
+	return arrowio.MatrixError(matrix, row, col, Errorf(sentinel, format, a...))
 }
 
 // IsInputError reports whether err is the caller's fault (bad data or bad

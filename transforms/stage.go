@@ -38,10 +38,11 @@ type Stage interface {
 // Info describes a stage for hosts: its name, documentation, and the table
 // roles it reads and writes.
 type Info struct {
-	Name    string // the command: "tsne"
-	Summary string // one line
-	Usage   string // synopsis, one or more lines, in CLI terms
-	Doc     string // paragraphs of documentation
+	Name     string // the command: "tsne"
+	Category string // CategoryMethods, CategoryData, CategoryModels or CategoryResults
+	Summary  string // one line
+	Usage    string // synopsis, one or more lines, in CLI terms
+	Doc      string // paragraphs of documentation
 	// Examples are complete command lines on bundled data (paths relative
 	// to the repository root); the CLI's tests run every one.
 	Examples []string
@@ -59,6 +60,15 @@ type Role struct {
 	// Variadic inputs take any number of tables, given to the stage as the
 	// roles Name#0, Name#1, … (the CLI takes them as arguments).
 	Variadic bool
+	// Show marks a text output meant for a person (a summary): a host with
+	// a terminal writes it to its standard output when the caller names no
+	// place for it, unless the run is quiet or another output goes there.
+	// A stage with nothing to show in a run leaves such an output unwritten
+	// when the caller did not ask for it (Env.Asked).
+	Show bool
+	// Models lists the model kinds an output of kind table.Model may hold
+	// (ModelKind.Kind), for hosts and the self-description.
+	Models []string
 }
 
 // File is the Kind of an output that is not an Arrow table (a figure, a
@@ -129,7 +139,7 @@ func Run(ctx context.Context, s Stage, opts Options, env *Env) (err error) {
 	if env.Threads < 0 {
 		return Optionf("threads", "%d: want 0 (all cores) or a positive count", env.Threads)
 	}
-	if err := opts.Validate(); err != nil {
+	if err := Validate(opts); err != nil {
 		return err
 	}
 	for _, r := range env.info.Inputs {
@@ -307,6 +317,16 @@ func (env *Env) SetKind(role, kind string) {
 
 // Has reports whether the host gave a table for role.
 func (env *Env) Has(role string) bool { return env.Tables.Has(role) }
+
+// Asked reports whether the caller asked for the output of role: Has,
+// except for a Role.Show output that the host added unasked (FileTables
+// Shown), which a stage with nothing to show may leave unwritten.
+func (env *Env) Asked(role string) bool {
+	if a, ok := env.Tables.(interface{ Asked(string) bool }); ok {
+		return a.Asked(role)
+	}
+	return env.Has(role)
+}
 
 // Open opens the input table of role. A stage that streams it records it
 // with Input; most stages use ReadFrame or ReadFeatures instead.

@@ -31,9 +31,16 @@ type FileTables struct {
 	// Threads decode the columns of Parquet inputs side by side
 	// (arrowio.WithReadThreads); 0: all cores.
 	Threads int
+	// Shown are the outputs the host gave a place itself (Role.Show
+	// outputs on its standard output), not the caller.
+	Shown map[string]bool
 }
 
 func (t *FileTables) Has(role string) bool { return t.Paths[role] != "" }
+
+// Asked reports whether the caller asked for the output of role, rather
+// than the host showing it unasked (Shown).
+func (t *FileTables) Asked(role string) bool { return t.Has(role) && !t.Shown[role] }
 
 // WriteFile writes the file output of role atomically.
 func (t *FileTables) WriteFile(role string, data []byte) error {

@@ -6,19 +6,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/transforms"
-	"github.com/ordinate/ordinate/transforms/bvp"
-	"github.com/ordinate/ordinate/transforms/ckpca"
-	"github.com/ordinate/ordinate/transforms/figure"
-	"github.com/ordinate/ordinate/transforms/fisher"
-	"github.com/ordinate/ordinate/transforms/linear"
-	"github.com/ordinate/ordinate/transforms/lsp"
-	"github.com/ordinate/ordinate/transforms/nerv"
-	"github.com/ordinate/ordinate/transforms/oe"
-	"github.com/ordinate/ordinate/transforms/quality"
-	"github.com/ordinate/ordinate/transforms/report"
-	"github.com/ordinate/ordinate/transforms/score"
-	"github.com/ordinate/ordinate/transforms/triplets"
-	"github.com/ordinate/ordinate/transforms/tsne"
+	_ "github.com/ordinate/ordinate/transforms/all" // every stage and model kind
 )
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
@@ -67,39 +55,15 @@ Examples:
 			return usagef("unknown command %s; see ordinate --help", c.Args().First())
 		},
 	}
-	for _, s := range stages() {
-		if s.Info().Name == "evaluate" {
-			app.Commands = append(app.Commands, evaluateCommand())
-			continue
-		}
+	for _, s := range transforms.Stages() {
 		app.Commands = append(app.Commands, stageCommand(s))
 	}
-	app.Commands = append(app.Commands, inspectCommand(), demoCommand())
+	app.Commands = append(app.Commands, describeCommand(), inspectCommand(), demoCommand())
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
+		if c.Category == "" {
+			c.Category = "tools"
+		}
 	}
 	return app
-}
-
-// stages are the library stages the CLI drives, in the order --help lists
-// them (inspect and demo follow).
-func stages() []transforms.Stage {
-	return []transforms.Stage{
-		bvp.Stage{},
-		linear.PCAStage{},
-		linear.LDAStage{},
-		fisher.Stage{},
-		nerv.Stage{},
-		ckpca.Stage{},
-		lsp.Stage{},
-		tsne.Stage{},
-		triplets.Stage{},
-		score.Stage{},
-		oe.TSTEStage{},
-		oe.SOEStage{},
-		transforms.ApplyStage{},
-		quality.Stage{},
-		figure.Stage{},
-		report.Stage{},
-	}
 }

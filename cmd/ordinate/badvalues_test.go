@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
-	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,34 +13,17 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // numericOptions returns the declared numeric options (int, uint64,
-// float64 and lists of them) of the options struct v points to, by name,
-// with their help, flattening embedded structs as transforms.Declare does.
-func numericOptions(v reflect.Value, out map[string]string) {
-	t := v.Type()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		if sf.Anonymous && sf.Type.Kind() == reflect.Struct && sf.Tag.Get("opt") == "" {
-			numericOptions(v.Field(i), out)
-			continue
-		}
-		name := sf.Tag.Get("opt")
-		if name == "" || name == "-" {
-			continue
-		}
-		ft := sf.Type
-		if ft.Kind() == reflect.Slice {
-			ft = ft.Elem()
-		}
-		if reflect.PointerTo(ft).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
-			continue // an enum: --help lists its values
-		}
-		k := ft.Kind()
-		switch k {
-		case reflect.Int, reflect.Uint64, reflect.Float64:
-			out[name] = sf.Tag.Get("help")
+// float64 and lists of them) of opts, by name, with their usage (the help
+// with the range the declaration's tag gives).
+func numericOptions(opts transforms.Options, out map[string]string) {
+	for _, o := range transforms.Declare(opts) {
+		switch o.Type() {
+		case "int", "uint", "float", "list of int", "list of float":
+			out[o.Name] = o.Usage()
 		}
 	}
 }
@@ -54,9 +35,9 @@ var rangeWords = []string{"≥", "≤", ">", "<", "at least", "at most", "betwee
 // its help, so that --help shows what Validate accepts.
 func TestNumericOptionsStateRange(t *testing.T) {
 	var offenders []string
-	for _, s := range stages() {
+	for _, s := range transforms.Stages() {
 		opts := map[string]string{}
-		numericOptions(reflect.ValueOf(s.NewOptions()).Elem(), opts)
+		numericOptions(s.NewOptions(), opts)
 		for name, help := range opts {
 			ok := false
 			for _, w := range rangeWords {

@@ -19,8 +19,9 @@ import (
 )
 
 // stageCommand makes the command of a stage: one flag per table role and
-// per declared option (defaults and help from the declaration), the common
-// flags, and an action that runs the stage on files.
+// per declared option (defaults, help, range and values from the
+// declaration; earlier names as hidden flags), the common flags, and an
+// action that runs the stage on files.
 func stageCommand(s transforms.Stage) *cli.Command {
 	info := s.Info()
 	var flags []cli.Flag
@@ -33,7 +34,7 @@ func stageCommand(s transforms.Stage) *cli.Command {
 		flags = append(flags, &cli.StringFlag{Name: r.Name, Usage: r.Help})
 	}
 	for _, o := range transforms.Declare(s.NewOptions()) {
-		flags = append(flags, optionFlag(o))
+		flags = append(flags, optionFlags(o)...)
 	}
 	if _, ok := transforms.Lookup(s.NewOptions(), "seed"); !ok {
 		// A deterministic stage accepts --seed too, so that one pipeline
@@ -43,6 +44,7 @@ func stageCommand(s transforms.Stage) *cli.Command {
 	flags = append(flags, flagThreads, flagQuiet, flagLogFormat)
 	return &cli.Command{
 		Name:      info.Name,
+		Category:  info.Category,
 		Usage:     info.Summary,
 		UsageText: usageText(info),
 		Flags:     flags,
@@ -65,20 +67,24 @@ func usageText(info transforms.Info) string {
 	return b.String()
 }
 
-// optionFlag is the flag of a declared option: a switch for a bool, a
-// string flag parsed by the option itself otherwise.
-func optionFlag(o transforms.Option) cli.Flag {
-	help := o.Help
-	if o.Values != nil {
-		help += " (" + strings.Join(o.Values, ", ") + ")"
+// optionFlags are the flags of a declared option: a switch for a bool, a
+// string flag parsed by the option itself otherwise; then one hidden flag
+// per earlier name, which sets the same option.
+func optionFlags(o transforms.Option) []cli.Flag {
+	flag := func(name string, hidden bool) cli.Flag {
+		if o.IsBool() {
+			def, _ := strconv.ParseBool(o.Default)
+			return &cli.BoolFlag{Name: name, Value: def, Usage: o.Usage(), Hidden: hidden}
+		}
+		// DefaultText shows the default as the user would type it (30,
+		// not "30"); an empty default shows nothing.
+		return &cli.StringFlag{Name: name, Value: o.Default, Usage: o.Usage(), DefaultText: o.Default, Hidden: hidden}
 	}
-	if o.IsBool() {
-		def, _ := strconv.ParseBool(o.Default)
-		return &cli.BoolFlag{Name: o.Name, Value: def, Usage: help}
+	flags := []cli.Flag{flag(o.Name, false)}
+	for _, a := range o.Aliases {
+		flags = append(flags, flag(a, true))
 	}
-	// DefaultText shows the default as the user would type it (30, not
-	// "30"); an empty default shows nothing.
-	return &cli.StringFlag{Name: o.Name, Value: o.Default, Usage: help, DefaultText: o.Default}
+	return flags
 }
 
 // runStage runs s with the options and tables of the command line.
@@ -90,12 +96,22 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 	}
 	opts := s.NewOptions()
 	for _, o := range transforms.Declare(opts) {
-		if !c.IsSet(o.Name) {
+		name := ""
+		for _, n := range append([]string{o.Name}, o.Aliases...) {
+			if !c.IsSet(n) {
+				continue
+			}
+			if name != "" {
+				return usagef("--%s and --%s are the same option; give one", name, n)
+			}
+			name = n
+		}
+		if name == "" {
 			continue
 		}
-		v := c.String(o.Name)
+		v := c.String(name)
 		if o.IsBool() {
-			v = strconv.FormatBool(c.Bool(o.Name))
+			v = strconv.FormatBool(c.Bool(name))
 		}
 		if err := o.Set(v); err != nil {
 			return classify(c.Context, err)
@@ -123,6 +139,7 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 	if len(args) > 0 {
 		return usagef("unexpected arguments %q (options go before or after, as --name value)", args)
 	}
+	stdoutTaken := false
 	for _, r := range info.Outputs {
 		p := c.String(r.Name)
 		if p == "" {
@@ -132,7 +149,9 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 			return err
 		}
 		tables.Paths[r.Name] = p
+		stdoutTaken = stdoutTaken || p == "-"
 	}
+	showOutputs(c, info, tables, stdoutTaken)
 	env := &transforms.Env{Tables: tables, Log: log, Threads: c.Int("threads"), Version: toolVersion()}
 	if c.Bool("quiet") {
 		env.Progress = transforms.NoProgress{}
@@ -142,6 +161,25 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 		env.Progress = rep
 	}
 	return classify(c.Context, transforms.Run(c.Context, s, opts, env))
+}
+
+// showOutputs puts a stage's Show outputs (evaluate's summary) that the
+// command line gave no place on stdout, unless --quiet or another output
+// is written there.
+func showOutputs(c *cli.Context, info transforms.Info, tables *transforms.FileTables, stdoutTaken bool) {
+	if c.Bool("quiet") || stdoutTaken {
+		return
+	}
+	for _, r := range info.Outputs {
+		if r.Show && tables.Paths[r.Name] == "" {
+			tables.Paths[r.Name] = "-"
+			if tables.Shown == nil {
+				tables.Shown = map[string]bool{}
+			}
+			tables.Shown[r.Name] = true
+			return // one output on stdout
+		}
+	}
 }
 
 // checkOutput refuses an output path with an unknown extension or in a

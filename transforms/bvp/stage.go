@@ -56,9 +56,10 @@ func (o *StageOptions) Validate() error {
 // Info implements transforms.Stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "bvp",
-		Summary: "best-view projection for ordinal classes (Zine-El-Abidine et al.)",
-		Usage:   "ordinate bvp --in T --label grade [--order a,b,c] [--solver svd|rgd] [--dims 2] --out E [--model-out M]",
+		Name:     "bvp",
+		Category: transforms.CategoryMethods,
+		Summary:  "best-view projection for ordinal classes (Zine-El-Abidine et al.)",
+		Usage:    "ordinate bvp --in T --label grade [--order a,b,c] [--solver svd|rgd] [--dims 2] --out E [--model-out M]",
 		Doc: `BVP finds the view in which the centres of adjacent ordinal classes are seen
 furthest apart. Numeric labels are ordered ascending; text labels need --order.
 --solver svd (default) computes the paper's fixed point exactly (the top right
@@ -120,4 +121,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	params := map[string]any{"order": cls.Names, "solver": opts.Solver.String(), "standardize": opts.Standardize, "dims": opts.Dims}
 	_, err = env.WriteLinear(ctx, "bvp", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

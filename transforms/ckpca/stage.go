@@ -194,9 +194,10 @@ func (o *StageOptions) Validate() error {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "ckpca",
-		Summary: "constrained kernel PCA through user-placed control points (Paurat, Oglic & Gärtner)",
-		Usage:   "ordinate ckpca --in T (--control cx,cy | --control-table C --id ID) [--kernel linear] --out E [--model-out M]",
+		Name:     "ckpca",
+		Category: transforms.CategoryMethods,
+		Summary:  "constrained kernel PCA through user-placed control points (Paurat, Oglic & Gärtner)",
+		Usage:    "ordinate ckpca --in T (--control cx,cy | --control-table C --id ID) [--kernel linear] --out E [--model-out M]",
 		Doc: `Each output dimension is a unit-norm function in the kernel's feature space that
 passes exactly through the control points and otherwise has the largest variance,
 with a soft penalty ν for repeating earlier dimensions. Control points come from
@@ -502,4 +503,9 @@ func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features,
 	r.figures["target_scale"] = fit.TargetScale
 	r.figures["rank"] = feat.Rank
 	return fit.Embedding, nil
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

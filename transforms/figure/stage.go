@@ -90,9 +90,10 @@ func (Stage) NewOptions() transforms.Options {
 
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "plot",
-		Summary: "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
-		Usage:   "ordinate plot --in E [--placed P] [--color COL [--join T --on ID] | --soft-labels 'p_*'] [--facet COL] [--triplets T] --out fig.svg|fig.png",
+		Name:     "plot",
+		Category: transforms.CategoryResults,
+		Summary:  "scatter plot of an embedding or SCORE maps, or heat map of a distance table, as SVG or PNG",
+		Usage:    "ordinate plot --in E [--placed P] [--color COL [--join T --on ID] | --soft-labels 'p_*'] [--facet COL] [--triplets T] --out fig.svg|fig.png",
 		Doc: `The table is drawn by the kind its provenance records. An embedding: --y against --x
 (default emb_1 against emb_0). SCORE or OE maps: the same, one panel per aspect unless
 --facet says otherwise. A long distance table (fisher): a heat map, its objects ordered
@@ -274,4 +275,9 @@ func nilIfEmpty(s []string) []string {
 		return nil
 	}
 	return s
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

@@ -85,8 +85,9 @@ func (o *StageOptions) Validate() error {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "fisher",
-		Summary: "Fisher-metric distances in kernel space from a similarity matrix and labels (Schulz & Hammer)",
+		Name:     "fisher",
+		Category: transforms.CategoryMethods,
+		Summary:  "Fisher-metric distances in kernel space from a similarity matrix and labels (Schulz & Hammer)",
 		Usage: `ordinate fisher --similarity S [--labels L] [--id COL] --label y --out D
 ordinate fisher --in T --label y --kernel linear|rbf [--standardize=false] --out D`,
 		Doc: `S is a similarity matrix, either long (columns i, j, s: every pair including the
@@ -484,4 +485,9 @@ func enumParse(names []string, dst *int, b []byte) error {
 		}
 	}
 	return fmt.Errorf("%w: %q: want one of %s", ErrOption, b, strings.Join(names, ", "))
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

@@ -86,9 +86,10 @@ func roles() ([]transforms.Role, []transforms.Role) {
 func (PCAStage) Info() transforms.Info {
 	in, out := roles()
 	return transforms.Info{
-		Name:    "pca",
-		Summary: "principal component analysis (unsupervised baseline)",
-		Usage:   "ordinate pca --in T [--label y] --out E [--model-out M]",
+		Name:     "pca",
+		Category: transforms.CategoryMethods,
+		Summary:  "principal component analysis (unsupervised baseline)",
+		Usage:    "ordinate pca --in T [--label y] --out E [--model-out M]",
 		Doc: `The label, if given, is only passed through to the output (for colouring).
 Constant feature columns are dropped with a warning.`,
 		Examples: []string{
@@ -103,9 +104,10 @@ Constant feature columns are dropped with a warning.`,
 func (LDAStage) Info() transforms.Info {
 	in, out := roles()
 	return transforms.Info{
-		Name:    "lda",
-		Summary: "Fisher linear discriminant analysis (supervised baseline)",
-		Usage:   "ordinate lda --in T --label y [--order a,b,c] --out E [--model-out M]",
+		Name:     "lda",
+		Category: transforms.CategoryMethods,
+		Summary:  "Fisher linear discriminant analysis (supervised baseline)",
+		Usage:    "ordinate lda --in T --label y [--order a,b,c] --out E [--model-out M]",
 		Doc: `At most (classes − 1) axes are discriminant; further axes are filled with the
 directions of largest remaining variance, with a warning. Constant feature columns
 are dropped with a warning.`,
@@ -173,4 +175,10 @@ func dimsError(err error) error {
 		return &transforms.OptionError{Option: "dims", Err: err}
 	}
 	return err
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(PCAStage{})
+	transforms.Register(LDAStage{})
 }

@@ -75,9 +75,10 @@ func (o *StageOptions) Validate() error {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "lsp",
-		Summary: "control-point baselines: the minimum-norm linear map (InVis) or Paulovich's least square projection",
-		Usage:   "ordinate lsp --in T (--control cx,cy | --control-table C --id ID) [--variant linear|laplacian] --out E [--model-out M]",
+		Name:     "lsp",
+		Category: transforms.CategoryMethods,
+		Summary:  "control-point baselines: the minimum-norm linear map (InVis) or Paulovich's least square projection",
+		Usage:    "ordinate lsp --in T (--control cx,cy | --control-table C --id ID) [--variant linear|laplacian] --out E [--model-out M]",
 		Doc: `Two different methods that both go by "LSP", named apart:
   --variant linear     the minimum-norm linear map through the control points,
                        P = pinv(X_cp)·Y, as in the InVis tool; the cKPCA paper's
@@ -156,4 +157,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	env.Log.Info(fmt.Sprintf("lsp (%s): %d rows, %d control points -> %d dims", o.Variant, n, len(ctrl.Rows), dims))
 	return nil
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

@@ -137,9 +137,10 @@ func (o *StageOptions) options(threads int) Options {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "nerv",
-		Summary: "SoftClassNeRV embedding with soft class labels; ClassNeRV with hard labels, NeRV without (Mustatea et al.)",
-		Usage:   `ordinate nerv --in T [--soft-labels 'p_*' | --label y] [--alpha 0.5] [--gamma 0.5] --out E`,
+		Name:     "nerv",
+		Category: transforms.CategoryMethods,
+		Summary:  "SoftClassNeRV embedding with soft class labels; ClassNeRV with hard labels, NeRV without (Mustatea et al.)",
+		Usage:    `ordinate nerv --in T [--soft-labels 'p_*' | --label y] [--alpha 0.5] [--gamma 0.5] --out E`,
 		Doc: `Neighbour retrieval visualisation: the stress trades recall (weight Λ) against
 precision (1 − Λ) per pair, with Λ = (1 − α)γ + α·λ and λ the class community of
 the two points' label distributions (1 − half the L1 distance). Soft labels are
@@ -367,4 +368,9 @@ func startFigure(res *Result) string {
 		out += fmt.Sprintf(" (from a sample of %d rows", m)
 	}
 	return out + strings.Repeat(")", len(res.SampleRows)-1)
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

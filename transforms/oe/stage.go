@@ -85,7 +85,7 @@ func (SOEStage) NewOptions() transforms.Options {
 
 func oeInfo(name, summary, usage, doc string, examples []string) transforms.Info {
 	return transforms.Info{
-		Name: name, Summary: summary, Usage: usage, Doc: doc, Examples: examples,
+		Name: name, Category: transforms.CategoryMethods, Summary: summary, Usage: usage, Doc: doc, Examples: examples,
 		Inputs: triplets.FitRoles("table naming every object (with --id)"),
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "maps table (aspect, id, emb_*): aspect \"all\" for one map, or one map per aspect", Kind: table.Maps, Required: true},
@@ -184,4 +184,10 @@ func runOE(ctx context.Context, env *transforms.Env, so *StageOptions, method Me
 	rec := table.MapsRecord(env.Mem, aspects, in.Objects.Names, maps, o.Dims)
 	defer rec.Release()
 	return env.WriteRecord(ctx, "out", rec)
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(TSTEStage{})
+	transforms.Register(SOEStage{})
 }

@@ -101,8 +101,9 @@ func (Stage) NewOptions() transforms.Options {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "evaluate",
-		Summary: "quality metrics of an embedding against its input table",
+		Name:     "evaluate",
+		Category: transforms.CategoryResults,
+		Summary:  "quality metrics of an embedding against its input table",
 		Usage: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--standardize auto|true|false] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] --out M
    ordinate evaluate --distances D --in T --id COL --label y [--k 5,10] --out M
    ordinate evaluate --embedding MAPS --triplets TRIPLETS [--split S --attributes ATTRS] --out M
@@ -166,7 +167,7 @@ and a block given twice.`,
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "metrics table (metric, k, subset, value)", Kind: table.Metrics, Required: true},
-			{Name: "summary", Help: "the metrics as readable text (- for stdout)", Kind: transforms.File},
+			{Name: "summary", Help: "the metrics as readable text (- for stdout; the CLI shows it there unless --quiet or --out -)", Kind: transforms.File, Show: true},
 		},
 	}
 }
@@ -459,7 +460,7 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 // writePartial computes the partial sums of one block of n points and
 // writes them as the out table (kind metrics_partial).
 func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval func(Options) (*Partial, error), qo Options) error {
-	if env.Has("summary") {
+	if env.Asked("summary") {
 		return transforms.Optionf("block", "a block has partial sums, not metrics: write the summary when merging with --partials")
 	}
 	if b.Count > n {
@@ -771,4 +772,9 @@ func hiddenKNNRows(ctx context.Context, env *transforms.Env, opts *StageOptions,
 		}
 	}
 	return nil
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

@@ -25,9 +25,10 @@ func (Stage) NewOptions() transforms.Options { return &StageOptions{Title: "ordi
 
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "report",
-		Summary: "one self-contained HTML page with the plots, parameters and quality of output tables",
-		Usage:   "ordinate report --out report.html [--title TEXT] TABLES…",
+		Name:     "report",
+		Category: transforms.CategoryResults,
+		Summary:  "one self-contained HTML page with the plots, parameters and quality of output tables",
+		Usage:    "ordinate report --out report.html [--title TEXT] TABLES…",
 		Doc: `Options go before the tables. Each table is shown by the kind its provenance records.
 The page opens on a table of contents and a summary that compares every embedding side
 by side, per data set: method, key parameters as resolved, N, run time, trustworthiness,
@@ -108,4 +109,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	env.Figures(map[string]any{"sections": len(pg.Sections), "figures": pg.Figures})
 	env.Log.Info("report", "tables", len(all), "sections", len(pg.Sections), "figures", pg.Figures)
 	return env.WriteFile("out", buf.Bytes())
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

@@ -64,9 +64,10 @@ func (o *StageOptions) fitOptions(threads int) Options {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "score",
-		Summary: "SCORE: one map per aspect from conditional ordinal triplets, on a shared sphere (Le & Lauw)",
-		Usage:   "ordinate score --in TRIPLETS [--objects OBJ --id COL] [--single-map] --out MAPS [--aspects-out A] [--sphere-out S]",
+		Name:     "score",
+		Category: transforms.CategoryMethods,
+		Summary:  "SCORE: one map per aspect from conditional ordinal triplets, on a shared sphere (Le & Lauw)",
+		Usage:    "ordinate score --in TRIPLETS [--objects OBJ --id COL] [--single-map] --out MAPS [--aspects-out A] [--sphere-out S]",
 		Doc: `TRIPLETS has columns i, j, k (object ids) and aspect (optional; without it all
 triplets form one aspect), and, when written by triplets --split-objects, a split
 column: then only the train triplets are fitted (--all fits every triplet).
@@ -136,4 +137,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return env.WriteRecord(ctx, "sphere-out", rec)
 	}
 	return nil
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

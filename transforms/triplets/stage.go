@@ -48,9 +48,10 @@ func (Stage) NewOptions() transforms.Options {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "triplets",
-		Summary: "generate conditional ordinal triplets from categorical attributes, one aspect per attribute",
-		Usage:   "ordinate triplets --in ATTRS [--id COL] [--aspects SPEC] [--exclude SPEC] [--pairs ordered|unordered] [--per-aspect N] [--split-objects R --split-out S] --out TRIPLETS",
+		Name:     "triplets",
+		Category: transforms.CategoryData,
+		Summary:  "generate conditional ordinal triplets from categorical attributes, one aspect per attribute",
+		Usage:    "ordinate triplets --in ATTRS [--id COL] [--aspects SPEC] [--exclude SPEC] [--pairs ordered|unordered] [--per-aspect N] [--split-objects R --split-out S] --out TRIPLETS",
 		Doc: `For every aspect (attribute) t, <i, j, k>_t is a triplet whenever objects i and j
 share the value of t and k does not (under t, j is more similar to i than to k).
 --pairs ordered takes i != j in both orders; unordered only i < j. An empty value
@@ -231,4 +232,9 @@ func matchAny(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }

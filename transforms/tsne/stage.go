@@ -60,8 +60,9 @@ func (Stage) NewOptions() transforms.Options {
 // Info describes the stage.
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
-		Name:    "tsne",
-		Summary: "t-SNE of feature rows or of a distance table (e.g. Fisher distances)",
+		Name:     "tsne",
+		Category: transforms.CategoryMethods,
+		Summary:  "t-SNE of feature rows or of a distance table (e.g. Fisher distances)",
 		Usage: `ordinate tsne --in T [--features SPEC] [--id COL] [--label y] --out E
 ordinate tsne --distances D [--labels L --id COL --label y] --out E`,
 		Doc: `--distances takes a long table i, j, distance of PLAIN (not squared) distances:
@@ -248,4 +249,9 @@ func (i *Init) UnmarshalText(b []byte) error {
 		}
 	}
 	return fmt.Errorf("%q: want pca or random", b)
+}
+
+// init registers the stage (package all imports every method).
+func init() {
+	transforms.Register(Stage{})
 }
