@@ -1,19 +1,20 @@
 package arrowio
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
 // OnInvalid says what to do with a row that holds NaN, ±Inf or null in a
-// used column.
-type OnInvalid int
+// used column. In a Selection, "" is InvalidError.
+type OnInvalid string
 
 const (
-	InvalidError OnInvalid = iota // stop with an *Error naming file, column, row, id
-	InvalidDrop                   // drop the row and count it in Frame.Dropped
+	InvalidError OnInvalid = "error" // stop with an *Error naming file, column, row, id
+	InvalidDrop  OnInvalid = "drop"  // drop the row and count it in Frame.Dropped
 )
+
+// Values lists the policies.
+func (OnInvalid) Values() []string { return []string{"error", "drop"} }
 
 // Selection is the column contract shared by every stage. Names may be
 // globs (path.Match syntax) except ID and Label.
@@ -83,31 +84,4 @@ func (f *Frame) Release() {
 	}
 	f.Keep = nil
 	f.Columns = nil
-}
-
-// Values lists the text forms of OnInvalid.
-func (OnInvalid) Values() []string { return []string{"error", "drop"} }
-
-// MarshalText gives "error" or "drop".
-func (o OnInvalid) MarshalText() ([]byte, error) {
-	switch o {
-	case InvalidError:
-		return []byte("error"), nil
-	case InvalidDrop:
-		return []byte("drop"), nil
-	}
-	return nil, fmt.Errorf("arrowio: unknown OnInvalid %d", int(o))
-}
-
-// UnmarshalText parses "error" or "drop".
-func (o *OnInvalid) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "error", "":
-		*o = InvalidError
-	case "drop":
-		*o = InvalidDrop
-	default:
-		return fmt.Errorf("%w: on-invalid %q: want error or drop", ErrInvalidOption, b)
-	}
-	return nil
 }

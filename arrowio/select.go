@@ -108,8 +108,8 @@ func (s Selection) Compile(schema *arrow.Schema, src Source, opts ...FrameOption
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if s.OnInvalid != InvalidError && s.OnInvalid != InvalidDrop {
-		return nil, selErr(src, "", fmt.Errorf("%w: unknown OnInvalid value %d", ErrSelection, s.OnInvalid))
+	if s.OnInvalid != "" && s.OnInvalid != InvalidError && s.OnInvalid != InvalidDrop {
+		return nil, selErr(src, "", fmt.Errorf("%w: unknown OnInvalid value %q", ErrSelection, s.OnInvalid))
 	}
 	c := compiler{schema: schema, src: src, role: make(map[int]string)}
 	p := &Plan{sel: s, schema: schema, src: src, mem: cfg.mem, threads: cfg.threads, idIdx: -1, idName: rowColumn, listIdx: -1, labelIdx: -1}

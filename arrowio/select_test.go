@@ -174,7 +174,7 @@ func TestCompile(t *testing.T) {
 		{name: "keep row clashes with synthesised id", schema: withRow, sel: Selection{Keep: []string{"row"}},
 			err: ErrSelection, column: "row", row: -1},
 		{name: "ambiguous name", schema: dup, sel: Selection{Features: []string{"x"}}, err: ErrSelection, column: "x", row: -1},
-		{name: "unknown OnInvalid", schema: base, sel: Selection{OnInvalid: 7}, err: ErrSelection, row: -1},
+		{name: "unknown OnInvalid", schema: base, sel: Selection{OnInvalid: "skip"}, err: ErrSelection, row: -1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,17 +2,20 @@ package kernels
 
 import (
 	"context"
-	"fmt"
 )
 
-// KNNMethod selects how FindKNN searches for neighbours.
-type KNNMethod int
+// KNNMethod selects how FindKNN searches for neighbours: a text value,
+// one of Values, as options take it.
+type KNNMethod string
 
 const (
-	KNNAuto   KNNMethod = iota // KNNExact up to AutoApproxRows rows or KDTreeMaxDims features, KNNApprox above
-	KNNExact                   // exact: a k-d tree for few features, else exhaustive search, O(N²·D)
-	KNNApprox                  // NN-descent (ApproxKNN), about O(N log N · D)
+	KNNAuto   KNNMethod = "auto"   // KNNExact up to AutoApproxRows rows or KDTreeMaxDims features, KNNApprox above
+	KNNExact  KNNMethod = "exact"  // exact: a k-d tree for few features, else exhaustive search, O(N²·D)
+	KNNApprox KNNMethod = "approx" // NN-descent (ApproxKNN), about O(N log N · D)
 )
+
+// Values lists the methods.
+func (KNNMethod) Values() []string { return []string{"auto", "exact", "approx"} }
 
 // AutoApproxKNNAbove is the least of AutoApproxRows: below it the
 // exhaustive search costs seconds and is also the simpler answer.
@@ -31,18 +34,6 @@ const AutoApproxKNNAbove = 20_000
 // against 33.6 s and 879 MB; 30,000 × 10, k = 176 (NeRV's sparse methods
 // at perplexity 58.6, c = 234): 9.0 s and 67 MB against 64 s and 3.0 GB.
 func AutoApproxRows(c int) int { return max(AutoApproxKNNAbove, 4*c*c) }
-
-func (m KNNMethod) String() string {
-	switch m {
-	case KNNAuto:
-		return "auto"
-	case KNNExact:
-		return "exact"
-	case KNNApprox:
-		return "approx"
-	}
-	return fmt.Sprintf("KNNMethod(%d)", int(m))
-}
 
 // Resolve returns the method that FindKNN runs for n rows of d features
 // when NN-descent would join c candidates per point: m itself unless m is
@@ -87,26 +78,4 @@ func KNNWork(n, d, k int, m KNNMethod, set NNDescentSettings) int64 {
 func findsApprox(n, d, k int, m KNNMethod, set NNDescentSettings) bool {
 	set = set.withDefaults(k)
 	return m.Resolve(n, d, set.MaxCandidates) == KNNApprox && !set.exact(n, k)
-}
-
-// Values lists the text forms of KNNMethod.
-func (KNNMethod) Values() []string { return []string{"auto", "exact", "approx"} }
-
-// MarshalText returns the method's name.
-func (m KNNMethod) MarshalText() ([]byte, error) {
-	if m < KNNAuto || m > KNNApprox {
-		return nil, fmt.Errorf("kernels: unknown k-NN method %d", int(m))
-	}
-	return []byte(m.String()), nil
-}
-
-// UnmarshalText parses auto, exact or approx.
-func (m *KNNMethod) UnmarshalText(b []byte) error {
-	for i, v := range m.Values() {
-		if string(b) == v {
-			*m = KNNMethod(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%q: want auto, exact or approx", b)
 }

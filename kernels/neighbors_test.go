@@ -37,20 +37,14 @@ func TestKNNMethodResolve(t *testing.T) {
 	}
 }
 
-func TestKNNMethodText(t *testing.T) {
+func TestKNNMethodValues(t *testing.T) {
 	for _, m := range []KNNMethod{KNNAuto, KNNExact, KNNApprox} {
-		b, err := m.MarshalText()
-		if err != nil {
-			t.Fatalf("%v: %v", m, err)
-		}
-		var back KNNMethod
-		if err := back.UnmarshalText(b); err != nil || back != m {
-			t.Errorf("%v: round trip gave %v, %v", m, back, err)
+		if !slices.Contains(m.Values(), string(m)) {
+			t.Errorf("%q is not among Values %v", m, m.Values())
 		}
 	}
-	var m KNNMethod
-	if err := m.UnmarshalText([]byte("annoy")); err == nil {
-		t.Error("annoy: parsed without error")
+	if len(KNNAuto.Values()) != 3 {
+		t.Errorf("Values %v, want the three methods", KNNAuto.Values())
 	}
 }
 

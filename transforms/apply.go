@@ -53,7 +53,7 @@ func (o *ApplyOptions) Validate() error {
 }
 
 // NewOptions implements Stage.
-func (ApplyStage) NewOptions() Options { return &ApplyOptions{} }
+func (ApplyStage) NewOptions() Options { return &ApplyOptions{OnInvalid: arrowio.InvalidError} }
 
 // Info implements Stage.
 func (ApplyStage) Info() Info {

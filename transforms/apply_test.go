@@ -146,7 +146,7 @@ func TestApplyStageNoLeaks(t *testing.T) {
 	}()
 	place := &MemTables{In: map[string][]arrow.RecordBatch{"model": fit.Out("model-out").Records, "in": recs}, Want: []string{"out"}}
 	defer place.Release()
-	if err := Run(ctx, ApplyStage{}, &ApplyOptions{}, &Env{Tables: place, Mem: mem}); err != nil {
+	if err := Run(ctx, ApplyStage{}, ApplyStage{}.NewOptions(), &Env{Tables: place, Mem: mem}); err != nil {
 		t.Fatal(err)
 	}
 	out := place.Out("out")

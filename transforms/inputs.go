@@ -20,6 +20,10 @@ type Columns struct {
 	OnInvalid arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a used column: error (stop, naming file, column, row and id) or drop (drop the row and report how many)"`
 }
 
+// DefaultColumns is Columns at its defaults: every column chosen by the
+// stage, an invalid value an error.
+func DefaultColumns() Columns { return Columns{OnInvalid: arrowio.InvalidError} }
+
 // Standardization is the --standardize option of every stage that reads
 // features: embed it in the options, so that it has one name, one help text
 // and one meaning everywhere. Its default is the stage's own (NewOptions

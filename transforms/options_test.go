@@ -44,7 +44,7 @@ type testOptions struct {
 func (o *testOptions) Validate() error { return nil }
 
 func newTestOptions() *testOptions {
-	return &testOptions{Rate: 200, Steps: 1000, Seed: 1, Ks: []int{5, 10}, Color: 1}
+	return &testOptions{Columns: DefaultColumns(), Rate: 200, Steps: 1000, Seed: 1, Ks: []int{5, 10}, Color: 1}
 }
 
 func TestDeclare(t *testing.T) {

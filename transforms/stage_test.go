@@ -40,7 +40,7 @@ func (meanStage) Info() Info {
 		Outputs: []Role{{Name: "out", Help: "embedding", Kind: table.Embedding, Required: true}}}
 }
 
-func (meanStage) NewOptions() Options { return &meanOptions{Scale: 1} }
+func (meanStage) NewOptions() Options { return &meanOptions{Columns: DefaultColumns(), Scale: 1} }
 
 func (meanStage) Run(ctx context.Context, env *Env, opts Options) error {
 	o := opts.(*meanOptions)
@@ -109,7 +109,7 @@ func TestRunStageInMemory(t *testing.T) {
 	tables := NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer tables.Release()
 	env := &Env{Tables: tables, Mem: mem, Log: slog.New(slog.NewTextHandler(&logs, nil))}
-	if err := Run(context.Background(), meanStage{}, &meanOptions{Scale: 2}, env); err != nil {
+	if err := Run(context.Background(), meanStage{}, &meanOptions{Columns: DefaultColumns(), Scale: 2}, env); err != nil {
 		t.Fatal(err)
 	}
 	out := tables.Out("out")
@@ -156,11 +156,11 @@ func TestRunStageErrors(t *testing.T) {
 		kind     error
 		contains string
 	}{
-		{"invalid option", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Scale: -1}, ErrInvalidOption, `option "scale"`},
-		{"missing input", nil, []string{"out"}, &meanOptions{Scale: 1}, ErrNoTable, `option "in"`},
-		{"missing output", map[string]arrow.RecordBatch{"in": rec}, nil, &meanOptions{Scale: 1}, ErrInvalidOption, `option "out"`},
-		{"every feature constant", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Scale: 1}, ErrInvalidData, "every feature column is constant"},
-		{"missing column", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Scale: 1, Columns: Columns{Features: []string{"nope"}}}, ErrInvalidData, "nope"},
+		{"invalid option", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Columns: DefaultColumns(), Scale: -1}, ErrInvalidOption, `option "scale"`},
+		{"missing input", nil, []string{"out"}, &meanOptions{Columns: DefaultColumns(), Scale: 1}, ErrNoTable, `option "in"`},
+		{"missing output", map[string]arrow.RecordBatch{"in": rec}, nil, &meanOptions{Columns: DefaultColumns(), Scale: 1}, ErrInvalidOption, `option "out"`},
+		{"every feature constant", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Columns: DefaultColumns(), Scale: 1}, ErrInvalidData, "every feature column is constant"},
+		{"missing column", map[string]arrow.RecordBatch{"in": rec}, []string{"out"}, &meanOptions{Scale: 1, Columns: Columns{Features: []string{"nope"}, OnInvalid: "error"}}, ErrInvalidData, "nope"},
 	}
 	for _, tc := range tests {
 		tables := NewMemTables(tc.in, tc.want...)
@@ -183,7 +183,7 @@ func TestRunStageCancelled(t *testing.T) {
 	cancel()
 	tables := NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer tables.Release()
-	err := Run(ctx, meanStage{}, &meanOptions{Scale: 1}, &Env{Tables: tables})
+	err := Run(ctx, meanStage{}, &meanOptions{Columns: DefaultColumns(), Scale: 1}, &Env{Tables: tables})
 	if !errors.Is(err, context.Canceled) || IsInputError(err) {
 		t.Errorf("cancelled run: %v", err)
 	}

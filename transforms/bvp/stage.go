@@ -32,7 +32,7 @@ type StageOptions struct {
 
 // NewOptions implements transforms.Stage: the defaults.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Dims: DefaultDims, Standardization: transforms.Standardization{Standardize: true}, Solver: SVD,
+	return &StageOptions{Columns: transforms.DefaultColumns(), Dims: DefaultDims, Standardization: transforms.Standardization{Standardize: true}, Solver: SVD,
 		MaxIter: DefaultMaxIter, Tol: DefaultTol, Step0: DefaultStep0, Seed: 1}
 }
 

@@ -157,7 +157,7 @@ type StageOptions struct {
 // standardised features.
 func (Stage) NewOptions() transforms.Options {
 	d := DefaultOptions()
-	return &StageOptions{Standardization: transforms.Standardization{Standardize: true}, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
+	return &StageOptions{Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
 }
 
 // Validate checks the options that need no data.

@@ -80,7 +80,7 @@ func embedding(t *testing.T, m *transforms.MemTable) []float64 {
 func TestStageDefaultPrimal(t *testing.T) {
 	def := Stage{}.NewOptions().(*StageOptions)
 	def.ID, def.Control, def.Scale = "id", []string{"cx", "cy"}, ScaleAuto
-	lit := &StageOptions{Control: []string{"cx", "cy"}, Nu: 1, Scale: ScaleAuto, Budget: 0.5, Standardization: transforms.Standardization{Standardize: true}}
+	lit := &StageOptions{Columns: transforms.DefaultColumns(), Control: []string{"cx", "cy"}, Nu: 1, Scale: ScaleAuto, Budget: 0.5, Standardization: transforms.Standardization{Standardize: true}}
 	lit.ID = "id"
 	for name, o := range map[string]*StageOptions{"NewOptions": def, "literal": lit} {
 		tables, env, err := runStage(t, o, 0, false, "model-out")

@@ -85,7 +85,7 @@ func (o *StageOptions) Validate() error {
 }
 
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Palette: PaletteAuto, Width: 16, Format: FormatAuto}
+	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Palette: PaletteAuto, Width: 16, Format: FormatAuto, OnInvalid: arrowio.InvalidError}
 }
 
 func (Stage) Info() transforms.Info {

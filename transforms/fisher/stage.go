@@ -46,7 +46,7 @@ func (Stage) NewOptions() transforms.Options { return NewStageOptions() }
 // NewStageOptions returns the stage's options set to their defaults.
 func NewStageOptions() *StageOptions {
 	return &StageOptions{
-		Standardization: transforms.Standardization{Standardize: true}, Correction: Correction(kernels.Clip), Perplexity: 30, SigmaScale: 1,
+		Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Correction: Correction(kernels.Clip), Perplexity: 30, SigmaScale: 1,
 		Steps: DefaultSteps, Rule: Trapezoid, Metric: MetricFisher, Format: FormatLong,
 	}
 }

@@ -40,12 +40,12 @@ type LDAStageOptions struct {
 
 // NewOptions implements transforms.Stage: the defaults.
 func (PCAStage) NewOptions() transforms.Options {
-	return &PCAStageOptions{Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
+	return &PCAStageOptions{Columns: transforms.DefaultColumns(), Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
 }
 
 // NewOptions implements transforms.Stage: the defaults.
 func (LDAStage) NewOptions() transforms.Options {
-	return &LDAStageOptions{Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
+	return &LDAStageOptions{Columns: transforms.DefaultColumns(), Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
 }
 
 // Validate implements transforms.Options.

@@ -58,7 +58,7 @@ type StageOptions struct {
 // NewOptions returns the defaults: the linear map on standardised
 // features; 10 neighbours for the Laplacian variant.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
+	return &StageOptions{Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
 }
 
 // Validate checks the options that need no data.

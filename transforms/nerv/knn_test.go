@@ -98,9 +98,7 @@ func TestStageKNNFigure(t *testing.T) {
 	} {
 		opts := Stage{}.NewOptions().(*StageOptions)
 		opts.Perplexity, opts.Method = 5, tc.method
-		if err := opts.KNN.UnmarshalText([]byte(tc.knn)); err != nil {
-			t.Fatal(err)
-		}
+		opts.KNN = kernels.KNNMethod(tc.knn)
 		figs, err := runTwoClasses(opts)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)

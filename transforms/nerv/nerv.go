@@ -130,7 +130,7 @@ type Options struct {
 // multiscale, output scales transferred from the input.
 func DefaultOptions() Options {
 	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer,
-		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol}
+		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Neighbors: kernels.KNNAuto}
 }
 
 // LegacyStopping returns o with the stopping rule used before the
@@ -523,7 +523,7 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return fmt.Errorf("%w: the start from a sample needs method bh or cutoff, not %v", ErrOption, o.Method)
 	case o.Start == StartSample && !(o.Perplexity < float64(n/sampleFraction-1)):
 		return transforms.Optionf("start", "%w: a sample of %d rows (1/%d of %d) is too small for perplexity %g", ErrOption, n/sampleFraction, sampleFraction, n, o.Perplexity)
-	case o.Neighbors < kernels.KNNAuto || o.Neighbors > kernels.KNNApprox:
+	case !transforms.EnumValid(o.Neighbors):
 		return fmt.Errorf("%w: unknown k-NN method %v", ErrOption, o.Neighbors)
 	}
 	for i, v := range x {

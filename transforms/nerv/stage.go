@@ -74,7 +74,7 @@ type StageOptions struct {
 // NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
 	d := DefaultOptions()
-	return &StageOptions{Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
+	return &StageOptions{Columns: transforms.DefaultColumns(), KNN: kernels.KNNAuto, Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
 		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, CutoffTol: d.CutoffTol, MaxIter: d.MaxIter, Tol: d.Tol,
 		CoarseMaxIter: d.CoarseMaxIter, CoarseTol: d.CoarseTol}
 }
@@ -251,7 +251,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		iters += l.Iterations
 	}
 	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
-		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": res.KNN.String(),
+		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN),
 		"start": startFigure(res)})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims); err != nil {
@@ -269,7 +269,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	model.NeRV, model.Classes, model.Soft = &po, classes, soft
 	model.Params = map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
 		"perplexity": c.Perplexity, "alpha": c.Alpha, "gamma": c.Gamma, "stress": res.Stress, "standardize": o.Standardize,
-		"knn": res.KNN.String()}
+		"knn": string(res.KNN)}
 	return env.WriteModel(ctx, "model-out", model)
 }
 

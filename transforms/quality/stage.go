@@ -95,7 +95,7 @@ func (o *StageOptions) Validate() error {
 
 // NewOptions returns the defaults.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{K: []int{5, 10, 30}, Emb: []string{"emb_*"}, TripletColumns: table.DefaultTripletColumns}
+	return &StageOptions{Columns: transforms.DefaultColumns(), K: []int{5, 10, 30}, Emb: []string{"emb_*"}, TripletColumns: table.DefaultTripletColumns}
 }
 
 // Info describes the stage.

@@ -19,7 +19,9 @@ type FitInput struct {
 }
 
 // DefaultFitInput is FitInput with its defaults.
-func DefaultFitInput() FitInput { return FitInput{Columns: table.DefaultTripletColumns} }
+func DefaultFitInput() FitInput {
+	return FitInput{OnInvalid: arrowio.InvalidError, Columns: table.DefaultTripletColumns}
+}
 
 // FitRoles are the input roles of a stage that fits maps to triplets: the
 // triplet table (in) and the optional objects table.

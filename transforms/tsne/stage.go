@@ -53,7 +53,7 @@ func (o *StageOptions) Validate() error {
 
 // NewOptions returns the defaults.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Dims: 2, Perplexity: 30, Method: Auto, Theta: 0.5, Iterations: 1000,
+	return &StageOptions{Columns: transforms.DefaultColumns(), KNN: kernels.KNNAuto, Dims: 2, Perplexity: 30, Method: Auto, Theta: 0.5, Iterations: 1000,
 		EarlyExaggeration: 12, Init: InitPCA, Seed: 1}
 }
 

@@ -142,6 +142,9 @@ func (o Options) withDefaults(n int) (Options, error) {
 	if o.Dims == 0 {
 		o.Dims = 2
 	}
+	if o.Neighbors == "" {
+		o.Neighbors = kernels.KNNAuto
+	}
 	if o.Perplexity == 0 {
 		o.Perplexity = 30
 	}
@@ -179,7 +182,7 @@ func (o Options) withDefaults(n int) (Options, error) {
 		return o, wrapf(ErrOption, "Iterations = %d, want ≥ 0", o.Iterations)
 	case o.Method < Auto || o.Method > Interp:
 		return o, wrapf(ErrOption, "unknown method %v", o.Method)
-	case o.Neighbors < kernels.KNNAuto || o.Neighbors > kernels.KNNApprox:
+	case !transforms.EnumValid(o.Neighbors):
 		return o, wrapf(ErrOption, "unknown k-NN method %v", o.Neighbors)
 	case o.Init < InitPCA || o.Init > InitRandom:
 		return o, wrapf(ErrOption, "unknown init %v", o.Init)
@@ -298,7 +301,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: KNNCandidates, Progress: func(rows int) { o.Reporter.Add(int64(rows)) }}
 		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.Neighbors, set))
 		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.Neighbors, set)
-		knnName = ran.String()
+		knnName = string(ran)
 		o.Reporter.Finish()
 		if kerr != nil {
 			return nil, kerr

@@ -590,7 +590,7 @@ func TestNeighboursProgress(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		total, done := log.total["neighbours"], log.done["neighbours"]
-		if res.KNN != c.knn.String() {
+		if res.KNN != string(c.knn) {
 			t.Errorf("%s: ran %s", c.name, res.KNN)
 		}
 		if c.knn == kernels.KNNExact && (total != int64(n) || done != total) ||
