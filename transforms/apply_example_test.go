@@ -41,7 +41,7 @@ func ExampleApplyStage() {
 	defer train.Release()
 	fit := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": train}, "out", "model-out")
 	defer fit.Release()
-	popts := linear.PCAStage{}.NewOptions().(*linear.PCAStageOptions)
+	popts := linear.PCAStage{}.NewOptions().(*linear.PCAOptions)
 	popts.ID, popts.Dims = "id", 1
 	if err := transforms.Run(ctx, linear.PCAStage{}, popts, &transforms.Env{Tables: fit}); err != nil {
 		log.Fatal(err)
@@ -93,7 +93,7 @@ func ExampleApplyStage_placement() {
 	defer train.Release()
 	fit := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": train}, "out", "model-out")
 	defer fit.Release()
-	topts := tsne.Stage{}.NewOptions().(*tsne.StageOptions)
+	topts := tsne.Stage{}.NewOptions().(*tsne.Options)
 	topts.ID, topts.Label, topts.Perplexity = "id", "label", 15
 	if err := transforms.Run(ctx, tsne.Stage{}, topts, &transforms.Env{Tables: fit}); err != nil {
 		log.Fatal(err)

@@ -50,7 +50,7 @@ func Example_pipeline() {
 	// by name as text (what a host's flags or config file would give).
 	fit := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"in": recs}, Want: []string{"out", "model-out"}}
 	defer fit.Release()
-	opts := bvp.Stage{}.NewOptions().(*bvp.StageOptions)
+	opts := bvp.Stage{}.NewOptions().(*bvp.Options)
 	if err := transforms.SetOptions(opts, map[string]string{"label": "label", "dims": "2"}); err != nil {
 		log.Fatal(err)
 	}
@@ -66,10 +66,10 @@ func Example_pipeline() {
 	// Evaluate the embedding against the input it came from.
 	eval := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"embedding": emb.Records, "in": recs}, Want: []string{"out"}}
 	defer eval.Release()
-	eo := quality.Stage{}.NewOptions().(*quality.StageOptions)
+	eo := quality.DefaultOptions()
 	eo.Label = "label"
-	eo.K = []int{10}
-	if err := transforms.Run(ctx, quality.Stage{}, eo, &transforms.Env{Tables: eval}); err != nil {
+	eo.Ks = []int{10}
+	if err := transforms.Run(ctx, quality.Stage{}, &eo, &transforms.Env{Tables: eval}); err != nil {
 		log.Fatal(err)
 	}
 	p := eval.Out("out").Provenance()

@@ -16,13 +16,14 @@ import (
 	"github.com/ordinate/ordinate/transforms"
 )
 
-// numericOptions returns the declared numeric options (int, uint64,
-// float64 and lists of them) of opts, by name, with their usage (the help
-// with the range the declaration's tag gives).
+// numericOptions returns the declared numeric options (int, float64 and
+// lists of them) of opts, by name, with their usage (the help with the
+// range the declaration's tag gives). A uint64 (a seed) states its range
+// by its type: any whole number ≥ 0.
 func numericOptions(opts transforms.Options, out map[string]string) {
 	for _, o := range transforms.Declare(opts) {
 		switch o.Type() {
-		case "int", "uint", "float", "list of int", "list of float":
+		case "int", "float", "list of int", "list of float":
 			out[o.Name] = o.Usage()
 		}
 	}

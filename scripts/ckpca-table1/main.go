@@ -105,7 +105,7 @@ func experiment(ctx context.Context, path string, runs int, laplacian bool) (*re
 		embs[1] = mat.NewDense(n, 2, nil)
 		embs[1].Mul(x, pl)
 		if laplacian {
-			lap, err := lsp.Laplacian(ctx, x, rows, y, 2, lsp.LaplacianOptions{Neighbors: 10, Tol: 1e-10})
+			lap, err := lsp.Laplacian(ctx, x, rows, y, 2, lsp.DefaultOptions())
 			if err != nil {
 				res.failed = append(res.failed, fmt.Sprintf("%s run %d: LSP Laplacian: %v", res.name, run, err))
 			} else {

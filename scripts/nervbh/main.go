@@ -37,8 +37,7 @@ func main() {
 	verbose := flag.Bool("v", false, "print each scale to stderr")
 	multiscale := flag.Bool("multiscale", true, "multiscale perplexity schedule")
 	maxIter := flag.Int("max-iter", nerv.DefaultOptions().MaxIter, "L-BFGS iterations per scale")
-	var startAt nerv.Start
-	flag.TextVar(&startAt, "start", nerv.StartAuto, "start of the sparse fits: auto, pca or sample")
+	startAt := flag.String("start", string(nerv.StartAuto), "start of the sparse fits: auto, pca or sample")
 	write := flag.String("write", "", "write the data to this Parquet file and stop")
 	flag.Parse()
 	ctx := context.Background()
@@ -59,15 +58,15 @@ func main() {
 	fmt.Printf("|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, name := range strings.Split(*methods, ",") {
 		o := nerv.DefaultOptions()
-		o.Multiscale, o.MaxIter, o.Start = *multiscale, *maxIter, startAt
+		o.Multiscale, o.MaxIter, o.Start = *multiscale, *maxIter, nerv.Start(*startAt)
 		switch name {
 		case "exact-transfer":
 		case "exact-global":
 			o.OutputScale = nerv.Global
 		case "bh":
-			o.Method, o.OutputScale, o.BHTol = nerv.BarnesHut, nerv.Global, *tol
+			o.Method, o.BHTol = nerv.BarnesHut, *tol
 		case "cutoff":
-			o.Method, o.OutputScale, o.CutoffTol = nerv.Cutoff, nerv.Global, *cutTol
+			o.Method, o.CutoffTol = nerv.Cutoff, *cutTol
 		default:
 			log.Fatalf("unknown fit %q", name)
 		}

@@ -7,97 +7,52 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
 
 // Solver selects how Fit finds the BVP subspace.
-type Solver int
+type Solver string
 
 const (
-	SVD Solver = iota // top right singular vectors of A (exact; default)
-	RGD               // the paper's Algorithm 1 with deflation
+	SVD Solver = "svd" // top right singular vectors of A (exact; default)
+	RGD Solver = "rgd" // the paper's Algorithm 1 with deflation
 )
 
-// String returns "svd" or "rgd".
-func (s Solver) String() string {
-	switch s {
-	case SVD:
-		return "svd"
-	case RGD:
-		return "rgd"
-	}
-	return fmt.Sprintf("Solver(%d)", int(s))
-}
+// Values lists the solvers, for hosts and transforms.Validate.
+func (Solver) Values() []string { return []string{string(SVD), string(RGD)} }
 
-// ParseSolver returns the solver named "svd" or "rgd".
-func ParseSolver(name string) (Solver, error) {
-	switch name {
-	case "svd":
-		return SVD, nil
-	case "rgd":
-		return RGD, nil
-	}
-	return 0, wrapf(ErrOption, "unknown solver %q (want svd or rgd)", name)
-}
-
-// Values lists the solvers' names, for hosts (the stage's enum option).
-func (Solver) Values() []string { return []string{"svd", "rgd"} }
-
-// MarshalText returns the solver's name.
-func (s Solver) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-
-// UnmarshalText parses "svd" or "rgd".
-func (s *Solver) UnmarshalText(b []byte) error {
-	v, err := ParseSolver(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// Options tunes Fit. The zero value selects the defaults.
+// Options are the options of Stage and of Fit, which uses Dims and the
+// solver's (the columns, order and standardisation are the stage's). Start
+// from DefaultOptions: the zero value is not valid.
 type Options struct {
-	Dims    int     // output dimension d; 0 selects 2
-	Solver  Solver  // SVD (default) or RGD
-	Seed    uint64  // RGD: seed of the random starts
-	MaxIter int     // RGD: updates per deflation step; 0 selects 100
-	Tol     float64 // RGD: stopping angle ε in radians; 0 selects 1e−5
-	Step0   float64 // RGD: first step γ₀; 0 selects 0.05
+	transforms.Columns
+	Order []string `opt:"order" help:"class order as a comma list, e.g. low,mid,high (required for text labels; numeric labels default to ascending)"`
+	// Dims is the output dimension d, at most D; the axes beyond the rank of
+	// the centre differences (at most classes − 1) are filled.
+	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most the number of features; axes beyond classes − 1 are filled with directions of largest variance, with a warning"`
+	transforms.Standardization
+	Solver  Solver  `opt:"solver" help:"how the subspace is found: svd exactly, rgd by the paper's Algorithm 1"`
+	MaxIter int     `opt:"max-iter" range:"[1,)" help:"rgd: updates per deflation step"`
+	Tol     float64 `opt:"tol" range:"(0,)" help:"rgd: stop when the angle between iterates is below this (radians)"`
+	Step0   float64 `opt:"step0" range:"(0,)" help:"rgd: first step size γ₀"`
+	Seed    uint64  `opt:"seed" help:"random seed (rgd's random starts); the same input, seed and thread count give bit-identical output"`
 }
 
-// Paper defaults of Algorithm 1.
-const (
-	DefaultDims    = 2
-	DefaultMaxIter = 100
-	DefaultTol     = 1e-5
-	DefaultStep0   = 0.05
-)
-
-func (o Options) resolve() (Options, error) {
-	if o.Dims == 0 {
-		o.Dims = DefaultDims
+// DefaultOptions returns the defaults: 2 dimensions of the standardised
+// features by the SVD solver; for RGD the paper's defaults of Algorithm 1
+// (100 updates per step, angle tolerance 1e−5, first step 0.05) and seed 1.
+func DefaultOptions() Options {
+	return Options{
+		Columns:         transforms.DefaultColumns(),
+		Dims:            2,
+		Standardization: transforms.Standardization{Standardize: true},
+		Solver:          SVD,
+		MaxIter:         100,
+		Tol:             1e-5,
+		Step0:           0.05,
+		Seed:            1,
 	}
-	if o.MaxIter == 0 {
-		o.MaxIter = DefaultMaxIter
-	}
-	if o.Tol == 0 {
-		o.Tol = DefaultTol
-	}
-	if o.Step0 == 0 {
-		o.Step0 = DefaultStep0
-	}
-	switch {
-	case o.Solver != SVD && o.Solver != RGD:
-		return o, wrapf(ErrOption, "unknown solver %v", o.Solver)
-	case o.MaxIter < 0:
-		return o, wrapf(ErrOption, "MaxIter = %d, want ≥ 1", o.MaxIter)
-	case !(o.Tol > 0) || math.IsInf(o.Tol, 0):
-		return o, wrapf(ErrOption, "Tol = %v, want a finite value > 0", o.Tol)
-	case !(o.Step0 > 0) || math.IsInf(o.Step0, 0):
-		return o, wrapf(ErrOption, "Step0 = %v, want a finite value > 0", o.Step0)
-	}
-	return o, nil
 }
 
 // Result is a fitted BVP.
@@ -113,20 +68,21 @@ type Result struct {
 
 // Fit computes the d-dimensional best-view projection of the n×D data x with
 // classes[i] ∈ 0..k−1 the ordinal class of row i (0 is the first class in the
-// order). x must already be standardised if the caller wants that; neither x
-// nor classes is modified.
+// order), in opts.Dims = d dimensions. x must already be standardised if
+// the caller wants that; neither x nor classes is modified. Options out of
+// their range, and a d above D, are a *transforms.OptionError naming the
+// option.
 func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
-	n, D := x.Dims()
-	if n == 0 || D == 0 {
-		return nil, wrapf(ErrNoData, "x is empty")
-	}
-	o, err := opts.resolve()
-	if err != nil {
+	if err := transforms.Validate(&opts); err != nil {
 		return nil, err
 	}
-	d := o.Dims
-	if d < 1 || d > D {
-		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
+	n, D := x.Dims()
+	if n == 0 || D == 0 {
+		return nil, transforms.Errorf(ErrNoData, "x is empty")
+	}
+	d := opts.Dims
+	if d > D {
+		return nil, transforms.Optionf("dims", "%w: %d, want between 1 and the number of features, %d", ErrDims, d, D)
 	}
 	counts, err := linear.ClassCounts(classes, n, k)
 	if err != nil {
@@ -140,7 +96,7 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 	a := differences(centers)
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThinV) {
-		return nil, wrapf(ErrNumerical, "SVD of the centre differences did not converge")
+		return nil, transforms.Errorf(ErrNumerical, "SVD of the centre differences did not converge")
 	}
 	sv := svd.Values(nil)
 	rank := rankOf(sv, centers)
@@ -155,15 +111,15 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 	axes := mat.NewDense(D, d, nil)
 	var top *mat.Dense // D×informative
 	if informative > 0 {
-		switch o.Solver {
+		switch opts.Solver {
 		case SVD:
 			var v mat.Dense
 			svd.VTo(&v)
 			top = mat.DenseCopyOf(v.Slice(0, D, 0, informative))
 		case RGD:
-			rng := rand.New(rand.NewPCG(o.Seed, 0))
+			rng := rand.New(rand.NewPCG(opts.Seed, 0))
 			var warn string
-			top, res.Iterations, warn, err = rgdAxes(centers, informative, o, rng)
+			top, res.Iterations, warn, err = rgdAxes(centers, informative, opts, rng)
 			if err != nil {
 				return nil, err
 			}

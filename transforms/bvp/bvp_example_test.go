@@ -22,7 +22,8 @@ func ExampleFit() {
 		3.2, 1.0, -2.0,
 	})
 	classes := []int{0, 0, 1, 1, 2, 2}
-	res, err := bvp.Fit(x, classes, 3, bvp.Options{Dims: 2})
+	opts := bvp.DefaultOptions() // 2 dimensions by the exact SVD solver
+	res, err := bvp.Fit(x, classes, 3, opts)
 	if err != nil {
 		fmt.Println(err)
 		return

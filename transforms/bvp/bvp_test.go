@@ -13,6 +13,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
 
@@ -24,7 +25,7 @@ func TestSolversAgree(t *testing.T) {
 	for _, name := range orcaSets {
 		x, cl, k := loadOrdinal(t, name)
 		_, D := x.Dims()
-		ref, err := Fit(x, cl, k, Options{Dims: 1})
+		ref, err := Fit(x, cl, k, fitOpts(1, SVD, 0))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -33,12 +34,12 @@ func TestSolversAgree(t *testing.T) {
 			dims = append(dims, r)
 		}
 		for _, d := range dims {
-			svd, err := Fit(x, cl, k, Options{Dims: d})
+			svd, err := Fit(x, cl, k, fitOpts(d, SVD, 0))
 			if err != nil {
 				t.Fatalf("%s d=%d svd: %v", name, d, err)
 			}
 			for _, seed := range []uint64{1, 2} {
-				rgd, err := Fit(x, cl, k, Options{Dims: d, Solver: RGD, Seed: seed})
+				rgd, err := Fit(x, cl, k, fitOpts(d, RGD, seed))
 				if err != nil {
 					t.Fatalf("%s d=%d rgd: %v", name, d, err)
 				}
@@ -51,8 +52,8 @@ func TestSolversAgree(t *testing.T) {
 				if got, want := len(rgd.Iterations), D-d; got != want {
 					t.Errorf("%s d=%d seed=%d: %d deflation steps, want %d", name, d, seed, got, want)
 				}
-				if m := slices.Max(rgd.Iterations); m >= DefaultMaxIter {
-					t.Errorf("%s d=%d seed=%d: a step took %d iterations, want < %d", name, d, seed, m, DefaultMaxIter)
+				if m := slices.Max(rgd.Iterations); m >= DefaultOptions().MaxIter {
+					t.Errorf("%s d=%d seed=%d: a step took %d iterations, want < %d", name, d, seed, m, DefaultOptions().MaxIter)
 				}
 				if len(rgd.Warnings) != 0 || len(svd.Warnings) != 0 {
 					t.Errorf("%s d=%d seed=%d: unexpected warnings %q %q", name, d, seed, svd.Warnings, rgd.Warnings)
@@ -106,7 +107,7 @@ func TestSVDMatchesEigen(t *testing.T) {
 		vals := eig.Values(nil) // ascending
 		var vecs mat.Dense
 		eig.VectorsTo(&vecs)
-		res, err := Fit(s.x, s.classes, s.k, Options{Dims: 2})
+		res, err := Fit(s.x, s.classes, s.k, fitOpts(2, SVD, 0))
 		if err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
@@ -137,7 +138,7 @@ func TestDeflationProperty(t *testing.T) {
 		c := testCenters(x, cl, k)
 		for _, d := range []int{1, 2} {
 			for _, solver := range []Solver{SVD, RGD} {
-				res, err := Fit(x, cl, k, Options{Dims: d, Solver: solver, Seed: 3})
+				res, err := Fit(x, cl, k, fitOpts(d, solver, 3))
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -196,11 +197,11 @@ func TestClassOrder(t *testing.T) {
 		for i, c := range cl {
 			perm[i] = tc.perm[c]
 		}
-		a, err := Fit(x, cl, k, Options{Dims: tc.d})
+		a, err := Fit(x, cl, k, fitOpts(tc.d, SVD, 0))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		b, err := Fit(x, perm, k, Options{Dims: tc.d})
+		b, err := Fit(x, perm, k, fitOpts(tc.d, SVD, 0))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -237,7 +238,7 @@ func twoClassData() (*mat.Dense, []int) {
 func TestNullFill(t *testing.T) {
 	x, cl := twoClassData()
 	n, _ := x.Dims()
-	res, err := Fit(x, cl, 2, Options{Dims: 2})
+	res, err := Fit(x, cl, 2, fitOpts(2, SVD, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +299,7 @@ func TestNullFill(t *testing.T) {
 	}
 	// RGD with any seed gives the same axes.
 	for _, seed := range []uint64{1, 2, 99} {
-		rgd, err := Fit(x, cl, 2, Options{Dims: 2, Solver: RGD, Seed: seed})
+		rgd, err := Fit(x, cl, 2, fitOpts(2, RGD, seed))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -308,7 +309,7 @@ func TestNullFill(t *testing.T) {
 		}
 	}
 	// d = 3 fills two axes, mutually orthogonal, in decreasing variance.
-	res3, err := Fit(x, cl, 2, Options{Dims: 3})
+	res3, err := Fit(x, cl, 2, fitOpts(3, SVD, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +359,7 @@ func TestCollinearCenters(t *testing.T) {
 		x.Set(i, 1, x.At(i, 1)-c[ci][1])
 		x.Set(i, 2, x.At(i, 2)-c[ci][2])
 	}
-	res, err := Fit(x, cl, k, Options{Dims: 2})
+	res, err := Fit(x, cl, k, fitOpts(2, SVD, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +380,7 @@ func TestSigns(t *testing.T) {
 		x, cl, k := loadOrdinal(t, name)
 		n, D := x.Dims()
 		d := min(3, D)
-		res, err := Fit(x, cl, k, Options{Dims: d})
+		res, err := Fit(x, cl, k, fitOpts(d, SVD, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +392,7 @@ func TestSigns(t *testing.T) {
 		checkLargestPositive(t, name, res.Axes, 1)
 		neg := mat.NewDense(n, D, nil)
 		neg.Scale(-1, x)
-		resNeg, err := Fit(neg, cl, k, Options{Dims: d})
+		resNeg, err := Fit(neg, cl, k, fitOpts(d, SVD, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -451,7 +452,7 @@ func TestSyntheticOrder(t *testing.T) {
 			const k = 5
 			c := testCenters(x, cl, k)
 			for _, solver := range []Solver{SVD, RGD} {
-				res, err := Fit(x, cl, k, Options{Solver: solver, Seed: seed})
+				res, err := Fit(x, cl, k, fitOpts(2, solver, seed))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -462,7 +463,7 @@ func TestSyntheticOrder(t *testing.T) {
 					if seed < 3 {
 						t.Logf("%s seed %d: RGD iterations %v", set.name, seed, res.Iterations)
 					}
-					if m := slices.Max(res.Iterations); m >= DefaultMaxIter {
+					if m := slices.Max(res.Iterations); m >= DefaultOptions().MaxIter {
 						t.Errorf("%s seed %d: RGD reached %d iterations", set.name, seed, m)
 					}
 				}
@@ -491,7 +492,8 @@ func TestSyntheticOrder(t *testing.T) {
 	}
 }
 
-// TestErrors checks the sentinel errors and positions.
+// TestErrors checks the sentinel errors and positions, and that options
+// out of range are option errors naming the option.
 func TestErrors(t *testing.T) {
 	x := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 2, 1, 3, 1})
 	cl := []int{0, 0, 1, 1}
@@ -504,29 +506,39 @@ func TestErrors(t *testing.T) {
 		x        *mat.Dense
 		classes  []int
 		k        int
-		opts     Options
+		set      func(o *Options) // changes to DefaultOptions, or nil
 		want     error
-		row, col int // for *arrowio.Error; row −1 when not positional, col −1 for classes
+		row, col int    // for *arrowio.Error; row −1 when not positional, col −1 for classes
+		option   string // for *transforms.OptionError, the option it names
 	}{
-		{"empty x", &mat.Dense{}, nil, 2, Options{}, ErrNoData, -1, 0},
-		{"one class", x, []int{0, 0, 0, 0}, 1, Options{}, ErrTooFewClasses, -1, 0},
-		{"empty class", x, []int{0, 0, 2, 2}, 3, Options{}, ErrEmptyClass, -1, 0},
-		{"class too big", x, []int{0, 1, 2, 1}, 2, Options{}, ErrClassRange, 2, -1},
-		{"negative class", x, []int{0, -1, 1, 1}, 2, Options{}, ErrClassRange, 1, -1},
-		{"length", x, []int{0, 1, 1}, 2, Options{}, ErrLength, -1, 0},
-		{"d < 1", x, cl, 2, Options{Dims: -1}, ErrDims, -1, 0},
-		{"d > D", x, cl, 2, Options{Dims: 3}, ErrDims, -1, 0},
-		{"NaN", nan, cl, 2, Options{}, ErrNonFinite, 2, 1},
-		{"Inf", inf, cl, 2, Options{}, ErrNonFinite, 3, 0},
-		{"solver", x, cl, 2, Options{Solver: 7}, ErrOption, -1, 0},
-		{"tol", x, cl, 2, Options{Tol: -1}, ErrOption, -1, 0},
-		{"step", x, cl, 2, Options{Step0: math.NaN()}, ErrOption, -1, 0},
-		{"maxiter", x, cl, 2, Options{MaxIter: -5}, ErrOption, -1, 0},
+		{"empty x", &mat.Dense{}, nil, 2, nil, ErrNoData, -1, 0, ""},
+		{"one class", x, []int{0, 0, 0, 0}, 1, nil, ErrTooFewClasses, -1, 0, ""},
+		{"empty class", x, []int{0, 0, 2, 2}, 3, nil, ErrEmptyClass, -1, 0, ""},
+		{"class too big", x, []int{0, 1, 2, 1}, 2, nil, ErrClassRange, 2, -1, ""},
+		{"negative class", x, []int{0, -1, 1, 1}, 2, nil, ErrClassRange, 1, -1, ""},
+		{"length", x, []int{0, 1, 1}, 2, nil, ErrLength, -1, 0, ""},
+		{"d < 1", x, cl, 2, func(o *Options) { o.Dims = -1 }, transforms.ErrInvalidOption, -1, 0, "dims"},
+		{"d > D", x, cl, 2, func(o *Options) { o.Dims = 3 }, ErrDims, -1, 0, "dims"},
+		{"NaN", nan, cl, 2, nil, ErrNonFinite, 2, 1, ""},
+		{"Inf", inf, cl, 2, nil, ErrNonFinite, 3, 0, ""},
+		{"solver", x, cl, 2, func(o *Options) { o.Solver = "RGD" }, transforms.ErrInvalidOption, -1, 0, "solver"},
+		{"zero solver", x, cl, 2, func(o *Options) { o.Solver = "" }, transforms.ErrInvalidOption, -1, 0, "solver"},
+		{"tol", x, cl, 2, func(o *Options) { o.Tol = -1 }, transforms.ErrInvalidOption, -1, 0, "tol"},
+		{"step", x, cl, 2, func(o *Options) { o.Step0 = math.NaN() }, transforms.ErrInvalidOption, -1, 0, "step0"},
+		{"maxiter", x, cl, 2, func(o *Options) { o.MaxIter = -5 }, transforms.ErrInvalidOption, -1, 0, "max-iter"},
 	} {
-		_, err := Fit(tc.x, tc.classes, tc.k, tc.opts)
+		o := DefaultOptions()
+		if tc.set != nil {
+			tc.set(&o)
+		}
+		_, err := Fit(tc.x, tc.classes, tc.k, o)
 		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 			continue
+		}
+		var oe *transforms.OptionError
+		if got := errors.As(err, &oe); got != (tc.option != "") || (got && oe.Option != tc.option) {
+			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
 		}
 		var ie *arrowio.Error
 		if isPos := errors.As(err, &ie); isPos != (tc.row >= 0) {
@@ -541,11 +553,8 @@ func TestErrors(t *testing.T) {
 			}
 		}
 	}
-	if s, err := ParseSolver("rgd"); err != nil || s != RGD || s.String() != "rgd" {
-		t.Errorf("ParseSolver(rgd) = %v, %v", s, err)
-	}
-	if _, err := ParseSolver("RGD"); !errors.Is(err, ErrOption) {
-		t.Errorf("ParseSolver(RGD) error %v, want ErrOption", err)
+	if s, err := transforms.ParseEnum[Solver]("rgd"); err != nil || s != RGD {
+		t.Errorf("ParseEnum(rgd) = %v, %v", s, err)
 	}
 }
 
@@ -554,7 +563,7 @@ func TestErrors(t *testing.T) {
 func TestFitResult(t *testing.T) {
 	x, cl, k := loadOrdinal(t, "newthyroid")
 	n, D := x.Dims()
-	res, err := Fit(x, cl, k, Options{})
+	res, err := Fit(x, cl, k, fitOpts(2, SVD, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -589,13 +598,20 @@ func BenchmarkFit(b *testing.B) {
 	for _, name := range []string{"squash-stored", "car", "bondrate"} {
 		x, cl, k := loadOrdinal(b, name)
 		for _, solver := range []Solver{SVD, RGD} {
-			b.Run(name+"/"+solver.String(), func(b *testing.B) {
+			b.Run(name+"/"+string(solver), func(b *testing.B) {
 				for range b.N {
-					if _, err := Fit(x, cl, k, Options{Solver: solver, Seed: 1}); err != nil {
+					if _, err := Fit(x, cl, k, fitOpts(2, solver, 1)); err != nil {
 						b.Fatal(err)
 					}
 				}
 			})
 		}
 	}
+}
+
+// fitOpts is DefaultOptions with d dimensions, the solver and the seed.
+func fitOpts(d int, solver Solver, seed uint64) Options {
+	o := DefaultOptions()
+	o.Dims, o.Solver, o.Seed = d, solver, seed
+	return o
 }

@@ -94,8 +94,13 @@
 //
 // # Stage
 //
-// Stage is the bvp stage of the transforms contract (StageOptions, declared
-// once: the CLI's flags, help and the provenance come from them). It reads
+// Stage is the bvp stage of the transforms contract. Options, declared
+// once, serve both the stage (the CLI's flags, help, ranges and the
+// provenance come from its tags) and Fit, which validates it at entry;
+// start from DefaultOptions (2 dimensions, standardised, the SVD solver,
+// and for RGD max-iter 100, tol 1e−5, step0 0.05, seed 1). A dims above the
+// number of features is an option error naming dims. The stage needs a
+// label. It reads
 // the features of the "in" table through transforms.Env.ReadFeatures
 // (constant columns are dropped with a warning; --standardize, on by
 // default, z-scores the rest), resolves the ordinal classes, fits, and

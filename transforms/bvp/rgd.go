@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
 
@@ -16,7 +17,7 @@ import (
 // dimensions (1 ≤ t ≤ rank of A). It returns an orthonormal D×t basis of the
 // retained subspace rotated to the right singular vectors of A restricted to
 // it, the number of updates of each step, and a warning ("" if none) naming
-// the steps that reached MaxIter.
+// the steps that reached max-iter.
 func rgdAxes(centers *mat.Dense, t int, o Options, rng *rand.Rand) (*mat.Dense, []int, string, error) {
 	_, D := centers.Dims()
 	basis := identity(D)            // D×m: current coordinates → input coordinates
@@ -41,7 +42,7 @@ func rgdAxes(centers *mat.Dense, t int, o Options, rng *rand.Rand) (*mat.Dense, 
 	// A restricted to it; t ≤ rank(A) ≤ k−1 makes the thin V t×t.
 	var svd mat.SVD
 	if !svd.Factorize(differences(cur), mat.SVDThinV) {
-		return nil, nil, "", wrapf(ErrNumerical, "SVD of the retained centre differences did not converge")
+		return nil, nil, "", transforms.Errorf(ErrNumerical, "SVD of the retained centre differences did not converge")
 	}
 	var v mat.Dense
 	svd.VTo(&v)
@@ -50,7 +51,7 @@ func rgdAxes(centers *mat.Dense, t int, o Options, rng *rand.Rand) (*mat.Dense, 
 
 	var warn string
 	if len(stalled) > 0 {
-		warn = fmt.Sprintf("RGD reached MaxIter = %d without meeting the angle tolerance %g in deflation step%s %s of %d; the axes may be inaccurate (the SVD solver is exact)",
+		warn = fmt.Sprintf("RGD reached max-iter = %d without meeting the angle tolerance %g in deflation step%s %s of %d; the axes may be inaccurate (the SVD solver is exact)",
 			o.MaxIter, o.Tol, linear.Plural(len(stalled)), strings.Join(stalled, ", "), len(iterations))
 	}
 	return &axes, iterations, warn, nil

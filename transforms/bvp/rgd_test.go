@@ -91,7 +91,7 @@ func TestMinimizeSphere(t *testing.T) {
 		eig.VectorsTo(&vecs)
 		vmin := mat.Col(nil, 0, &vecs)
 		for trial := range 5 {
-			v, it, ok := minimizeSphere(a, randomUnit(rng, m), 5000, 1e-9, DefaultStep0)
+			v, it, ok := minimizeSphere(a, randomUnit(rng, m), 5000, 1e-9, DefaultOptions().Step0)
 			if !ok {
 				t.Errorf("%v trial %d: no convergence in %d iterations", size, trial, it)
 				continue
@@ -140,13 +140,13 @@ func TestRGDManyStarts(t *testing.T) {
 		d    int
 	}{{"squash-stored", 2}, {"car", 2}, {"car", 3}, {"bondrate", 4}} {
 		x, cl, k := loadOrdinal(t, tc.name)
-		ref, err := Fit(x, cl, k, Options{Dims: tc.d})
+		ref, err := Fit(x, cl, k, fitOpts(tc.d, SVD, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
 		worst, most := 0.0, 0
 		for seed := range uint64(60) {
-			res, err := Fit(x, cl, k, Options{Dims: tc.d, Solver: RGD, Seed: seed})
+			res, err := Fit(x, cl, k, fitOpts(tc.d, RGD, seed))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +154,7 @@ func TestRGDManyStarts(t *testing.T) {
 			most = max(most, slices.Max(res.Iterations))
 		}
 		t.Logf("%s d=%d: over 60 seeds, largest principal angle %.2e, most iterations %d", tc.name, tc.d, worst, most)
-		if worst > 1e-3 || most >= DefaultMaxIter {
+		if worst > 1e-3 || most >= DefaultOptions().MaxIter {
 			t.Errorf("%s d=%d: largest principal angle %.3g, most iterations %d", tc.name, tc.d, worst, most)
 		}
 	}
@@ -163,20 +163,22 @@ func TestRGDManyStarts(t *testing.T) {
 // TestRGDOptions checks MaxIter, the stall warning and determinism per seed.
 func TestRGDOptions(t *testing.T) {
 	x, cl, k := loadOrdinal(t, "newthyroid")
-	res, err := Fit(x, cl, k, Options{Solver: RGD, MaxIter: 2, Tol: 1e-12})
+	o := fitOpts(2, RGD, 0)
+	o.MaxIter, o.Tol = 2, 1e-12
+	res, err := Fit(x, cl, k, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "RGD reached MaxIter = 2") ||
+	if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "RGD reached max-iter = 2") ||
 		!strings.Contains(res.Warnings[0], "deflation steps 1, 2, 3 of 3") {
 		t.Errorf("warnings %q", res.Warnings)
 	}
 	if !slices.Equal(res.Iterations, []int{2, 2, 2}) {
 		t.Errorf("iterations %v, want [2 2 2]", res.Iterations)
 	}
-	a, _ := Fit(x, cl, k, Options{Solver: RGD, Seed: 9})
-	b, _ := Fit(x, cl, k, Options{Solver: RGD, Seed: 9})
-	c, _ := Fit(x, cl, k, Options{Solver: RGD, Seed: 10})
+	a, _ := Fit(x, cl, k, fitOpts(2, RGD, 9))
+	b, _ := Fit(x, cl, k, fitOpts(2, RGD, 9))
+	c, _ := Fit(x, cl, k, fitOpts(2, RGD, 10))
 	if !mat.Equal(a.Axes, b.Axes) || !slices.Equal(a.Iterations, b.Iterations) {
 		t.Error("same seed gave different results")
 	}

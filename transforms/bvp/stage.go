@@ -2,8 +2,6 @@ package bvp
 
 import (
 	"context"
-	"errors"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -17,40 +15,10 @@ import (
 // the affine model as role "model-out" for the apply stage.
 type Stage struct{}
 
-// StageOptions are the options of Stage.
-type StageOptions struct {
-	transforms.Columns
-	Order []string `opt:"order" help:"class order as a comma list, e.g. low,mid,high (required for text labels; numeric labels default to ascending)"`
-	Dims  int      `opt:"dims" help:"output dimensions (at least 1, at most classes − 1 for svd)"`
-	transforms.Standardization
-	Solver  Solver  `opt:"solver" help:"svd (exact) or rgd (the paper's Algorithm 1)"`
-	MaxIter int     `opt:"max-iter" help:"rgd: iterations per deflation step (at least 1)"`
-	Tol     float64 `opt:"tol" help:"rgd: stop when the angle between iterates is below this (radians, > 0)"`
-	Step0   float64 `opt:"step0" help:"rgd: first step size γ₀ (> 0)"`
-	Seed    uint64  `opt:"seed" help:"random seed (any whole number ≥ 0; rgd's random starts); the same input, seed and thread count give bit-identical output"`
-}
-
 // NewOptions implements transforms.Stage: the defaults.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Columns: transforms.DefaultColumns(), Dims: DefaultDims, Standardization: transforms.Standardization{Standardize: true}, Solver: SVD,
-		MaxIter: DefaultMaxIter, Tol: DefaultTol, Step0: DefaultStep0, Seed: 1}
-}
-
-// Validate implements transforms.Options.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.Label == "":
-		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
-	case o.Dims < 1:
-		return transforms.Optionf("dims", "%d: want at least 1", o.Dims)
-	case o.MaxIter < 1:
-		return transforms.Optionf("max-iter", "%d: want at least 1", o.MaxIter)
-	case !(o.Tol > 0) || math.IsInf(o.Tol, 0):
-		return transforms.Optionf("tol", "%v: want a finite value > 0", o.Tol)
-	case !(o.Step0 > 0) || math.IsInf(o.Step0, 0):
-		return transforms.Optionf("step0", "%v: want a finite value > 0", o.Step0)
-	}
-	return nil
+	o := DefaultOptions()
+	return &o
 }
 
 // Info implements transforms.Stage.
@@ -84,7 +52,12 @@ places new rows with ordinate apply exactly as the fit placed the training rows.
 
 // Run implements transforms.Stage.
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*StageOptions)
+	opts := o.(*Options)
+	// The stage's rule, before any input is read (Fit takes the classes
+	// as an argument).
+	if opts.Label == "" {
+		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
+	}
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
 		return err
@@ -98,12 +71,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := Fit(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), Options{
-		Dims: opts.Dims, Solver: opts.Solver, Seed: opts.Seed, MaxIter: opts.MaxIter, Tol: opts.Tol, Step0: opts.Step0,
-	})
-	if errors.Is(err, ErrDims) {
-		return &transforms.OptionError{Option: "dims", Err: err}
-	}
+	res, err := Fit(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), *opts)
 	if err != nil {
 		return err
 	}
@@ -118,7 +86,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	if opts.Solver == RGD {
 		env.Figure("iterations", res.Iterations)
 	}
-	params := map[string]any{"order": cls.Names, "solver": opts.Solver.String(), "standardize": opts.Standardize, "dims": opts.Dims}
+	params := map[string]any{"order": cls.Names, "solver": string(opts.Solver), "standardize": opts.Standardize, "dims": opts.Dims}
 	_, err = env.WriteLinear(ctx, "bvp", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
 }

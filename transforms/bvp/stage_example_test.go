@@ -43,7 +43,7 @@ func ExampleStage() {
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "model-out")
 	defer tables.Release()
 
-	opts := bvp.Stage{}.NewOptions().(*bvp.StageOptions)
+	opts := bvp.Stage{}.NewOptions().(*bvp.Options)
 	opts.Label = "grade"
 	opts.Order = []string{"low", "mid", "high"}
 	if err := transforms.Run(context.Background(), bvp.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {

@@ -38,23 +38,23 @@ func applyInMemory(t *testing.T, model *transforms.MemTable, rec arrow.RecordBat
 func TestStageApplyIdentity(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		set  func(*StageOptions)
+		set  func(*Options)
 		path string
 	}{
-		{"linear primal", func(o *StageOptions) {}, "primal"},
-		{"linear dual", func(o *StageOptions) { o.Path = PathDual }, "dual"},
-		{"rbf", func(o *StageOptions) { o.Kernel = RBF }, "dual"},
-		{"poly", func(o *StageOptions) { o.Kernel = Poly }, "dual"},
-		{"cosine", func(o *StageOptions) { o.Kernel = Cosine }, "dual"},
-		{"rbf landmarks", func(o *StageOptions) { o.Kernel, o.Landmarks = RBF, 25 }, "nystrom"},
-		{"linear landmarks", func(o *StageOptions) { o.Landmarks = 25 }, "nystrom"},
-		{"rbf soft", func(o *StageOptions) { o.Kernel, o.Soft, o.Scale = RBF, 10, ScaleNone }, "dual"},
+		{"linear primal", func(o *Options) {}, "primal"},
+		{"linear dual", func(o *Options) { o.Path = PathDual }, "dual"},
+		{"rbf", func(o *Options) { o.Kernel = RBF }, "dual"},
+		{"poly", func(o *Options) { o.Kernel = Poly }, "dual"},
+		{"cosine", func(o *Options) { o.Kernel = Cosine }, "dual"},
+		{"rbf landmarks", func(o *Options) { o.Kernel, o.Landmarks = RBF, 25 }, "nystrom"},
+		{"linear landmarks", func(o *Options) { o.Landmarks = 25 }, "nystrom"},
+		{"rbf soft", func(o *Options) { o.Kernel, o.Soft, o.Scale = RBF, 10, ScaleNone }, "dual"},
 	} {
 		for _, std := range []bool{true, false} {
 			name := fmt.Sprintf("%s/standardize=%v", tc.name, std)
 			var first []float64
 			for _, threads := range []int{1, 3} {
-				o := Stage{}.NewOptions().(*StageOptions)
+				o := Stage{}.NewOptions().(*Options)
 				o.ID, o.Control, o.Scale, o.Standardize = "id", []string{"cx", "cy"}, ScaleAuto, std
 				tc.set(o)
 				mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
@@ -106,19 +106,19 @@ func TestStagePlacementMatchesFit(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		name string
-		set  func(*StageOptions)
+		set  func(*Options)
 	}{
-		{"linear primal", func(o *StageOptions) {}},
-		{"linear dual", func(o *StageOptions) { o.Path = PathDual }},
-		{"rbf", func(o *StageOptions) { o.Kernel = RBF }},
-		{"poly", func(o *StageOptions) { o.Kernel = Poly }},
-		{"cosine", func(o *StageOptions) { o.Kernel = Cosine }},
-		{"rbf landmarks", func(o *StageOptions) { o.Kernel, o.Landmarks = RBF, 25 }},
-		{"rbf soft", func(o *StageOptions) { o.Kernel, o.Soft, o.Scale = RBF, 10, ScaleNone }},
+		{"linear primal", func(o *Options) {}},
+		{"linear dual", func(o *Options) { o.Path = PathDual }},
+		{"rbf", func(o *Options) { o.Kernel = RBF }},
+		{"poly", func(o *Options) { o.Kernel = Poly }},
+		{"cosine", func(o *Options) { o.Kernel = Cosine }},
+		{"rbf landmarks", func(o *Options) { o.Kernel, o.Landmarks = RBF, 25 }},
+		{"rbf soft", func(o *Options) { o.Kernel, o.Soft, o.Scale = RBF, 10, ScaleNone }},
 	} {
 		for _, std := range []bool{true, false} {
 			name := fmt.Sprintf("%s/standardize=%v", tc.name, std)
-			o := Stage{}.NewOptions().(*StageOptions)
+			o := Stage{}.NewOptions().(*Options)
 			o.ID, o.Control, o.Scale, o.Standardize = "id", []string{"cx", "cy"}, ScaleAuto, std
 			tc.set(o)
 			rec := stageRecord(memory.DefaultAllocator, 40, false)
@@ -176,7 +176,7 @@ func TestStagePlacementMatchesFit(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctrl := Control{Rows: []int{3, 17}, Targets: []float64{0.4, 1.5, 1.2, -0.1}}
-			fit, err := Fit(feat.F, ctrl, Options{Dims: 2, Nu: o.Nu, Scale: o.Scale, Budget: o.Budget, Soft: o.Soft})
+			fit, err := Fit(feat.F, ctrl, *o)
 			if err != nil {
 				t.Fatal(err)
 			}

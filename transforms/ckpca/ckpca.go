@@ -18,38 +18,11 @@ import (
 // each is of one of the two shared kinds (transforms.ErrInvalidData,
 // transforms.ErrInvalidOption).
 var (
-	ErrOption     = transforms.NewSentinel(transforms.ErrInvalidOption, "ckpca: bad option")
 	ErrControl    = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: bad control points")
 	ErrInfeasible = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: control targets cannot be met with a unit-norm function")
 	ErrKernel     = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: bad kernel matrix")
 	ErrNumerical  = transforms.NewSentinel(transforms.ErrInvalidData, "ckpca: numerical failure")
 )
-
-// ScaleMode says what to do with targets that exceed the norm budget.
-type ScaleMode int
-
-const (
-	// ScaleNone uses the targets as given (infeasible targets are an error).
-	ScaleNone ScaleMode = iota
-	// ScaleAuto rescales the targets to use Options.Budget of the squared
-	// norm, and scales the result back.
-	ScaleAuto
-)
-
-// Options configure Fit.
-type Options struct {
-	Dims   int       // output dimensions d
-	Nu     float64   // ν, weight of the soft orthogonality term (≥ 0)
-	Scale  ScaleMode // ScaleNone or ScaleAuto
-	Budget float64   // φ in (0, 1): squared-norm share of the constraints under ScaleAuto
-	Soft   float64   // > 0: penalty weight instead of hard constraints
-}
-
-// DefaultOptions are the paper's settings: 2-D, ν = 1, hard constraints,
-// no rescaling (Budget 0.5 applies when Scale is ScaleAuto).
-func DefaultOptions() Options {
-	return Options{Dims: 2, Nu: 1, Budget: 0.5}
-}
 
 // Control holds the m control rows and their targets.
 type Control struct {
@@ -76,11 +49,16 @@ type Result struct {
 }
 
 // Fit solves cKPCA for the feature matrix f (n×p, K = f·fᵀ; see the package
-// doc) and the control points. It forms the p×p covariance of f and
-// factorises the first component's sphere problem; the later components'
-// problems are rank-one updates of that one (package doc, "Low-rank
-// updates").
+// doc) and the control points, with the options Dims, Nu, Scale, Budget
+// and Soft of o (start from DefaultOptions; o is validated first). Dims 0
+// takes one output dimension per column of the targets (2 without control
+// points). It forms the p×p covariance of f and factorises the first
+// component's sphere problem; the later components' problems are rank-one
+// updates of that one (package doc, "Low-rank updates").
 func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
 	return fit(context.Background(), f, nil, ctrl, o, lowRankMaxTerms)
 }
 
@@ -89,16 +67,26 @@ func Fit(f *mat.Dense, ctrl Control, o Options) (*Result, error) {
 // factorised: every sphere problem is a few rank-one updates of that
 // diagonal (package doc, "Low-rank updates").
 func FitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
+	return fitFeatures(ctx, feat, ctrl, o)
+}
+
+// fitFeatures is FitFeatures on options already validated (the stage's).
+func fitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (*Result, error) {
 	return kernels.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o, lowRankMaxTerms) })
 }
 
-// fit is Fit; lambda, if not nil, is the diagonal of fᵀf (which must then
-// be diagonal), and maxTerms(k) the most rank-one terms worth building a
-// first sphere problem of order k from (lowRankMaxTerms; tests raise it).
+// fit is Fit on validated options; lambda, if not nil, is the diagonal of
+// fᵀf (which must then be diagonal), and maxTerms(k) the most rank-one
+// terms worth building a first sphere problem of order k from
+// (lowRankMaxTerms; tests raise it).
 func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Options, maxTerms func(k int) int) (*Result, error) {
 	n, p := f.Dims()
 	m := len(ctrl.Rows)
-	if err := checkOptions(o); err != nil {
+	var err error
+	if o.Dims, err = resolveDims(ctrl, o.Dims); err != nil {
 		return nil, err
 	}
 	if err := checkControl(f, ctrl, o.Dims); err != nil {
@@ -108,7 +96,7 @@ func fit(ctx context.Context, f *mat.Dense, lambda []float64, ctrl Control, o Op
 		panic(fmt.Sprintf("ckpca: %d values of FᵀF for %d features", len(lambda), p))
 	}
 	if o.Soft == 0 && m >= p {
-		return nil, fmt.Errorf("%w: %d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or soft)", ErrControl, m, p)
+		return nil, transforms.Errorf(ErrControl, "%d control points leave no freedom in a feature space of dimension %d (use fewer control points, a richer kernel, or soft)", m, p)
 	}
 	pr, err := newProblem(f, lambda, ctrl.Rows, o.Soft)
 	if err != nil {
@@ -199,51 +187,50 @@ func (pr *problem) targetScale(targets []float64, o Options) (float64, error) {
 	case o.Scale == ScaleAuto && worst > 0:
 		return math.Sqrt(o.Budget) / worst, nil
 	case worst > 1:
-		return 0, fmt.Errorf("%w: the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
+		return 0, transforms.Errorf(ErrInfeasible, "the targets need a function of RKHS norm %.4g > 1 on the control rows alone; "+
 			"scale the targets down by at least %.4g, or use scale auto (rescale, solve, scale back) or soft WEIGHT (penalty instead of exact constraints)",
-			ErrInfeasible, worst, worst)
+			worst, worst)
 	}
 	return 1, nil
 }
 
-func checkOptions(o Options) error {
+// resolveDims returns the output dimension: dims when not 0, otherwise
+// one per column of the targets (2 without control points).
+func resolveDims(ctrl Control, dims int) (int, error) {
+	m := len(ctrl.Rows)
 	switch {
-	case o.Dims < 1:
-		return fmt.Errorf("%w: dims %d", ErrOption, o.Dims)
-	case !(o.Nu >= 0) || math.IsInf(o.Nu, 1):
-		return fmt.Errorf("%w: ν = %g must be finite and ≥ 0", ErrOption, o.Nu)
-	case o.Scale == ScaleAuto && !(o.Budget > 0 && o.Budget < 1):
-		return fmt.Errorf("%w: budget %g must lie in (0, 1)", ErrOption, o.Budget)
-	case !(o.Soft >= 0) || math.IsInf(o.Soft, 1):
-		return fmt.Errorf("%w: soft weight %g must be finite and ≥ 0", ErrOption, o.Soft)
-	case o.Soft > 0 && o.Scale == ScaleAuto:
-		return fmt.Errorf("%w: soft and scale auto do not combine (soft constraints are always feasible)", ErrOption)
+	case dims != 0:
+		return dims, nil
+	case m == 0:
+		return 2, nil
+	case len(ctrl.Targets) == 0 || len(ctrl.Targets)%m != 0:
+		return 0, transforms.Errorf(ErrControl, "%d target values for %d control rows: want the same number per row", len(ctrl.Targets), m)
 	}
-	return nil
+	return len(ctrl.Targets) / m, nil
 }
 
 func checkControl(f *mat.Dense, ctrl Control, dims int) error {
 	n, _ := f.Dims()
 	m := len(ctrl.Rows)
 	if len(ctrl.Targets) != m*dims {
-		return fmt.Errorf("%w: %d target values for %d control rows × %d dims", ErrControl, len(ctrl.Targets), m, dims)
+		return transforms.Errorf(ErrControl, "%d target values for %d control rows × %d dims", len(ctrl.Targets), m, dims)
 	}
 	if m >= n && m > 0 {
-		return fmt.Errorf("%w: %d control rows for %d rows; need fewer control rows than rows", ErrControl, m, n)
+		return transforms.Errorf(ErrControl, "%d control rows for %d rows; need fewer control rows than rows", m, n)
 	}
 	seen := make(map[int]int, m)
 	for k, r := range ctrl.Rows {
 		if r < 0 || r >= n {
-			return fmt.Errorf("%w: control row %d out of range [0, %d)", ErrControl, r, n)
+			return transforms.Errorf(ErrControl, "control row %d out of range [0, %d)", r, n)
 		}
 		if j, dup := seen[r]; dup {
-			return fmt.Errorf("%w: row %d is a control point twice (entries %d and %d)", ErrControl, r, j, k)
+			return transforms.Errorf(ErrControl, "row %d is a control point twice (entries %d and %d)", r, j, k)
 		}
 		seen[r] = k
 	}
 	for k, v := range ctrl.Targets {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: target %d of control row %d is %v", ErrControl, k%dims, ctrl.Rows[k/dims], v)
+			return transforms.Errorf(ErrControl, "target %d of control row %d is %v", k%dims, ctrl.Rows[k/dims], v)
 		}
 	}
 	return nil
@@ -328,7 +315,7 @@ func newConstraints(l *mat.Dense, rows []int) (*constraints, error) {
 	}
 	for i := range m {
 		if math.Abs(a.Data[i*m+i]) <= 1e-10*big*float64(p) {
-			return nil, fmt.Errorf("%w: control row %d lies in the span of the earlier control rows (rows %v) in feature space: a duplicate or a linear combination; remove it", ErrControl, rows[i], rows[:i])
+			return nil, transforms.Errorf(ErrControl, "control row %d lies in the span of the earlier control rows (rows %v) in feature space: a duplicate or a linear combination; remove it", rows[i], rows[:i])
 		}
 		for j := 0; j <= i; j++ {
 			c.pt.SetTri(i, j, a.Data[j*m+i])

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // randomData returns n×d standardised-ish data with decaying column scales,
@@ -338,21 +339,32 @@ func TestFitErrors(t *testing.T) {
 		c    Control
 		o    func(*Options)
 		want error
+		// option, when not "", is the option an *transforms.OptionError
+		// names.
+		option string
 	}{
-		{"repeated control row", x, Control{Rows: []int{3, 3}, Targets: []float64{0, 0, 0, 0}}, nil, ErrControl},
-		{"identical rows as control points", dupRow, Control{Rows: []int{3, 7}, Targets: []float64{0, 0, 0.1, 0.1}}, nil, ErrControl},
-		{"too many control points", x, Control{Rows: []int{0, 1, 2, 3, 4}, Targets: make([]float64, 10)}, nil, ErrControl},
-		{"NaN target", x, Control{Rows: []int{1}, Targets: []float64{math.NaN(), 0}}, nil, ErrControl},
-		{"row out of range", x, Control{Rows: []int{20}, Targets: []float64{0, 0}}, nil, ErrControl},
-		{"negative nu", x, ctrl, func(o *Options) { o.Nu = -1 }, ErrOption},
-		{"budget 1", x, ctrl, func(o *Options) { o.Scale, o.Budget = ScaleAuto, 1 }, ErrOption},
+		{"repeated control row", x, Control{Rows: []int{3, 3}, Targets: []float64{0, 0, 0, 0}}, nil, ErrControl, ""},
+		{"identical rows as control points", dupRow, Control{Rows: []int{3, 7}, Targets: []float64{0, 0, 0.1, 0.1}}, nil, ErrControl, ""},
+		{"too many control points", x, Control{Rows: []int{0, 1, 2, 3, 4}, Targets: make([]float64, 10)}, nil, ErrControl, ""},
+		{"NaN target", x, Control{Rows: []int{1}, Targets: []float64{math.NaN(), 0}}, nil, ErrControl, ""},
+		{"row out of range", x, Control{Rows: []int{20}, Targets: []float64{0, 0}}, nil, ErrControl, ""},
+		{"negative nu", x, ctrl, func(o *Options) { o.Nu = -1 }, transforms.ErrInvalidOption, "nu"},
+		{"budget 1", x, ctrl, func(o *Options) { o.Scale, o.Budget = ScaleAuto, 1 }, transforms.ErrInvalidOption, "budget"},
+		{"soft with scale auto", x, ctrl, func(o *Options) { o.Scale, o.Soft = ScaleAuto, 1 }, transforms.ErrInvalidOption, "soft"},
+		{"targets not a multiple of the rows", x, Control{Rows: []int{1, 2}, Targets: []float64{0, 0, 0}}, nil, ErrControl, ""},
+		{"dims against the targets", x, ctrl, func(o *Options) { o.Dims = 3 }, ErrControl, ""},
 	} {
 		o := DefaultOptions()
 		if tc.o != nil {
 			tc.o(&o)
 		}
-		if _, err := Fit(tc.x, tc.c, o); !errors.Is(err, tc.want) {
+		_, err := Fit(tc.x, tc.c, o)
+		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+		var oe *transforms.OptionError
+		if tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option) {
+			t.Errorf("%s: error %v, want an OptionError naming %q", tc.name, err, tc.option)
 		}
 	}
 }

@@ -88,7 +88,7 @@ func ControlFromColumns(f *arrowio.Frame, names []string) (Control, error) {
 			}
 		}
 		if cols[k] == nil {
-			return ctrl, fmt.Errorf("%w: column %q not found in %s", ErrControl, name, f.Source.Path)
+			return ctrl, transforms.Errorf(ErrControl, "column %q not found in %s", name, f.Source.Path)
 		}
 	}
 	vals := make([]float64, len(names))
@@ -97,7 +97,7 @@ func ControlFromColumns(f *arrowio.Frame, names []string) (Control, error) {
 		for k, a := range cols {
 			v, ok, err := floatAt(a, i)
 			if err != nil {
-				return ctrl, fmt.Errorf("%w: column %q: %w", ErrControl, names[k], err)
+				return ctrl, transforms.Errorf(ErrControl, "column %q: %w", names[k], err)
 			}
 			if !ok {
 				nulls++

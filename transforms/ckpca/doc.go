@@ -38,7 +38,7 @@
 //
 // When ‖x‖ > 1 no unit-norm function meets the targets. Fit then returns
 // an error wrapping ErrInfeasible that says how far over budget the targets
-// are, unless Options.Scale is Auto: the targets are multiplied by
+// are, unless Options.Scale is ScaleAuto: the targets are multiplied by
 // c = √φ / max_s ‖x_s‖ (φ = Options.Budget, default 0.5: the constraints use
 // half the squared-norm budget, the rest goes to variance), the problem is
 // solved, and the embedding and α are divided by c, so the control rows
@@ -108,13 +108,17 @@
 // table "in" through transforms.Env.ReadFeatures (standardised by default,
 // constant columns dropped with a warning) — or, for a precomputed kernel,
 // the selected columns as they are, or the long "similarity" table — and
-// the control points from the columns StageOptions.Control or the
+// the control points from the columns Options.Control or the
 // "control-table" input (ControlSelection, ReadControl: shared with the
-// lsp stage). StageOptions.Kernel chooses the kernel (its γ, degree and
-// coef0 are options; the γ used is recorded as the figure resolved_gamma)
-// and StageOptions.Path how the linear kernel is solved: its zero value,
-// auto, works in feature space (the primal path, D×D), so a caller that
-// leaves it alone never forms the n×n kernel matrix. The kernel matrix is
+// lsp stage). The stage and the matrix core share one Options struct,
+// validated once (transforms.Run, or Fit's entry) against the ranges and
+// values its tags declare; start from DefaultOptions. Options.Kernel
+// chooses the kernel (its γ, degree and coef0 are options; the γ used is
+// recorded as the figure resolved_gamma) and Options.Path how the linear
+// kernel is solved: its default, auto, works in feature space (the primal
+// path, D×D), so a caller that leaves it alone never forms the n×n kernel
+// matrix. Options.Dims 0 (the default) takes one output dimension per
+// control column, 2 without control points. The kernel matrix is
 // built with the run's threads. The stage writes the embedding "out" and,
 // for a kernel on features, the model "model-out": affine on the primal
 // path, a kernel model otherwise.

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // gram is the kernel matrix k(a_i, b_j) as a gonum matrix.
@@ -74,17 +75,17 @@ func kernelFeatures(ctx context.Context, k *mat.Dense) (*Features, error) {
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: eigendecomposition of the %d×%d kernel matrix failed: %w", ErrNumerical, n, n, err)
+		return nil, transforms.Errorf(ErrNumerical, "eigendecomposition of the %d×%d kernel matrix failed: %w", n, n, err)
 	}
 	a = nil
 	vecs := mat.NewDense(n, n, vdata)
 	top := vals[n-1]
 	if top <= 0 {
-		return nil, fmt.Errorf("%w: the kernel matrix has no positive eigenvalue (largest %g)", ErrKernel, top)
+		return nil, transforms.Errorf(ErrKernel, "the kernel matrix has no positive eigenvalue (largest %g)", top)
 	}
 	if vals[0] < -psdTol*top {
-		return nil, fmt.Errorf("%w: not positive semi-definite: smallest eigenvalue %.4g (%.2g of the largest, %.4g); "+
-			"an indefinite similarity needs correcting first, e.g. clipping its negative eigenvalues", ErrKernel, vals[0], -vals[0]/top, top)
+		return nil, transforms.Errorf(ErrKernel, "not positive semi-definite: smallest eigenvalue %.4g (%.2g of the largest, %.4g); "+
+			"an indefinite similarity needs correcting first, e.g. clipping its negative eigenvalues", vals[0], -vals[0]/top, top)
 	}
 	var keep []int
 	for i := n - 1; i >= 0; i-- {
@@ -114,7 +115,7 @@ func kernelFeatures(ctx context.Context, k *mat.Dense) (*Features, error) {
 func CheckSymmetric(k *mat.Dense) error {
 	n, c := k.Dims()
 	if n != c {
-		return fmt.Errorf("%w: %d×%d, want square", ErrKernel, n, c)
+		return transforms.Errorf(ErrKernel, "%d×%d, want square", n, c)
 	}
 	var big, worst float64
 	wi, wj := 0, 0
@@ -122,7 +123,7 @@ func CheckSymmetric(k *mat.Dense) error {
 		for j := i; j < n; j++ {
 			v, w := k.At(i, j), k.At(j, i)
 			if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(w) || math.IsInf(w, 0) {
-				return fmt.Errorf("%w: entry (%d, %d) or (%d, %d) is not finite", ErrKernel, i, j, j, i)
+				return transforms.Errorf(ErrKernel, "entry (%d, %d) or (%d, %d) is not finite", i, j, j, i)
 			}
 			big = max(big, math.Abs(v))
 			if d := math.Abs(v - w); d > worst {
@@ -131,7 +132,7 @@ func CheckSymmetric(k *mat.Dense) error {
 		}
 	}
 	if worst > 1e-10*max(big, 1e-300) {
-		return fmt.Errorf("%w: not symmetric: K[%d,%d] = %g but K[%d,%d] = %g", ErrKernel, wi, wj, k.At(wi, wj), wj, wi, k.At(wj, wi))
+		return transforms.Errorf(ErrKernel, "not symmetric: K[%d,%d] = %g but K[%d,%d] = %g", wi, wj, k.At(wi, wj), wj, wi, k.At(wj, wi))
 	}
 	return nil
 }

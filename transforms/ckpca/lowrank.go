@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // lowRankMaxTerms is the most rank-one terms for which building the first
@@ -278,7 +279,7 @@ func (pr *problem) solve(sq *SphereQuadratic, prev [][]float64, coef float64, y 
 		x = pr.cons.x(y)
 		xx := floats.Dot(x, x)
 		if xx > 1 {
-			return nil, Component{}, fmt.Errorf("%w: ‖x‖² = %.6g > 1", ErrInfeasible, xx)
+			return nil, Component{}, transforms.Errorf(ErrInfeasible, "‖x‖² = %.6g > 1", xx)
 		}
 		t = math.Sqrt(1 - xx)
 		v := make([]float64, p)
@@ -306,7 +307,7 @@ func (pr *problem) solve(sq *SphereQuadratic, prev [][]float64, coef float64, y 
 	z := make([]float64, k)
 	lambda, _, err := sq.Maximize(z, b, t)
 	if err != nil {
-		return nil, Component{}, fmt.Errorf("%w: %w", ErrNumerical, err)
+		return nil, Component{}, transforms.Errorf(ErrNumerical, "%w", err)
 	}
 	comp := Component{Lambda: lambda, T: t, HardCase: k > 0 && lambda == sq.MaxEigenvalue()}
 	if pr.cons == nil {

@@ -3,12 +3,12 @@ package ckpca
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // ErrSecular reports invalid input to the sphere-constrained quadratic
@@ -62,7 +62,7 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	for i := range k {
 		for j := i; j < k; j++ {
 			if v := c.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("%w: C[%d,%d] = %v is not finite", ErrSecular, i, j, v)
+				return nil, transforms.Errorf(ErrSecular, "C[%d,%d] = %v is not finite", i, j, v)
 			}
 		}
 	}
@@ -78,7 +78,7 @@ func NewSphereQuadratic(c *mat.SymDense) (*SphereQuadratic, error) {
 	}
 	eig, err := kernels.NewSymEigen(context.Background(), a, k, 0)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
+		return nil, transforms.Errorf(ErrSecular, "%w", err)
 	}
 	return newSphere(eig.Values, eig), nil
 }
@@ -135,7 +135,7 @@ func (s *SphereQuadratic) updateLowRank(ctx context.Context, rhos []float64, vs 
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		return nil, fmt.Errorf("%w: %w", ErrSecular, err)
+		return nil, transforms.Errorf(ErrSecular, "%w", err)
 	}
 	return newSphere(r.Values, r), nil
 }
@@ -179,11 +179,11 @@ func (s *SphereQuadratic) Maximize(dst, b []float64, t float64) (lambda, value f
 		panic("ckpca: SphereQuadratic.Maximize: bad length")
 	}
 	if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
-		return 0, 0, fmt.Errorf("%w: radius t = %v must be finite and ≥ 0", ErrSecular, t)
+		return 0, 0, transforms.Errorf(ErrSecular, "radius t = %v must be finite and ≥ 0", t)
 	}
 	for i, v := range b {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return 0, 0, fmt.Errorf("%w: b[%d] = %v is not finite", ErrSecular, i, v)
+			return 0, 0, transforms.Errorf(ErrSecular, "b[%d] = %v is not finite", i, v)
 		}
 	}
 	lam1 := s.vals[k-1]
@@ -338,5 +338,5 @@ func secularRoot(d, delta []float64, dTop, bnorm, t float64) (float64, error) {
 			return sig, nil
 		}
 	}
-	return 0, fmt.Errorf("%w: secular iteration did not converge (σ ∈ [%v, %v])", ErrSecular, lo, hi)
+	return 0, transforms.Errorf(ErrSecular, "secular iteration did not converge (σ ∈ [%v, %v])", lo, hi)
 }

@@ -3,7 +3,6 @@ package ckpca
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 
@@ -20,175 +19,12 @@ import (
 // for a kernel on features, a model that places new rows.
 type Stage struct{}
 
-// KernelKind is the kernel of the stage: linear, rbf, poly, cosine, or
-// precomputed (the selected columns, or the similarity table, are the n×n
-// kernel matrix). The zero value is linear.
-type KernelKind int
-
-// The kernels.
-const (
-	Linear KernelKind = iota
-	RBF
-	Poly
-	Cosine
-	Precomputed
-)
-
-var kernelNames = []string{"linear", "rbf", "poly", "cosine", "precomputed"}
-
-func (k KernelKind) Values() []string { return slices.Clone(kernelNames) }
-func (k KernelKind) String() string {
-	if int(k) < len(kernelNames) {
-		return kernelNames[k]
-	}
-	return fmt.Sprintf("KernelKind(%d)", int(k))
-}
-func (k KernelKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-func (k *KernelKind) UnmarshalText(b []byte) error {
-	return unmarshalEnum(b, kernelNames, (*int)(k))
-}
-
-// Path is how a linear kernel is solved: auto (the default, the zero
-// value) works in feature space (primal, D×D, the n×n kernel is never
-// formed) for the linear kernel and with the n×n kernel matrix (dual)
-// otherwise; primal and dual force one or the other (primal needs the
-// linear kernel).
-type Path int
-
-// The paths.
-const (
-	PathAuto Path = iota
-	PathPrimal
-	PathDual
-)
-
-var pathNames = []string{"auto", "primal", "dual"}
-
-func (p Path) Values() []string { return slices.Clone(pathNames) }
-func (p Path) String() string {
-	if int(p) < len(pathNames) {
-		return pathNames[p]
-	}
-	return fmt.Sprintf("Path(%d)", int(p))
-}
-func (p Path) MarshalText() ([]byte, error)  { return []byte(p.String()), nil }
-func (p *Path) UnmarshalText(b []byte) error { return unmarshalEnum(b, pathNames, (*int)(p)) }
-
-var scaleNames = []string{"none", "auto"}
-
-func (s ScaleMode) Values() []string { return slices.Clone(scaleNames) }
-func (s ScaleMode) String() string {
-	if int(s) >= 0 && int(s) < len(scaleNames) {
-		return scaleNames[s]
-	}
-	return fmt.Sprintf("ScaleMode(%d)", int(s))
-}
-func (s ScaleMode) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
-func (s *ScaleMode) UnmarshalText(b []byte) error {
-	return unmarshalEnum(b, scaleNames, (*int)(s))
-}
-
-// Correction is the eigenvalue correction of a precomputed kernel before
-// the positive semi-definiteness check: none (an indefinite matrix is an
-// error), clip, flip or shift (see kernels.CorrectSpectrum).
-type Correction int
-
-// The corrections.
-const (
-	CorrectNone Correction = iota
-	CorrectClip
-	CorrectFlip
-	CorrectShift
-)
-
-var correctionNames = []string{"none", "clip", "flip", "shift"}
-
-func (c Correction) Values() []string { return slices.Clone(correctionNames) }
-func (c Correction) String() string {
-	if int(c) < len(correctionNames) {
-		return correctionNames[c]
-	}
-	return fmt.Sprintf("Correction(%d)", int(c))
-}
-func (c Correction) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
-func (c *Correction) UnmarshalText(b []byte) error {
-	return unmarshalEnum(b, correctionNames, (*int)(c))
-}
-
-func (c Correction) spectrum() kernels.Correction {
-	return [...]kernels.Correction{kernels.None, kernels.Clip, kernels.Flip, kernels.Shift}[c]
-}
-
-func unmarshalEnum(b []byte, names []string, dst *int) error {
-	i := slices.Index(names, string(b))
-	if i < 0 {
-		return fmt.Errorf("%q: want one of %v", b, names)
-	}
-	*dst = i
-	return nil
-}
-
-// StageOptions are the options of the ckpca stage (Options are those of
-// the matrix core, Fit). The zero value of every enum is its default:
-// the linear kernel, solved in feature space.
-type StageOptions struct {
-	transforms.Columns
-	transforms.Standardization
-	Control []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
-	Dims    int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table; 2 without control points)"`
-
-	Kernel KernelKind `opt:"kernel" help:"kernel on the (standardised) features, or precomputed: the selected columns (or the similarity table) are the n×n kernel matrix"`
-	Gamma  float64    `opt:"gamma" help:"rbf: exp(−γ‖a − b‖²), 0: 1/median squared distance; poly: γ·aᵀb, 0: 1/D (the value used is recorded as the figure resolved_gamma)"`
-	Degree int        `opt:"degree" help:"poly degree (at least 1)"`
-	Coef0  float64    `opt:"coef0" help:"poly: (γ·aᵀb + coef0)^degree (any finite number)"`
-	Path   Path       `opt:"path" help:"auto: the linear kernel in feature space (D×D, never forming the n×n kernel), other kernels with the kernel matrix; primal or dual force one"`
-
-	Nu         float64    `opt:"nu" help:"ν: penalty on overlap with earlier dimensions (the paper's soft orthogonality; ≥ 0)"`
-	Scale      ScaleMode  `opt:"scale" help:"none (infeasible targets are an error) or auto (rescale the targets, solve, scale back)"`
-	Budget     float64    `opt:"budget" help:"with scale auto: share of the squared norm the constraints may use, in (0, 1)"`
-	Soft       float64    `opt:"soft" help:"penalty weight for soft constraints instead of exact ones (≥ 0; 0: exact)"`
-	Landmarks  int        `opt:"landmarks" help:"Nyström approximation with this many random landmark rows (0: exact)"`
-	Correction Correction `opt:"correction" help:"precomputed kernel: eigenvalue correction before the PSD check (none: an indefinite matrix is an error)"`
-	Seed       uint64     `opt:"seed" help:"random seed (any whole number ≥ 0; landmark choice)"`
-}
-
-// NewOptions returns the defaults: the paper's settings (ν = 1, exact
+// NewOptions returns DefaultOptions: the paper's settings (ν = 1, exact
 // constraints, no rescaling), the linear kernel in feature space,
 // standardised features.
 func (Stage) NewOptions() transforms.Options {
-	d := DefaultOptions()
-	return &StageOptions{Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Nu: d.Nu, Budget: d.Budget, Degree: 3, Coef0: 1, Seed: 1}
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.Dims < 0:
-		return transforms.Optionf("dims", "%d: want 0 (from the control points) or a positive count", o.Dims)
-	case !(o.Nu >= 0) || math.IsInf(o.Nu, 1):
-		return transforms.Optionf("nu", "%g: want a finite value ≥ 0", o.Nu)
-	case o.Scale == ScaleAuto && !(o.Budget > 0 && o.Budget < 1):
-		return transforms.Optionf("budget", "%g: want a value in (0, 1)", o.Budget)
-	case !(o.Soft >= 0) || math.IsInf(o.Soft, 1):
-		return transforms.Optionf("soft", "%g: want a finite value ≥ 0", o.Soft)
-	case o.Soft > 0 && o.Scale == ScaleAuto:
-		return transforms.Optionf("soft", "soft and scale auto do not combine (soft constraints are always feasible)")
-	case o.Landmarks < 0:
-		return transforms.Optionf("landmarks", "%d: want 0 (exact) or a positive count", o.Landmarks)
-	case o.Kernel == Poly && o.Degree < 1:
-		return transforms.Optionf("degree", "%d: want ≥ 1", o.Degree)
-	case math.IsNaN(o.Coef0) || math.IsInf(o.Coef0, 0):
-		return transforms.Optionf("coef0", "%g: want a finite number", o.Coef0)
-	case !(o.Gamma >= 0) || math.IsInf(o.Gamma, 1):
-		return transforms.Optionf("gamma", "%g: want 0 (the default rule) or a positive value", o.Gamma)
-	case o.Path == PathPrimal && o.Kernel != Linear:
-		return transforms.Optionf("path", "primal needs the linear kernel, not %s", o.Kernel)
-	case o.Path != PathAuto && o.Landmarks > 0:
-		return transforms.Optionf("path", "%s does not combine with landmarks (the Nyström path)", o.Path)
-	case o.Kernel == Precomputed && o.Landmarks > 0:
-		return transforms.Optionf("landmarks", "needs features, not a precomputed kernel")
-	}
-	return nil
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -239,7 +75,7 @@ recorded in the provenance as the figure resolved_gamma.`,
 
 // Run fits cKPCA on the input and writes the embedding (and the model).
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
+	o := opts.(*Options)
 	kind := o.Kernel
 	similarity := env.Has("similarity")
 	if similarity {
@@ -284,7 +120,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if len(ctrl.Rows) == 0 {
 		env.Warn("no control points: the result is kernel PCA with the soft orthogonality penalty ν")
 	}
-	fo := Options{Dims: dims, Nu: o.Nu, Scale: o.Scale, Budget: o.Budget, Soft: o.Soft}
+	fo := *o
+	fo.Dims = dims
 	var res *stageFit
 	if kind == Precomputed {
 		data := f.X
@@ -299,11 +136,11 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 				return err
 			}
 		} else if f.D != f.N {
-			return fmt.Errorf("%w: a precomputed kernel needs one column per row: %d rows, %d columns", ErrKernel, f.N, f.D)
+			return transforms.Errorf(ErrKernel, "a precomputed kernel needs one column per row: %d rows, %d columns", f.N, f.D)
 		}
-		res, err = fitPrecomputed(ctx, env, data, f.N, ctrl, fo, o.Correction)
+		res, err = fitPrecomputed(ctx, env, data, f.N, ctrl, fo)
 	} else {
-		res, err = fitFeatures(ctx, env, ft, ctrl, fo, o, kind)
+		res, err = fitKernel(ctx, env, ft, ctrl, fo, kind)
 	}
 	if err != nil {
 		return err
@@ -317,7 +154,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			return err
 		}
 	}
-	env.Log.Info(fmt.Sprintf("ckpca: %d rows, %d control points -> %d dims", f.N, len(ctrl.Rows), dims), "kernel", kind.String(), "path", res.figures["path"])
+	env.Log.Info(fmt.Sprintf("ckpca: %d rows, %d control points -> %d dims", f.N, len(ctrl.Rows), dims), "kernel", string(kind), "path", res.figures["path"])
 	return nil
 }
 
@@ -330,11 +167,12 @@ type stageFit struct {
 }
 
 // fitPrecomputed fits on the n×n kernel matrix data (after the
-// correction).
-func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n int, ctrl Control, fo Options, corr Correction) (*stageFit, error) {
-	res := &stageFit{figures: map[string]any{"kernel": Precomputed.String(), "path": "precomputed"}}
+// correction fo.Correction); fo.Dims is resolved.
+func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n int, ctrl Control, fo Options) (*stageFit, error) {
+	res := &stageFit{figures: map[string]any{"kernel": string(Precomputed), "path": "precomputed"}}
+	corr := fo.Correction
 	if len(data) != n*n {
-		return nil, fmt.Errorf("%w: %d similarity values for %d rows", ErrKernel, len(data), n)
+		return nil, transforms.Errorf(ErrKernel, "%d similarity values for %d rows", len(data), n)
 	}
 	km := mat.NewDense(n, n, slices.Clone(data))
 	if err := CheckSymmetric(km); err != nil {
@@ -346,9 +184,9 @@ func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n 
 			return nil, err
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrNumerical, err)
+			return nil, transforms.Errorf(ErrNumerical, "%w", err)
 		}
-		res.figures["correction"], res.figures["negative_share"] = corr.String(), share
+		res.figures["negative_share"] = share
 		if share > 0 {
 			env.Warn("the kernel matrix had negative eigenvalues (%.3g of the spectrum's absolute mass); corrected with %s", share, corr)
 		}
@@ -374,30 +212,31 @@ func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n 
 	return res, nil
 }
 
-// fitFeatures builds the feature map the options ask for on the
-// (standardised) features and fits; the model is affine on the primal path
-// and a kernel model otherwise.
-func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.FeatureTable, ctrl Control, fo Options, o *StageOptions, kind KernelKind) (*stageFit, error) {
+// fitKernel builds the feature map the options ask for on the
+// (standardised) features with the kernel kind and fits; fo.Dims is
+// resolved. The model is affine on the primal path and a kernel model
+// otherwise.
+func fitKernel(ctx context.Context, env *transforms.Env, ft *transforms.FeatureTable, ctrl Control, fo Options, kind KernelKind) (*stageFit, error) {
 	n, p := ft.N, ft.K()
 	xs := mat.NewDense(n, p, ft.Z)
-	kern, err := kernels.Kernel{Kind: kind.String(), Gamma: o.Gamma, Degree: o.Degree, Coef0: o.Coef0}.Resolve(ft.Z, n, p)
+	kern, err := kernels.Kernel{Kind: string(kind), Gamma: fo.Gamma, Degree: fo.Degree, Coef0: fo.Coef0}.Resolve(ft.Z, n, p)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrKernel, err)
+		return nil, transforms.Errorf(ErrKernel, "%w", err)
 	}
 	res := &stageFit{figures: map[string]any{"kernel": kern.Kind}}
 	var feat *Features
 	switch {
-	case o.Landmarks > 0:
-		if o.Landmarks > n {
-			return nil, transforms.Optionf("landmarks", "%d landmarks for %d rows", o.Landmarks, n)
+	case fo.Landmarks > 0:
+		if fo.Landmarks > n {
+			return nil, transforms.Optionf("landmarks", "%d landmarks for %d rows", fo.Landmarks, n)
 		}
-		lm := rand.New(rand.NewPCG(o.Seed, 0x6c616e64)).Perm(n)[:o.Landmarks]
+		lm := rand.New(rand.NewPCG(fo.Seed, 0x6c616e64)).Perm(n)[:fo.Landmarks]
 		slices.Sort(lm)
 		env.Progress.Start("kernel matrix", int64(n))
 		feat, err = NystromFeaturesContext(ctx, xs, lm, kern, env.Threads)
 		env.Progress.Finish()
 		res.figures["path"] = "nystrom"
-	case kind == Linear && o.Path != PathDual:
+	case kind == Linear && fo.Path != PathDual:
 		feat = &Features{F: xs, Rank: p}
 		res.figures["path"] = "primal"
 	default:
@@ -432,13 +271,13 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 	if fo.Soft > 0 {
 		params["soft"] = fo.Soft
 	}
-	if o.Landmarks > 0 {
-		params["landmarks"] = o.Landmarks
+	if fo.Landmarks > 0 {
+		params["landmarks"] = fo.Landmarks
 	}
 	// The linear primal path is an affine map; every other path evaluates
 	// f_s(x) = Σⱼ α_sj k(rⱼ, x) over reference rows.
 	if feat.Coef == nil {
-		res.model = transforms.NewAffine("ckpca", ft.Scaling, ft.FeatureList, o.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
+		res.model = transforms.NewAffine("ckpca", ft.Scaling, ft.FeatureList, fo.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
 	} else {
 		var alpha mat.Dense
 		alpha.Mul(feat.Coef, res.u)
@@ -449,7 +288,7 @@ func fitFeatures(ctx context.Context, env *transforms.Env, ft *transforms.Featur
 				ref.SetRow(r, xs.RawRowView(i))
 			}
 		}
-		res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: o.Standardize,
+		res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: fo.Standardize,
 			Kernel: kern, Ref: ref, Alpha: &alpha, Params: params}
 	}
 	// The written embedding is the model's own placement of the training
@@ -489,7 +328,7 @@ func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *tra
 // figures, and returns Fit's n×d embedding F·U.
 func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) (*mat.Dense, error) {
 	env.Progress.Start("optimising", int64(fo.Dims))
-	fit, err := FitFeatures(ctx, feat, ctrl, fo)
+	fit, err := fitFeatures(ctx, feat, ctrl, fo)
 	env.Progress.Add(int64(fo.Dims))
 	env.Progress.Finish()
 	if err != nil {

@@ -42,7 +42,7 @@ func ExampleStage() {
 	defer rec.Release()
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer tables.Release()
-	opts := ckpca.Stage{}.NewOptions().(*ckpca.StageOptions)
+	opts := ckpca.Stage{}.NewOptions().(*ckpca.Options)
 	opts.ID, opts.Control, opts.Scale = "id", []string{"cx", "cy"}, ckpca.ScaleAuto
 	if err := transforms.Run(context.Background(), ckpca.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
 		panic(err)

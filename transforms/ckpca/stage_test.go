@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func stageRecord(mem memory.Allocator, n int, constant bool) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-func runStage(t *testing.T, opts *StageOptions, threads int, constant bool, want ...string) (*transforms.MemTables, *transforms.Env, error) {
+func runStage(t *testing.T, opts *Options, threads int, constant bool, want ...string) (*transforms.MemTables, *transforms.Env, error) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	rec := stageRecord(mem, 40, constant)
@@ -75,14 +76,17 @@ func embedding(t *testing.T, m *transforms.MemTable) []float64 {
 }
 
 // TestStageDefaultPrimal: a library caller with default options on the
-// linear kernel gets the primal path (an affine model), and so does one
-// that builds the options as a literal and leaves Path at its zero value.
+// linear kernel gets the primal path (an affine model), whether it takes
+// them from NewOptions or from DefaultOptions.
 func TestStageDefaultPrimal(t *testing.T) {
-	def := Stage{}.NewOptions().(*StageOptions)
+	def := Stage{}.NewOptions().(*Options)
 	def.ID, def.Control, def.Scale = "id", []string{"cx", "cy"}, ScaleAuto
-	lit := &StageOptions{Columns: transforms.DefaultColumns(), Control: []string{"cx", "cy"}, Nu: 1, Scale: ScaleAuto, Budget: 0.5, Standardization: transforms.Standardization{Standardize: true}}
-	lit.ID = "id"
-	for name, o := range map[string]*StageOptions{"NewOptions": def, "literal": lit} {
+	lit := DefaultOptions()
+	lit.ID, lit.Control, lit.Scale = "id", []string{"cx", "cy"}, ScaleAuto
+	if lit.Path != PathAuto {
+		t.Errorf("DefaultOptions: path %q, want auto", lit.Path)
+	}
+	for name, o := range map[string]*Options{"NewOptions": def, "DefaultOptions": &lit} {
 		tables, env, err := runStage(t, o, 0, false, "model-out")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -126,7 +130,7 @@ func TestStageDefaultPrimal(t *testing.T) {
 func TestStageThreadsAndGamma(t *testing.T) {
 	var embs [][]float64
 	for _, threads := range []int{1, 3} {
-		o := Stage{}.NewOptions().(*StageOptions)
+		o := Stage{}.NewOptions().(*Options)
 		o.ID, o.Control, o.Scale, o.Kernel = "id", []string{"cx", "cy"}, ScaleAuto, RBF
 		tables, env, err := runStage(t, o, threads, false)
 		if err != nil {
@@ -148,7 +152,7 @@ func TestStageThreadsAndGamma(t *testing.T) {
 
 // TestStageConstantColumn: a constant feature is dropped with a warning.
 func TestStageConstantColumn(t *testing.T) {
-	o := Stage{}.NewOptions().(*StageOptions)
+	o := Stage{}.NewOptions().(*Options)
 	o.ID, o.Control, o.Scale = "id", []string{"cx", "cy"}, ScaleAuto
 	_, env, err := runStage(t, o, 0, true)
 	if err != nil {
@@ -164,7 +168,7 @@ func TestStageConstantColumn(t *testing.T) {
 
 // TestStageErrorKinds: option errors are of the shared kind.
 func TestStageErrorKinds(t *testing.T) {
-	o := Stage{}.NewOptions().(*StageOptions)
+	o := Stage{}.NewOptions().(*Options)
 	o.ID, o.Control = "id", []string{"cx", "cy"}
 	o.Dims = 3
 	if _, _, err := runStage(t, o, 0, false); !errors.Is(err, transforms.ErrInvalidOption) {
@@ -172,7 +176,68 @@ func TestStageErrorKinds(t *testing.T) {
 	}
 	o.Dims, o.Path = 0, PathPrimal
 	o.Kernel = RBF
-	if err := o.Validate(); !errors.Is(err, transforms.ErrInvalidOption) {
+	if err := transforms.Validate(o); !errors.Is(err, transforms.ErrInvalidOption) {
 		t.Errorf("primal rbf: %v", err)
+	}
+}
+
+// TestOptionsValidate: the defaults validate; an out-of-range value of
+// each ranged option, a value outside an enum, and each rule that ties
+// options together is refused with an *transforms.OptionError naming the
+// option.
+func TestOptionsValidate(t *testing.T) {
+	d := DefaultOptions()
+	if err := transforms.Validate(&d); err != nil {
+		t.Fatalf("DefaultOptions: %v", err)
+	}
+	if n := (Stage{}).NewOptions().(*Options); !reflect.DeepEqual(*n, d) {
+		t.Errorf("NewOptions %+v, DefaultOptions %+v", *n, d)
+	}
+	for _, tc := range []struct {
+		option string
+		set    func(*Options)
+	}{
+		{"dims", func(o *Options) { o.Dims = -1 }},
+		{"gamma", func(o *Options) { o.Gamma = -0.5 }},
+		{"gamma", func(o *Options) { o.Gamma = math.Inf(1) }},
+		{"degree", func(o *Options) { o.Degree = 0 }},
+		{"coef0", func(o *Options) { o.Coef0 = math.NaN() }},
+		{"nu", func(o *Options) { o.Nu = -1 }},
+		{"nu", func(o *Options) { o.Nu = math.Inf(1) }},
+		{"budget", func(o *Options) { o.Budget = 0 }},
+		{"budget", func(o *Options) { o.Budget = 1 }},
+		{"soft", func(o *Options) { o.Soft = -1 }},
+		{"landmarks", func(o *Options) { o.Landmarks = -1 }},
+		{"kernel", func(o *Options) { o.Kernel = "" }},
+		{"kernel", func(o *Options) { o.Kernel = "gauss" }},
+		{"path", func(o *Options) { o.Path = "" }},
+		{"scale", func(o *Options) { o.Scale = "" }},
+		{"correction", func(o *Options) { o.Correction = "" }},
+		{"soft", func(o *Options) { o.Soft, o.Scale = 1, ScaleAuto }},
+		{"path", func(o *Options) { o.Path, o.Kernel = PathPrimal, RBF }},
+		{"path", func(o *Options) { o.Path, o.Landmarks = PathDual, 10 }},
+		{"landmarks", func(o *Options) { o.Kernel, o.Landmarks = Precomputed, 10 }},
+	} {
+		o := DefaultOptions()
+		tc.set(&o)
+		err := transforms.Validate(&o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: error %v, want an OptionError naming it", tc.option, err)
+		}
+	}
+}
+
+// TestEnumValues: every enum constant is one of its type's values.
+func TestEnumValues(t *testing.T) {
+	for _, ok := range []bool{
+		transforms.EnumValid(Linear), transforms.EnumValid(RBF), transforms.EnumValid(Poly), transforms.EnumValid(Cosine), transforms.EnumValid(Precomputed),
+		transforms.EnumValid(PathAuto), transforms.EnumValid(PathPrimal), transforms.EnumValid(PathDual),
+		transforms.EnumValid(ScaleNone), transforms.EnumValid(ScaleAuto),
+		transforms.EnumValid(CorrectNone), transforms.EnumValid(CorrectClip), transforms.EnumValid(CorrectFlip), transforms.EnumValid(CorrectShift),
+	} {
+		if !ok {
+			t.Fatal("a constant is not among its type's values")
+		}
 	}
 }

@@ -25,7 +25,7 @@ func PairsSelection() arrowio.Selection {
 // DistanceHeatMap draws a long distance table, read with PairsSelection, as
 // a heat map, its objects ordered by class (classes maps an object id to its
 // class; nil: by id).
-func DistanceHeatMap(w io.Writer, format string, pf *arrowio.Frame, classes map[string]string, o Options) error {
+func DistanceHeatMap(w io.Writer, format string, pf *arrowio.Frame, classes map[string]string, o Style) error {
 	type pair struct {
 		i, j string
 		d    float64

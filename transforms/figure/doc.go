@@ -57,4 +57,20 @@
 // run resolved (γ from the median rule, dims) rather than their "from the
 // data" defaults, and leaves out those the kernel does not read. Spec, PointsOf, PointsWithPlaced,
 // ModelRun and Titles are the pieces the report stage shares.
+//
+// # Options
+//
+// The stage's Options embed the two structs the library reads: Spec (the
+// columns drawn: x, y, color, order, color-scale, soft-labels, facet,
+// facet-order, on-invalid) and Style (the texts and size that Scatter,
+// HeatMap and DistanceHeatMap take: title, subtitle, width and height in
+// cm, and the library's axis labels and font embedding), with palette, on
+// and format beside them; so one declaration gives the flags, and the
+// stage hands its Spec and Style to the library as they are. DefaultOptions
+// holds the defaults (16 cm wide, height by the panels, everything else
+// auto). A width or height of 0 is by the figure: a scatter plot 16 cm
+// wide, or 5 cm per column of panels when wider, a heat map 14 cm. The
+// drawing functions validate their Style (transforms.Validate); a Spec
+// built in code may leave X, Y, ColorScale and OnInvalid zero (emb_0,
+// emb_1, auto, error).
 package figure

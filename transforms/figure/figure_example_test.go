@@ -17,7 +17,7 @@ func ExampleScatter() {
 		Order:    []string{"low", "high"},
 	}
 	var buf bytes.Buffer
-	if err := figure.Scatter(&buf, "svg", p, figure.Options{Title: "two classes"}); err != nil {
+	if err := figure.Scatter(&buf, "svg", p, figure.Style{Title: "two classes"}); err != nil {
 		panic(err)
 	}
 	svg := buf.String()

@@ -60,8 +60,8 @@ func TestScatterGolden(t *testing.T) {
 	p := testPoints()
 	for _, tc := range []string{"category", "value", "soft", "facets"} {
 		var buf bytes.Buffer
-		o := Options{Title: "test " + tc, Subtitle: "150 points", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: tc,
-			Width: 12 * vg.Centimeter, Height: 9 * vg.Centimeter}
+		o := Style{Title: "test " + tc, Subtitle: "150 points", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: tc,
+			Width: 12, Height: 9}
 		if err := Scatter(&buf, "png", only(p, tc), o); err != nil {
 			t.Fatalf("%s: %v", tc, err)
 		}
@@ -81,7 +81,7 @@ func TestHeatMapGolden(t *testing.T) {
 	}
 	d[5*n+7] = math.NaN()
 	var buf bytes.Buffer
-	if err := HeatMap(&buf, "png", d, n, group, Options{Title: "distances", ColorLabel: "distance", Width: 10 * vg.Centimeter}); err != nil {
+	if err := HeatMap(&buf, "png", d, n, group, Style{Title: "distances", ColorLabel: "distance", Width: 10}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "heatmap.png", buf.Bytes())
@@ -127,7 +127,7 @@ func TestScatterSVG(t *testing.T) {
 	p := only(testPoints(), "category")
 	for _, embed := range []bool{true, false} {
 		var buf bytes.Buffer
-		if err := Scatter(&buf, "svg", p, Options{Title: "Title here", NoFontEmbedding: !embed}); err != nil {
+		if err := Scatter(&buf, "svg", p, Style{Title: "Title here", NoFontEmbedding: !embed}); err != nil {
 			t.Fatal(err)
 		}
 		s := buf.String()
@@ -156,7 +156,7 @@ func TestScatterErrors(t *testing.T) {
 		{"format", only(p, "value"), "pdf"},
 		{"empty", &Points{}, "svg"},
 	} {
-		if err := Scatter(&bytes.Buffer{}, tc.format, tc.p, Options{}); !errors.Is(err, ErrInput) {
+		if err := Scatter(&bytes.Buffer{}, tc.format, tc.p, Style{}); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: error %v, want ErrInput", tc.name, err)
 		}
 	}
@@ -199,7 +199,7 @@ func BenchmarkScatter(b *testing.B) {
 				var size int
 				for b.Loop() {
 					var buf bytes.Buffer
-					if err := Scatter(&buf, format, p, Options{Title: "bench"}); err != nil {
+					if err := Scatter(&buf, format, p, Style{Title: "bench"}); err != nil {
 						b.Fatal(err)
 					}
 					size = buf.Len()
@@ -248,8 +248,8 @@ func TestScatterPlacedGolden(t *testing.T) {
 	q := placedPoints(p)
 	q.X[len(q.X)-1], q.Y[len(q.Y)-1] = 4, 4 // not far off: the golden image shows the map
 	var buf bytes.Buffer
-	o := Options{Title: "test placed", Subtitle: "150 points, 12 placed", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: "category",
-		Width: 12 * vg.Centimeter, Height: 9 * vg.Centimeter}
+	o := Style{Title: "test placed", Subtitle: "150 points, 12 placed", XLabel: "emb_0", YLabel: "emb_1", ColorLabel: "category",
+		Width: 12, Height: 9}
 	if err := Scatter(&buf, "png", onlyPlaced(p, q, "category", false), o); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func TestScatterPlacedSVG(t *testing.T) {
 	} {
 		pts := onlyPlaced(p, q, tc.keep, tc.bare)
 		var buf bytes.Buffer
-		if err := Scatter(&buf, "svg", pts, Options{Title: "placed", NoFontEmbedding: true}); err != nil {
+		if err := Scatter(&buf, "svg", pts, Style{Title: "placed", NoFontEmbedding: true}); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		s := buf.String()
@@ -303,7 +303,7 @@ func TestScatterPlacedSVG(t *testing.T) {
 		}
 		pts.PlacedLegend = "new rows"
 		buf.Reset()
-		if err := Scatter(&buf, "svg", pts, Options{NoFontEmbedding: true}); err != nil || !strings.Contains(buf.String(), ">new rows<") {
+		if err := Scatter(&buf, "svg", pts, Style{NoFontEmbedding: true}); err != nil || !strings.Contains(buf.String(), ">new rows<") {
 			t.Errorf("%s: PlacedLegend not shown (error %v)", tc.name, err)
 		}
 	}
@@ -331,7 +331,7 @@ func TestScatterPlacedErrors(t *testing.T) {
 		{"NaN placed point", with("", &Points{X: []float64{math.NaN()}, Y: []float64{0}})},
 		{"no placed points", with("", &Points{})},
 	} {
-		if err := Scatter(&bytes.Buffer{}, "svg", tc.p, Options{}); !errors.Is(err, ErrInput) {
+		if err := Scatter(&bytes.Buffer{}, "svg", tc.p, Style{}); !errors.Is(err, ErrInput) {
 			t.Errorf("%s: error %v, want ErrInput", tc.name, err)
 		}
 	}

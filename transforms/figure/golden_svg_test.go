@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"gonum.org/v1/plot/vg"
 )
 
 // marksPoints are 30 points in three ordered classes with every mark:
@@ -46,8 +44,8 @@ func TestMarksGolden(t *testing.T) {
 		}},
 	} {
 		var buf bytes.Buffer
-		o := Options{Title: tc.name, ColorLabel: "prognosis_class_after_treatment", Width: 12 * vg.Centimeter,
-			Height: 8 * vg.Centimeter, NoFontEmbedding: true}
+		o := Style{Title: tc.name, ColorLabel: "prognosis_class_after_treatment", Width: 12,
+			Height: 8, NoFontEmbedding: true}
 		if err := Scatter(&buf, "svg", tc.points(), o); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -10,13 +10,18 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // HeatMap draws the n×n row-major matrix d (e.g. distances, rows already
 // ordered by class) as an image in viridis, with lines between the groups
 // (group[i] is row i's class; consecutive equal values form a block) and
 // a colour bar. NaN cells are grey.
-func HeatMap(w io.Writer, format string, d []float64, n int, group []string, o Options) error {
+func HeatMap(w io.Writer, format string, d []float64, n int, group []string, o Style) error {
+	if err := transforms.Validate(&o); err != nil {
+		return err
+	}
 	if n < 1 || len(d) != n*n || (group != nil && len(group) != n) {
 		return fmt.Errorf("%w: %d values and %d groups for a %d×%d matrix", ErrInput, len(d), len(group), n, n)
 	}
@@ -44,7 +49,7 @@ func HeatMap(w io.Writer, format string, d []float64, n int, group []string, o O
 			img.SetNRGBA(j, i, c) // row i at the top
 		}
 	}
-	width, height := o.Width, o.Height
+	width, height := o.size()
 	if width == 0 {
 		width = 14 * vg.Centimeter
 	}

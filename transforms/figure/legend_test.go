@@ -40,7 +40,7 @@ func TestLegendTitle(t *testing.T) {
 			}
 		}
 		var buf bytes.Buffer
-		if err := Scatter(&buf, "svg", p, Options{ColorLabel: tc.label, NoFontEmbedding: true}); err != nil {
+		if err := Scatter(&buf, "svg", p, Style{ColorLabel: tc.label, NoFontEmbedding: true}); err != nil {
 			t.Fatal(err)
 		}
 		for _, l := range lines {

@@ -19,7 +19,7 @@ func TestScatterControl(t *testing.T) {
 		q := only(p, tc)
 		q.Control = control
 		var buf bytes.Buffer
-		if err := Scatter(&buf, "svg", q, Options{NoFontEmbedding: true}); err != nil {
+		if err := Scatter(&buf, "svg", q, Style{NoFontEmbedding: true}); err != nil {
 			t.Fatalf("%s: %v", tc, err)
 		}
 		svg := buf.String()
@@ -32,7 +32,7 @@ func TestScatterControl(t *testing.T) {
 	}
 	q := only(p, "category")
 	q.Control = control[:3]
-	if err := Scatter(&bytes.Buffer{}, "svg", q, Options{}); err == nil {
+	if err := Scatter(&bytes.Buffer{}, "svg", q, Style{}); err == nil {
 		t.Error("3 control flags for 150 points: no error")
 	}
 }

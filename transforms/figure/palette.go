@@ -1,10 +1,7 @@
 package figure
 
 import (
-	"fmt"
 	"image/color"
-	"slices"
-	"strings"
 
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -56,23 +53,5 @@ const (
 	PaletteCategorical Palette = "categorical"
 )
 
+// Values lists the palettes.
 func (Palette) Values() []string { return []string{"auto", "ordinal", "categorical"} }
-
-func (p Palette) MarshalText() ([]byte, error) {
-	if p == "" {
-		return []byte(PaletteAuto), nil
-	}
-	return []byte(p), nil
-}
-
-func (p *Palette) UnmarshalText(b []byte) error {
-	v := Palette(strings.ToLower(strings.TrimSpace(string(b))))
-	if v == "" {
-		v = PaletteAuto
-	}
-	if !slices.Contains(v.Values(), string(v)) {
-		return fmt.Errorf("palette %q: want auto, ordinal or categorical", b)
-	}
-	*p = v
-	return nil
-}

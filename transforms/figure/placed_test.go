@@ -124,7 +124,7 @@ func TestPointsWithPlaced(t *testing.T) {
 		if got := p.Placed.Soft != nil; got != tc.soft || (tc.soft && !slices.Equal(p.Placed.Classes, p.Classes)) {
 			t.Errorf("%s: placed soft labels %v (classes %v), want present %v", tc.name, p.Placed.Soft, p.Placed.Classes, tc.soft)
 		}
-		if err := Scatter(&strings.Builder{}, "svg", p, Options{}); err != nil {
+		if err := Scatter(&strings.Builder{}, "svg", p, Style{}); err != nil {
 			t.Errorf("%s: drawing: %v", tc.name, err)
 		}
 	}

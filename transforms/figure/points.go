@@ -14,12 +14,25 @@ import (
 	"github.com/ordinate/ordinate/transforms"
 )
 
-// Spec says which columns of a table a scatter plot draws.
+// Spec says which columns of a table a scatter plot draws. Its tagged
+// fields are options of the plot stage (Options embeds it); a Spec built in
+// code may leave them zero: X and Y "" are emb_0 and emb_1, ColorScale ""
+// is auto, OnInvalid "" is error.
 type Spec struct {
-	X, Y    string   // coordinate columns (default emb_0, emb_1)
-	Color   string   // colour column, or ""
-	Order   []string // category order for Color
-	Ordinal bool     // Order is an order of the levels: an ordered palette
+	X          string     `opt:"x" help:"column on the horizontal axis"`
+	Y          string     `opt:"y" help:"column on the vertical axis"`
+	Color      string     `opt:"color" help:"column to colour the points by"`
+	Order      []string   `opt:"order" help:"order of the colour categories, comma list"` // nil: none given
+	ColorScale ColorScale `opt:"color-scale" help:"how to read the colour column"`
+	// SoftLabels are soft-label columns (names and globs), instead of
+	// Color.
+	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
+	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"` // "": one panel
+	FacetOrder []string          `opt:"facet-order" help:"order of the panels, comma list"`
+	OnInvalid  arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a drawn column: error or drop the row"`
+
+	// Ordinal says Order is an order of the levels: an ordered palette.
+	Ordinal bool
 	// Control are the columns of control points' target coordinates
 	// (cKPCA, LSP): a row with all of them non-null is a control point.
 	Control []string
@@ -29,11 +42,6 @@ type Spec struct {
 	ControlIDColumn string
 	ControlIDs      map[string]bool
 	recorded        bool // Order is from the provenance: levels it lacks follow it
-	ColorScale      ColorScale
-	SoftLabels      []string // soft-label columns (names and globs), instead of Color
-	Facet           string   // facet column, or ""
-	FacetOrder      []string
-	OnInvalid       arrowio.OnInvalid
 }
 
 // ColorScale is how a colour column is read: auto (categories for text,
@@ -48,26 +56,8 @@ const (
 	ScaleContinuous  ColorScale = "continuous"
 )
 
+// Values lists the colour scales.
 func (ColorScale) Values() []string { return []string{"auto", "categorical", "continuous"} }
-
-func (s ColorScale) MarshalText() ([]byte, error) {
-	if s == "" {
-		return []byte(ScaleAuto), nil
-	}
-	return []byte(s), nil
-}
-
-func (s *ColorScale) UnmarshalText(b []byte) error {
-	v := ColorScale(strings.ToLower(strings.TrimSpace(string(b))))
-	if v == "" {
-		v = ScaleAuto
-	}
-	if !slices.Contains(v.Values(), string(v)) {
-		return fmt.Errorf("colour scale %q: want auto, categorical or continuous", b)
-	}
-	*s = v
-	return nil
-}
 
 // maxAutoCategories is the most distinct integer values that "auto" still
 // treats as categories (class labels such as 1, 2, 3).
@@ -159,15 +149,11 @@ func colourColumn(p *Points, a arrow.Array, s Spec) error {
 		numeric, integer = true, true
 	}
 	scale := s.ColorScale
-	switch scale {
-	case "", ScaleAuto:
+	if scale == "" || scale == ScaleAuto {
 		scale = ScaleCategorical
 		if numeric && !(integer && distinct(a) <= maxAutoCategories) {
 			scale = ScaleContinuous
 		}
-	case ScaleCategorical, ScaleContinuous:
-	default:
-		return transforms.Optionf("color-scale", "%q: want auto, categorical or continuous", s.ColorScale)
 	}
 	if scale == ScaleContinuous {
 		if !numeric {

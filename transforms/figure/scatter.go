@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // ErrInput reports points that cannot be drawn.
@@ -69,16 +70,32 @@ type Points struct {
 	UnmatchedLegend string
 }
 
-// Options are the texts and size of a figure.
-type Options struct {
-	Title, Subtitle string
-	XLabel, YLabel  string
-	ColorLabel      string
-	Width, Height   vg.Length // 0: 16 cm wide, height by the panels
+// Style is the texts and size of a figure: what Scatter, HeatMap and
+// DistanceHeatMap read. The plot stage's Options embed it: its title,
+// subtitle, width and height are the stage's options; the axis and colour
+// labels and the font embedding are the library's.
+type Style struct {
+	Title    string `opt:"title" help:"title (default: the stage from the table's provenance)"`
+	Subtitle string `opt:"subtitle" help:"subtitle (default: table, rows and key parameters)"`
+	// Width and Height are in cm; 0 is by the figure: a scatter plot 16 cm
+	// wide (5 cm per column of panels when that is wider) and 12 cm high
+	// (by the panels when there are several), a heat map 14 cm wide and
+	// 0.85 of its width high.
+	Width  float64 `opt:"width" range:"[0,)" help:"width in cm (0: by the figure, 16 cm or 5 cm per column of panels; a heat map 14 cm)"`
+	Height float64 `opt:"height" range:"[0,)" help:"height in cm (0: by the panels)"`
+
+	XLabel, YLabel string
+	ColorLabel     string
 	// NoFontEmbedding leaves the fonts out of an SVG (it then names
 	// "Liberation Sans"): for pages that hold many figures and set the font
 	// once in CSS.
 	NoFontEmbedding bool
+}
+
+// size returns the width and height of o as lengths (0 stays 0: by the
+// figure).
+func (o Style) size() (width, height vg.Length) {
+	return vg.Length(o.Width) * vg.Centimeter, vg.Length(o.Height) * vg.Centimeter
 }
 
 var glyphShapes = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.BoxGlyph{}, draw.PlusGlyph{}, draw.CrossGlyph{}, draw.RingGlyph{}}
@@ -216,7 +233,10 @@ func Levels(v, order []string) []string {
 
 // Scatter draws the points to w as "svg" or "png", and p.Placed, if set,
 // over them.
-func Scatter(w io.Writer, format string, p *Points, o Options) error {
+func Scatter(w io.Writer, format string, p *Points, o Style) error {
+	if err := transforms.Validate(&o); err != nil {
+		return err
+	}
 	n := len(p.X)
 	if err := checkXY(p, "point"); err != nil {
 		return err
@@ -300,7 +320,7 @@ func Scatter(w io.Writer, format string, p *Points, o Options) error {
 	groups, placed, names := facetGroups(p)
 	cols := int(math.Ceil(math.Sqrt(float64(len(groups)))))
 	rows := (len(groups) + cols - 1) / cols
-	width, height := o.Width, o.Height
+	width, height := o.size()
 	if width == 0 {
 		width = max(16*vg.Centimeter, vg.Length(cols)*5*vg.Centimeter)
 	}
@@ -517,7 +537,7 @@ func textStyle(size vg.Length) text.Style {
 
 // drawTitles draws the title and subtitle at the top and returns the
 // canvas below them.
-func drawTitles(dc draw.Canvas, o Options) draw.Canvas {
+func drawTitles(dc draw.Canvas, o Style) draw.Canvas {
 	top := dc.Max.Y - vg.Millimeter
 	mid := (dc.Min.X + dc.Max.X) / 2
 	for _, t := range []struct {

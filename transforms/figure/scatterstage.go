@@ -13,8 +13,8 @@ import (
 // when none) as the plot stage's scatter plot into buf: the colouring (its
 // own column, or a joined table's), the placed rows, and the marks of
 // control points and of objects an aspect never observed.
-func drawScatter(ctx context.Context, env *transforms.Env, opts *StageOptions, r arrowio.Reader, prov *arrowio.Provenance,
-	format string, fo Options, buf *bytes.Buffer) error {
+func drawScatter(ctx context.Context, env *transforms.Env, opts *Options, r arrowio.Reader, prov *arrowio.Provenance,
+	format string, fo Style, buf *bytes.Buffer) error {
 	kind := ""
 	if prov != nil {
 		kind = prov.Kind
@@ -23,8 +23,8 @@ func drawScatter(ctx context.Context, env *transforms.Env, opts *StageOptions, r
 	if kind == "" {
 		env.Log.Info("the table records no kind: drawing its columns " + opts.X + " and " + opts.Y)
 	}
-	spec := Spec{X: opts.X, Y: opts.Y, Color: opts.Color, Order: nilIfEmpty(opts.Order), ColorScale: opts.ColorScale,
-		SoftLabels: nilIfEmpty(opts.SoftLabels), Facet: opts.Facet, FacetOrder: nilIfEmpty(opts.FacetOrder), OnInvalid: opts.OnInvalid}
+	spec := opts.Spec
+	spec.Order, spec.SoftLabels, spec.FacetOrder = nilIfEmpty(spec.Order), nilIfEmpty(spec.SoftLabels), nilIfEmpty(spec.FacetOrder)
 	if kind == table.Maps && spec.Facet == "" {
 		spec.Facet = "aspect"
 	}

@@ -43,7 +43,7 @@ func TestStageJoin(t *testing.T) {
 	} {
 		defer tc.join.Release()
 		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": emb, "join": tc.join}, "out")
-		opts := Stage{}.NewOptions().(*StageOptions)
+		opts := Stage{}.NewOptions().(*Options)
 		opts.Color, opts.On = "grp", "label"
 		env := &transforms.Env{Tables: tables, Mem: mem}
 		if err := transforms.Run(context.Background(), Stage{}, opts, env); err != nil {

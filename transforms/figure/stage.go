@@ -5,11 +5,9 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
@@ -32,60 +30,44 @@ const (
 	FormatPNG  Format = "png"
 )
 
+// Values lists the figure formats.
 func (Format) Values() []string { return []string{"auto", "svg", "png"} }
 
-func (f Format) MarshalText() ([]byte, error) {
-	if f == "" {
-		return []byte(FormatAuto), nil
+// Options are the plot stage's options: the columns drawn (Spec), how
+// categories are coloured, the join, the texts and size (Style) and the
+// format. Start from DefaultOptions.
+type Options struct {
+	Spec
+	Palette Palette `opt:"palette" help:"colours of categories (auto: ordinal when their order is given or recorded, else categorical)"`
+	On      string  `opt:"on" help:"with join: the id column of both tables, or IN=JOIN (JOIN row: its row numbers)"`
+	Style
+	Format Format `opt:"format" help:"figure format (auto: by the output's extension)"`
+}
+
+// DefaultOptions returns the plot stage's defaults: emb_1 against emb_0,
+// colour scale and palette auto, 16 cm wide, height by the panels, the
+// format by the output's extension, an invalid value an error.
+func DefaultOptions() Options {
+	return Options{
+		Spec:    Spec{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, OnInvalid: arrowio.InvalidError},
+		Palette: PaletteAuto,
+		Style:   Style{Width: 16},
+		Format:  FormatAuto,
 	}
-	return []byte(f), nil
 }
 
-func (f *Format) UnmarshalText(b []byte) error {
-	v := Format(strings.ToLower(strings.TrimSpace(string(b))))
-	if !slices.Contains(v.Values(), string(v)) {
-		return fmt.Errorf("format %q: want auto, svg or png", b)
-	}
-	*f = v
-	return nil
-}
-
-// StageOptions are the plot stage's options.
-type StageOptions struct {
-	X          string            `opt:"x" help:"column on the horizontal axis"`
-	Y          string            `opt:"y" help:"column on the vertical axis"`
-	Color      string            `opt:"color" help:"column to colour the points by"`
-	Order      []string          `opt:"order" help:"order of the colour categories, comma list"`
-	ColorScale ColorScale        `opt:"color-scale" help:"how to read the colour column"`
-	Palette    Palette           `opt:"palette" help:"colours of categories: auto (ordinal when their order is given or recorded), ordinal or categorical"`
-	SoftLabels []string          `opt:"soft-labels" help:"soft-label columns (names and globs) whose weights mix the class colours"`
-	On         string            `opt:"on" help:"with join: the id column of both tables, or IN=JOIN (JOIN row: its row numbers)"`
-	Facet      string            `opt:"facet" help:"column with one panel per value (default for SCORE maps: aspect)"`
-	FacetOrder []string          `opt:"facet-order" help:"order of the panels, comma list"`
-	Title      string            `opt:"title" help:"title (default: the stage from the table's provenance)"`
-	Subtitle   string            `opt:"subtitle" help:"subtitle (default: table, rows and key parameters)"`
-	Width      float64           `opt:"width" help:"width in cm"`
-	Height     float64           `opt:"height" help:"height in cm (0: by the panels)"`
-	Format     Format            `opt:"format" help:"figure format (auto: by the output's extension)"`
-	OnInvalid  arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a drawn column: error or drop the row"`
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
+// Validate checks the rule that ties options together: one colouring.
+func (o *Options) Validate() error {
 	if o.Color != "" && len(o.SoftLabels) > 0 {
 		return transforms.Optionf("color", "give color or soft-labels, not both")
 	}
-	if o.Width <= 0 {
-		return transforms.Optionf("width", "%g: want a positive width in cm", o.Width)
-	}
-	if o.Height < 0 {
-		return transforms.Optionf("height", "%g: want 0 (by the panels) or a positive height in cm", o.Height)
-	}
 	return nil
 }
 
+// NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{X: "emb_0", Y: "emb_1", ColorScale: ScaleAuto, Palette: PaletteAuto, Width: 16, Format: FormatAuto, OnInvalid: arrowio.InvalidError}
+	o := DefaultOptions()
+	return &o
 }
 
 func (Stage) Info() transforms.Info {
@@ -157,7 +139,7 @@ grey ring, with a legend entry "not observed (N)". The maps table alone cannot s
 }
 
 // format resolves the figure format from the option and the output's path.
-func (o *StageOptions) format(env *transforms.Env) (string, error) {
+func (o *Options) format(env *transforms.Env) (string, error) {
 	path := ""
 	if pt, ok := env.Tables.(interface{ Path(string) string }); ok {
 		path = pt.Path("out")
@@ -180,7 +162,7 @@ func (o *StageOptions) format(env *transforms.Env) (string, error) {
 }
 
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*StageOptions)
+	opts := o.(*Options)
 	format, err := opts.format(env)
 	if err != nil {
 		return err
@@ -195,8 +177,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	if prov != nil {
 		kind = prov.Kind
 	}
-	fo := Options{Title: opts.Title, Subtitle: opts.Subtitle,
-		Width: vg.Length(opts.Width) * vg.Centimeter, Height: vg.Length(opts.Height) * vg.Centimeter}
+	fo := opts.Style // the titles from the table's provenance fill it
 	var buf bytes.Buffer
 	switch kind {
 	case table.DistancePairs:
@@ -252,7 +233,7 @@ func readPlaced(ctx context.Context, env *transforms.Env, schema *arrow.Schema, 
 	return PointsWithPlaced(f, q, spec)
 }
 
-func settitles(fo *Options, f *arrowio.Frame, prov *arrowio.Provenance) {
+func settitles(fo *Style, f *arrowio.Frame, prov *arrowio.Provenance) {
 	title, subtitle := Titles(f.Source.Path, int64(f.N)+f.Dropped, prov)
 	if fo.Title == "" {
 		fo.Title = title

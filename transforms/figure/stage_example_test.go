@@ -34,7 +34,7 @@ func ExampleStage() {
 	defer rec.Release()
 
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
-	opts := figure.Stage{}.NewOptions().(*figure.StageOptions)
+	opts := figure.Stage{}.NewOptions().(*figure.Options)
 	opts.Color = "label"
 	opts.Order = []string{"low", "mid", "high"}
 	env := &transforms.Env{Tables: tables}

@@ -48,7 +48,7 @@ func TestStagePlaced(t *testing.T) {
 			defer in.Release()
 		}
 		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": in, "placed": tc.placed}, "out")
-		opts := Stage{}.NewOptions().(*StageOptions)
+		opts := Stage{}.NewOptions().(*Options)
 		opts.Color = "label"
 		env := &transforms.Env{Tables: tables, Mem: mem}
 		err := transforms.Run(context.Background(), Stage{}, opts, env)

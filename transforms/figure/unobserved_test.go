@@ -72,14 +72,14 @@ func TestScatterUnobserved(t *testing.T) {
 		p.Unobserved[3*i] = true
 	}
 	var buf bytes.Buffer
-	if err := Scatter(&buf, "svg", p, Options{NoFontEmbedding: true}); err != nil {
+	if err := Scatter(&buf, "svg", p, Style{NoFontEmbedding: true}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), ">not observed (10)<") {
 		t.Error("no legend entry for the unobserved rows")
 	}
 	p.Unobserved = p.Unobserved[:5]
-	if err := Scatter(&bytes.Buffer{}, "svg", p, Options{}); err == nil {
+	if err := Scatter(&bytes.Buffer{}, "svg", p, Style{}); err == nil {
 		t.Error("5 observed flags for 150 points: no error")
 	}
 }

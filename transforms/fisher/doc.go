@@ -31,8 +31,10 @@
 // σ convention: the Gaussian is exp(−‖x − x_l‖²/(2σ²)). The paper prints
 // exp(−0.5‖·‖²/2σ²) in Eq. 4–6, but only the 2σ² kernel makes
 // J = E[bbᵀ]/σ⁴ the Fisher information of the Parzen posterior, so that is
-// the one used here. σ is required; callers usually derive it from a
-// perplexity (mean of per-point bandwidths σ_i = (2β_i)^−½).
+// the one used here. Distances and SparseDistances need σ > 0
+// (Options.Sigma); Fit, like the stage, derives it from a perplexity when
+// Sigma is 0 (mean of per-point bandwidths σ_i = (2β_i)^−½, times
+// SigmaScale).
 //
 // # Rules
 //
@@ -122,8 +124,11 @@
 // # Stage
 //
 // Stage is the fisher stage on the one stage contract (transforms.Stage):
-// StageOptions declares its options once (flags, help, defaults and the
-// provenance's params all come from it). It reads either a similarity table
+// Options declares its options once (flags, help, ranges, defaults and the
+// provenance's params all come from it), and the same struct, from
+// DefaultOptions, configures Distances, SparseDistances and Fit: each
+// value's range is checked once, by transforms.Validate, and what depends
+// on the data (neighbors and perplexity below N) by Fit. It reads either a similarity table
 // (role "similarity": long i, j, s with labels from role "labels", or
 // square, one numeric column per row in row order, with labels in the same
 // table or in "labels"), or a feature table (role "in") with Kernel linear
@@ -179,6 +184,7 @@
 // correction_applied, min_eigenvalue, max_eigenvalue and shift (sparse
 // correction), max_asymmetry (when
 // the input was not symmetric), fallbacks, long_steps, left_rule_asymmetry
-// (rule left, dense), kept_terms and dense_terms (sparse), gamma (rbf) and
-// classes.
+// (rule left, dense), kept_terms and dense_terms (sparse), gamma (rbf),
+// classes, and with Tile the rows of its blocks, tile_rows and
+// tile_columns.
 package fisher

@@ -1,17 +1,13 @@
 package fisher
 
-import (
-	"fmt"
+import "github.com/ordinate/ordinate/transforms"
 
-	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/transforms"
-)
-
-// Sentinel errors. Errors returned by Distances and SparseDistances wrap one
-// of them (test with errors.Is); errors about one entry of the input are
-// *transforms.DataError (arrowio.Error) naming the matrix ("s" or
-// "classes"), row and column. Each is of one of the two kinds hosts act on:
-// transforms.ErrInvalidData or transforms.ErrInvalidOption.
+// Sentinel errors. Errors about the input that Distances and
+// SparseDistances return wrap one of them (test with errors.Is); errors
+// about one entry of the input are *transforms.DataError (arrowio.Error)
+// naming the matrix ("s" or "classes"), row and column. All wrap
+// transforms.ErrInvalidData; errors about an option are
+// *transforms.OptionError (transforms.ErrInvalidOption) naming it.
 var (
 	ErrTooFew        = transforms.NewSentinel(transforms.ErrInvalidData, "too few points")
 	ErrLength        = transforms.NewSentinel(transforms.ErrInvalidData, "length mismatch")
@@ -19,16 +15,4 @@ var (
 	ErrAsymmetric    = transforms.NewSentinel(transforms.ErrInvalidData, "similarity matrix not symmetric")
 	ErrClassRange    = transforms.NewSentinel(transforms.ErrInvalidData, "class index out of range")
 	ErrTooFewClasses = transforms.NewSentinel(transforms.ErrInvalidData, "fewer than 2 classes present")
-	ErrOption        = transforms.NewSentinel(transforms.ErrInvalidOption, "invalid option")
 )
-
-func wrapf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("fisher: %w: "+format, append([]any{sentinel}, args...)...)
-}
-
-// inputError returns the error for the bad value at row, col of the input
-// named matrix ("s"; "classes" with col < 0): a *transforms.DataError that
-// wraps err.
-func inputError(matrix string, row, col int, err error) *transforms.DataError {
-	return arrowio.MatrixError(matrix, row, col, err)
-}

@@ -2,53 +2,10 @@ package fisher
 
 import (
 	"context"
-	"fmt"
 	"math"
+
+	"github.com/ordinate/ordinate/transforms"
 )
-
-// Rule selects the quadrature of the path integral.
-type Rule int
-
-const (
-	// Trapezoid is the symmetric rule: the mean of the two Left directions,
-	// (σ²T)⁻¹[½F(0) + Σ_{t=1}^{T−1} F(t/T) + ½F(1)].
-	Trapezoid Rule = iota
-	// Left is the paper's Eq. 3: J evaluated at the start of each segment,
-	// (σ²T)⁻¹ Σ_{t=0}^{T−1} F(t/T); d(i, j) ≠ d(j, i) in general.
-	Left
-)
-
-// String returns "trapezoid" or "left".
-func (r Rule) String() string {
-	switch r {
-	case Trapezoid:
-		return "trapezoid"
-	case Left:
-		return "left"
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
-}
-
-// DefaultSteps is the number of path segments T when Options.Steps is 0.
-const DefaultSteps = 10
-
-// Options configures Distances and SparseDistances.
-type Options struct {
-	Sigma            float64 // Parzen bandwidth σ of exp(−‖x−x_l‖²/(2σ²)); required, > 0
-	Steps            int     // path segments T; 0 means DefaultSteps
-	Rule             Rule    // Trapezoid (default) or Left
-	ExcludeEndpoints bool    // leave-pair-out: drop l = i and l = j from the Parzen sums of (i, j)
-	Neighbors        int     // K for SparseDistances; must be 0 for Distances
-	Threads          int     // ≤ 0: GOMAXPROCS
-	// Pairs, if not nil, restricts Distances to the unordered pairs {a, b}
-	// for which it returns true (see PathParams.Pairs); the other entries
-	// of the result are meaningless.
-	Pairs func(a, b int) bool
-	// Progress, if not nil, receives the work done and its total (pairs
-	// i < j for Distances, rows for SparseDistances). Calls come from worker
-	// goroutines but never concurrently, with done increasing; keep it fast.
-	Progress func(done, total int64)
-}
 
 // Stats describes a computation.
 type Stats struct {
@@ -74,36 +31,19 @@ type Stats struct {
 	KeptTerms, DenseTerms int64
 }
 
-// steps resolves the default.
-func (o Options) steps() int {
-	if o.Steps == 0 {
-		return DefaultSteps
-	}
-	return o.Steps
-}
-
 // validate checks the inputs shared by both entry points.
 func validate(ctx context.Context, s []float64, n int, classes []int, k int, o Options) error {
 	if n < 2 {
-		return wrapf(ErrTooFew, "n = %d, need at least 2", n)
+		return transforms.Errorf(ErrTooFew, "n = %d, need at least 2", n)
 	}
 	if o.ExcludeEndpoints && n < 3 {
-		return wrapf(ErrTooFew, "n = %d, need at least 3 with ExcludeEndpoints", n)
+		return transforms.Errorf(ErrTooFew, "n = %d, need at least 3 with ExcludeEndpoints", n)
 	}
 	if len(s) != n*n {
-		return wrapf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
+		return transforms.Errorf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
 	}
 	if len(classes) != n {
-		return wrapf(ErrLength, "len(classes) = %d, want n = %d", len(classes), n)
-	}
-	if !(o.Sigma > 0) || math.IsInf(o.Sigma, 1) {
-		return wrapf(ErrOption, "Sigma = %v, want finite > 0", o.Sigma)
-	}
-	if o.steps() < 1 {
-		return wrapf(ErrOption, "Steps = %d, want ≥ 1", o.Steps)
-	}
-	if o.Rule != Trapezoid && o.Rule != Left {
-		return wrapf(ErrOption, "unknown rule %d", int(o.Rule))
+		return transforms.Errorf(ErrLength, "len(classes) = %d, want n = %d", len(classes), n)
 	}
 	for i := range n {
 		if i%64 == 0 && ctx.Err() != nil {
@@ -112,21 +52,21 @@ func validate(ctx context.Context, s []float64, n int, classes []int, k int, o O
 		for j := range n {
 			v := s[i*n+j]
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return inputError("s", i, j, ErrNonFinite)
+				return transforms.MatrixErrorf("s", i, j, ErrNonFinite, "%v", v)
 			}
 			if j < i && v != s[j*n+i] {
-				return inputError("s", i, j, fmt.Errorf("%w: %v vs %v", ErrAsymmetric, v, s[j*n+i]))
+				return transforms.MatrixErrorf("s", i, j, ErrAsymmetric, "%v vs %v", v, s[j*n+i])
 			}
 		}
 	}
 	if k < 1 {
-		return wrapf(ErrOption, "k = %d classes", k)
+		return transforms.Errorf(ErrTooFewClasses, "k = %d classes", k)
 	}
 	seen := make([]bool, k)
 	present := 0
 	for i, c := range classes {
 		if c < 0 || c >= k {
-			return inputError("classes", i, -1, fmt.Errorf("%w: %d not in [0, %d)", ErrClassRange, c, k))
+			return transforms.MatrixErrorf("classes", i, -1, ErrClassRange, "%d not in [0, %d)", c, k)
 		}
 		if !seen[c] {
 			seen[c] = true
@@ -134,36 +74,56 @@ func validate(ctx context.Context, s []float64, n int, classes []int, k int, o O
 		}
 	}
 	if present < 2 {
-		return wrapf(ErrTooFewClasses, "%d class present", present)
+		return transforms.Errorf(ErrTooFewClasses, "%d class present", present)
+	}
+	return nil
+}
+
+// checkSigma refuses σ = 0, which only Fit resolves (from the perplexity).
+func checkSigma(o Options) error {
+	if o.Sigma == 0 {
+		return transforms.Optionf("sigma", "0: want σ > 0 (Fit derives σ from the perplexity; Distances and SparseDistances need it given)")
 	}
 	return nil
 }
 
 func params(o Options) PathParams {
 	return PathParams{
-		Sigma: o.Sigma, Steps: o.steps(), ExcludeEndpoints: o.ExcludeEndpoints,
+		Sigma: o.Sigma, Steps: o.Steps, ExcludeEndpoints: o.ExcludeEndpoints,
 		Threads: o.Threads, Progress: o.Progress, Pairs: o.Pairs,
 	}
 }
 
 func newStats(o Options) *Stats {
-	return &Stats{Sigma: o.Sigma, Steps: o.steps(), Rule: o.Rule, ExcludeEndpoints: o.ExcludeEndpoints, Neighbors: o.Neighbors}
+	return &Stats{Sigma: o.Sigma, Steps: o.Steps, Rule: o.Rule, ExcludeEndpoints: o.ExcludeEndpoints, Neighbors: o.Neighbors}
 }
 
 // Distances returns the n×n row-major matrix of Fisher path lengths between
 // all points of the corrected symmetric kernel s (n×n, row-major) with class
 // labels classes[i] ∈ [0, k); the diagonal is 0. With the Trapezoid rule
 // the matrix is symmetric bit for bit. See the package documentation for
-// the definition and conventions. Options.Neighbors must be 0 (use
-// SparseDistances). Invalid input returns an error wrapping one of the
-// sentinel errors; a cancelled ctx returns ctx.Err().
+// the definition and conventions. Start o from DefaultOptions: o.Sigma
+// must be > 0 and o.Neighbors 0 (use SparseDistances). An invalid option
+// returns a *transforms.OptionError naming it, invalid input an error
+// wrapping one of the sentinel errors; a cancelled ctx returns ctx.Err().
 func Distances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) ([]float64, *Stats, error) {
-	if err := validate(ctx, s, n, classes, k, o); err != nil {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, nil, err
+	}
+	if err := checkSigma(o); err != nil {
 		return nil, nil, err
 	}
 	if o.Neighbors != 0 {
-		return nil, nil, wrapf(ErrOption, "Neighbors = %d: use SparseDistances", o.Neighbors)
+		return nil, nil, transforms.Optionf("neighbors", "%d: Distances computes all pairs (use SparseDistances)", o.Neighbors)
 	}
+	if err := validate(ctx, s, n, classes, k, o); err != nil {
+		return nil, nil, err
+	}
+	return distances(ctx, s, n, classes, k, o)
+}
+
+// distances is Distances on checked options and input.
+func distances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) ([]float64, *Stats, error) {
 	st := newStats(o)
 	f0 := make([]float64, n*n)
 	mid := make([]float64, n*n)
@@ -172,7 +132,7 @@ func Distances(ctx context.Context, s []float64, n int, classes []int, k int, o 
 		return nil, nil, err
 	}
 	st.Fallbacks = fb
-	T := o.steps()
+	T := o.Steps
 	scale := 1 / (o.Sigma * o.Sigma * float64(T))
 	dist := mid // reuse: each entry is read before it is written
 	var maxD, maxAsym float64
@@ -221,21 +181,34 @@ func longSteps(s []float64, n, T int, sigma float64) int64 {
 // as described in the package documentation. With the Left rule the path
 // runs from i to the neighbour. It requires 1 ≤ K ≤ n−1 and a positive
 // semi-definite s (the truncation bound uses the triangle inequality).
+// Start o from DefaultOptions: o.Sigma must be > 0. Errors are as for
+// Distances.
 func SparseDistances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) (idx []int32, dist []float64, st *Stats, err error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := checkSigma(o); err != nil {
+		return nil, nil, nil, err
+	}
+	if K := o.Neighbors; K < 1 || K > n-1 {
+		return nil, nil, nil, transforms.Optionf("neighbors", "%d: SparseDistances needs 1 ≤ K < N = %d", K, n)
+	}
 	if err := validate(ctx, s, n, classes, k, o); err != nil {
 		return nil, nil, nil, err
 	}
+	return sparseDistances(ctx, s, n, classes, k, o)
+}
+
+// sparseDistances is SparseDistances on checked options and input.
+func sparseDistances(ctx context.Context, s []float64, n int, classes []int, k int, o Options) (idx []int32, dist []float64, st *Stats, err error) {
 	K := o.Neighbors
-	if K < 1 || K > n-1 {
-		return nil, nil, nil, wrapf(ErrOption, "Neighbors = %d, want 1…%d", K, n-1)
-	}
 	r, err := SparsePathSums(ctx, s, n, classes, k, K, params(o))
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	st = newStats(o)
 	st.KeptTerms, st.DenseTerms, st.Fallbacks = r.Kept, r.Dense, r.Fallbacks
-	T := o.steps()
+	T := o.Steps
 	scale := 1 / (o.Sigma * o.Sigma * float64(T))
 	dist = r.Mid
 	lim := o.Sigma * float64(T)

@@ -65,7 +65,7 @@ func BenchmarkFisher(b *testing.B) {
 			c0 := cpuSeconds()
 			start := time.Now()
 			for b.Loop() {
-				if _, _, err := Distances(context.Background(), s, n, cls, 5, Options{Sigma: 0.3}); err != nil {
+				if _, _, err := Distances(context.Background(), s, n, cls, 5, sigmaOptions(0.3)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -100,8 +100,10 @@ func BenchmarkFisherSparse(b *testing.B) {
 	b.ResetTimer()
 	c0 := cpuSeconds()
 	defer func() { b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op") }()
+	o := sigmaOptions(sigma)
+	o.Neighbors = 90
 	for b.Loop() {
-		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, Options{Sigma: sigma, Neighbors: 90})
+		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, o)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -123,8 +125,10 @@ func BenchmarkFisherSparseHuge(b *testing.B) {
 	b.ResetTimer()
 	c0 := cpuSeconds()
 	defer func() { b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op") }()
+	o := sigmaOptions(sigma)
+	o.Neighbors = 90
 	for b.Loop() {
-		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, Options{Sigma: sigma, Neighbors: 90})
+		_, _, st, err := SparseDistances(context.Background(), s, n, cls, 5, o)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -24,7 +24,9 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	d, st, err := fisher.Distances(context.Background(), s, n, classes, 2, fisher.Options{Sigma: 1})
+	o := fisher.DefaultOptions()
+	o.Sigma = 1
+	d, st, err := fisher.Distances(context.Background(), s, n, classes, 2, o)
 	if err != nil {
 		panic(err)
 	}

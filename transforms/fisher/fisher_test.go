@@ -11,6 +11,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // linearKernel returns S = XXᵀ for n random points in dim dimensions with
@@ -136,7 +137,9 @@ func TestDistancesExactLinearKernel(t *testing.T) {
 		{"left excl", Left, true, 1.3, 7},
 		{"left T=1", Left, false, 0.9, 1},
 	} {
-		dist, st, err := Distances(context.Background(), s, n, cls, k, Options{Sigma: tc.sigma, Steps: tc.T, Rule: tc.rule, ExcludeEndpoints: tc.excl})
+		o := sigmaOptions(tc.sigma)
+		o.Steps, o.Rule, o.ExcludeEndpoints = tc.T, tc.rule, tc.excl
+		dist, st, err := Distances(context.Background(), s, n, cls, k, o)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -166,7 +169,8 @@ func TestDistancesExactLinearKernel(t *testing.T) {
 func TestTrapezoidIsMeanOfLeft(t *testing.T) {
 	const n, dim, k = 25, 4, 3
 	_, s, cls := linearKernel(n, dim, k, 2)
-	o := Options{Sigma: 1, Steps: 5}
+	o := sigmaOptions(1)
+	o.Steps = 5
 	trap, st, err := Distances(context.Background(), s, n, cls, k, o)
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +210,9 @@ func TestConvergenceInSteps(t *testing.T) {
 	_, s, cls := linearKernel(n, dim, k, 3)
 	d := map[int][]float64{}
 	for _, T := range []int{2, 20, 40} {
-		v, _, err := Distances(context.Background(), s, n, cls, k, Options{Sigma: 1.2, Steps: T})
+		o := sigmaOptions(1.2)
+		o.Steps = T
+		v, _, err := Distances(context.Background(), s, n, cls, k, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +240,9 @@ func TestDistancesThreadsIdentical(t *testing.T) {
 	_, s, cls := linearKernel(n, dim, k, 4)
 	var ref []float64
 	for _, th := range []int{1, 2, 3} {
-		d, _, err := Distances(context.Background(), s, n, cls, k, Options{Sigma: 0.8, Steps: 4, Rule: Left, Threads: th})
+		o := sigmaOptions(0.8)
+		o.Steps, o.Rule, o.Threads = 4, Left, th
+		d, _, err := Distances(context.Background(), s, n, cls, k, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -278,7 +286,8 @@ func TestTinySigma(t *testing.T) {
 		}
 	}
 	for _, excl := range []bool{false, true} {
-		o := Options{Sigma: sigma, Steps: 4, Rule: Left, ExcludeEndpoints: excl}
+		o := sigmaOptions(sigma)
+		o.Steps, o.Rule, o.ExcludeEndpoints = 4, Left, excl
 		d, st, err := Distances(context.Background(), s, n, cls, k, o)
 		if err != nil {
 			t.Fatal(err)
@@ -320,7 +329,8 @@ func TestSparseMatchesDense(t *testing.T) {
 		{Trapezoid, false, 8}, {Left, false, 8}, {Trapezoid, true, 8}, {Left, true, 1}, {Trapezoid, false, 1},
 	} {
 		name := fmt.Sprintf("%v excl=%v K=%d", tc.rule, tc.excl, tc.K)
-		o := Options{Sigma: 0.3, Steps: 6, Rule: tc.rule, ExcludeEndpoints: tc.excl}
+		o := sigmaOptions(0.3)
+		o.Steps, o.Rule, o.ExcludeEndpoints = 6, tc.rule, tc.excl
 		dense, _, err := Distances(context.Background(), s, n, cls, k, o)
 		if err != nil {
 			t.Fatal(err)
@@ -344,7 +354,7 @@ func TestSparseMatchesDense(t *testing.T) {
 
 func TestValidation(t *testing.T) {
 	_, s, cls := linearKernel(5, 2, 2, 7)
-	good := Options{Sigma: 1}
+	good := sigmaOptions(1)
 	bad := func(f func([]float64, []int, *Options)) ([]float64, []int, Options) {
 		s2 := append([]float64(nil), s...)
 		c2 := append([]int(nil), cls...)
@@ -353,20 +363,24 @@ func TestValidation(t *testing.T) {
 		return s2, c2, o
 	}
 	cases := []struct {
-		name string
-		n    int
-		f    func([]float64, []int, *Options)
-		want error
-		pos  *arrowio.Error // Matrix, Row and Column; nil when not positional
+		name   string
+		n      int
+		f      func([]float64, []int, *Options)
+		want   error
+		option string         // the option an OptionError names, "" for input errors
+		pos    *arrowio.Error // Matrix, Row and Column; nil when not positional
 	}{
-		{"sigma 0", 5, func(_ []float64, _ []int, o *Options) { o.Sigma = 0 }, ErrOption, nil},
-		{"steps -1", 5, func(_ []float64, _ []int, o *Options) { o.Steps = -1 }, ErrOption, nil},
-		{"neighbors in dense", 5, func(_ []float64, _ []int, o *Options) { o.Neighbors = 2 }, ErrOption, nil},
-		{"NaN", 5, func(s []float64, _ []int, _ *Options) { s[7] = math.NaN() }, ErrNonFinite, arrowio.MatrixError("s", 1, 2, nil)},
-		{"asymmetric", 5, func(s []float64, _ []int, _ *Options) { s[1*5+3] += 1 }, ErrAsymmetric, arrowio.MatrixError("s", 3, 1, nil)},
-		{"class range", 5, func(_ []float64, c []int, _ *Options) { c[4] = 2 }, ErrClassRange, arrowio.MatrixError("classes", 4, -1, nil)},
-		{"one class", 5, func(_ []float64, c []int, _ *Options) { clear(c) }, ErrTooFewClasses, nil},
-		{"length", 4, func([]float64, []int, *Options) {}, ErrLength, nil},
+		{"sigma 0", 5, func(_ []float64, _ []int, o *Options) { o.Sigma = 0 }, transforms.ErrInvalidOption, "sigma", nil},
+		{"sigma -1", 5, func(_ []float64, _ []int, o *Options) { o.Sigma = -1 }, transforms.ErrInvalidOption, "sigma", nil},
+		{"steps -1", 5, func(_ []float64, _ []int, o *Options) { o.Steps = -1 }, transforms.ErrInvalidOption, "steps", nil},
+		{"steps 0", 5, func(_ []float64, _ []int, o *Options) { o.Steps = 0 }, transforms.ErrInvalidOption, "steps", nil},
+		{"rule zero value", 5, func(_ []float64, _ []int, o *Options) { o.Rule = "" }, transforms.ErrInvalidOption, "rule", nil},
+		{"neighbors in dense", 5, func(_ []float64, _ []int, o *Options) { o.Neighbors = 2 }, transforms.ErrInvalidOption, "neighbors", nil},
+		{"NaN", 5, func(s []float64, _ []int, _ *Options) { s[7] = math.NaN() }, ErrNonFinite, "", arrowio.MatrixError("s", 1, 2, nil)},
+		{"asymmetric", 5, func(s []float64, _ []int, _ *Options) { s[1*5+3] += 1 }, ErrAsymmetric, "", arrowio.MatrixError("s", 3, 1, nil)},
+		{"class range", 5, func(_ []float64, c []int, _ *Options) { c[4] = 2 }, ErrClassRange, "", arrowio.MatrixError("classes", 4, -1, nil)},
+		{"one class", 5, func(_ []float64, c []int, _ *Options) { clear(c) }, ErrTooFewClasses, "", nil},
+		{"length", 4, func([]float64, []int, *Options) {}, ErrLength, "", nil},
 	}
 	for _, tc := range cases {
 		s2, c2, o := bad(tc.f)
@@ -375,6 +389,10 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
 			continue
 		}
+		var oe *transforms.OptionError
+		if isOpt := errors.As(err, &oe); isOpt != (tc.option != "") || isOpt && oe.Option != tc.option {
+			t.Errorf("%s: err = %v, want an option error on %q", tc.name, err, tc.option)
+		}
 		var ie *arrowio.Error
 		if isPos := errors.As(err, &ie); isPos != (tc.pos != nil) {
 			t.Errorf("%s: err = %v, positional %v, want %v", tc.name, err, isPos, tc.pos != nil)
@@ -382,10 +400,17 @@ func TestValidation(t *testing.T) {
 			t.Errorf("%s: err = %v, want position %q (%d, %q)", tc.name, err, tc.pos.Matrix, tc.pos.Row, tc.pos.Column)
 		}
 	}
-	if _, _, _, err := SparseDistances(context.Background(), s, 5, cls, 2, Options{Sigma: 1, Neighbors: 5}); !errors.Is(err, ErrOption) {
-		t.Errorf("sparse K = n: err = %v", err)
+	for _, K := range []int{0, 5} {
+		o := sigmaOptions(1)
+		o.Neighbors = K
+		var oe *transforms.OptionError
+		if _, _, _, err := SparseDistances(context.Background(), s, 5, cls, 2, o); !errors.As(err, &oe) || oe.Option != "neighbors" {
+			t.Errorf("sparse K = %d of n = 5: err = %v, want an option error on neighbors", K, err)
+		}
 	}
-	if _, _, err := Distances(context.Background(), s[:4], 2, cls[:2], 2, Options{Sigma: 1, ExcludeEndpoints: true}); !errors.Is(err, ErrTooFew) {
+	o := sigmaOptions(1)
+	o.ExcludeEndpoints = true
+	if _, _, err := Distances(context.Background(), s[:4], 2, cls[:2], 2, o); !errors.Is(err, ErrTooFew) {
 		t.Errorf("n = 2 with ExcludeEndpoints: err = %v", err)
 	}
 }
@@ -461,7 +486,9 @@ func TestAuralSonarGolden(t *testing.T) {
 		{0.306, false, 0}, {0.612, false, 15}, {1.224, false, 13},
 		{0.306, true, 18}, {0.612, true, 16}, {1.224, true, 19},
 	} {
-		d, _, err := Distances(context.Background(), s, n, cls, 2, Options{Sigma: g.sigma, ExcludeEndpoints: g.excl})
+		o := sigmaOptions(g.sigma)
+		o.ExcludeEndpoints = g.excl
+		d, _, err := Distances(context.Background(), s, n, cls, 2, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -481,12 +508,14 @@ func TestProgress(t *testing.T) {
 	_, s, cls := linearKernel(n, dim, k, 8)
 	for _, sparse := range []bool{false, true} {
 		var last, total int64
-		o := Options{Sigma: 1, Steps: 3, Threads: 2, Progress: func(done, tot int64) {
+		o := sigmaOptions(1)
+		o.Steps, o.Threads = 3, 2
+		o.Progress = func(done, tot int64) {
 			if done <= last {
 				t.Errorf("sparse %v: progress %d after %d", sparse, done, last)
 			}
 			last, total = done, tot
-		}}
+		}
 		var err error
 		want := int64(n * (n - 1) / 2)
 		if sparse {
@@ -503,6 +532,13 @@ func TestProgress(t *testing.T) {
 			t.Errorf("sparse %v: final progress %d of %d, want %d of %d", sparse, last, total, want, want)
 		}
 	}
+}
+
+// sigmaOptions returns DefaultOptions with σ = sigma.
+func sigmaOptions(sigma float64) Options {
+	o := DefaultOptions()
+	o.Sigma = sigma
+	return o
 }
 
 // linearGram is the linear kernel of the n points x (n×dim): s_ij = ⟨x_i, x_j⟩.

@@ -24,23 +24,30 @@ type FitResult struct {
 // Fit is the stage's computation on a similarity matrix s (n×n row-major,
 // modified in place: symmetrised and corrected) with class indices in
 // [0, k): the corrected kernel distances (metric kernel) or the Fisher path
-// lengths, with the options of o. It reports its phases to prog (nil: none)
-// and uses up to threads goroutines (≤ 0: all cores). Errors about options
-// are *transforms.OptionError; errors about the data wrap
-// transforms.ErrInvalidData.
-func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *StageOptions, threads int, prog transforms.Progress) (*FitResult, error) {
-	if err := o.Validate(); err != nil {
+// lengths, with the options of o (start from DefaultOptions). It reports
+// its phases to prog (nil: none), and the pair distances' progress also to
+// o.Progress if set; it uses up to o.Threads goroutines (≤ 0: all cores).
+// Errors about options are *transforms.OptionError; errors about the data
+// wrap transforms.ErrInvalidData.
+func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o Options, prog transforms.Progress) (*FitResult, error) {
+	if err := transforms.Validate(&o); err != nil {
 		return nil, err
 	}
+	return fit(ctx, s, n, classes, k, o, prog)
+}
+
+// fit is Fit on validated options.
+func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Options, prog transforms.Progress) (*FitResult, error) {
+	threads := o.Threads
 	if prog == nil {
 		prog = transforms.NoProgress{}
 	}
 	if len(s) != n*n {
-		return nil, wrapf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
+		return nil, transforms.Errorf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
 	}
 	for q, v := range s {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, inputError("s", q/n, q%n, ErrNonFinite)
+			return nil, transforms.MatrixErrorf("s", q/n, q%n, ErrNonFinite, "%v", v)
 		}
 		if q%(1<<20) == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -59,12 +66,12 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 		res.Figures["max_asymmetry"] = asym
 	}
 	if o.Neighbors > 0 && (o.Kernel != NoKernel || n > SparseEigenLimit) {
-		if err := sparseCorrection(ctx, res, s, n, o, threads, prog); err != nil {
+		if err := sparseCorrection(ctx, res, s, n, o, prog); err != nil {
 			return nil, err
 		}
 	} else {
 		prog.Start("eigendecomposition", 0)
-		neg, err := kernels.CorrectSpectrumContext(ctx, s, s, n, kernels.Correction(o.Correction), threads)
+		neg, err := kernels.CorrectSpectrumContext(ctx, s, s, n, o.Correction.spectrum(), threads)
 		prog.Finish()
 		if err != nil {
 			return nil, err
@@ -80,13 +87,13 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 		return nil, err
 	}
 	if o.Metric == MetricKernel {
-		return kernelDistances(ctx, res, d2, n, o, threads, prog)
+		return kernelDistances(ctx, res, d2, n, o, prog)
 	}
 
 	sigma := o.Sigma
 	if sigma == 0 {
-		if !(o.Perplexity >= 1 && o.Perplexity < float64(n-1)) {
-			return nil, transforms.Optionf("perplexity", "%g must be at least 1 and below N − 1 = %d", o.Perplexity, n-1)
+		if !(o.Perplexity < float64(n-1)) {
+			return nil, transforms.Optionf("perplexity", "%g must be below N − 1 = %d", o.Perplexity, n-1)
 		}
 		beta := make([]float64, n)
 		prog.Start("bandwidths", int64(n))
@@ -101,17 +108,31 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 			sum += 1 / math.Sqrt(2*b)
 		}
 		sigma = sum / float64(n) * o.SigmaScale
+		if !(sigma > 0) || math.IsInf(sigma, 0) {
+			return nil, transforms.Optionf("sigma", "the mean perplexity bandwidth times sigma-scale is %g: want a finite σ > 0 (give sigma)", sigma)
+		}
 	}
 	d2 = nil // the path sums build their own tables: let the GC have this one
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
 	var last atomic.Int64 // Progress reports cumulative counts from worker goroutines
-	fo := Options{Sigma: sigma, Steps: o.Steps, Rule: o.Rule, ExcludeEndpoints: o.ExcludeEndpoints,
-		Neighbors: o.Neighbors, Threads: threads, Pairs: o.Tile.pairs(n),
-		Progress: func(done, total int64) { prog.Add(done - last.Swap(done)) }}
+	fo := o
+	fo.Sigma = sigma
+	if !o.Tile.IsZero() {
+		fo.Pairs = o.Tile.pairs(n)
+	}
+	fo.Progress = func(done, total int64) {
+		prog.Add(done - last.Swap(done))
+		if o.Progress != nil {
+			o.Progress(done, total)
+		}
+	}
+	if err := validate(ctx, s, n, classes, k, fo); err != nil {
+		return nil, err
+	}
 	if o.Neighbors > 0 {
 		prog.Start("pair distances", int64(n)) // rows
-		idx, dist, st, err := SparseDistances(ctx, s, n, classes, k, fo)
+		idx, dist, st, err := sparseDistances(ctx, s, n, classes, k, fo)
 		prog.Finish()
 		if err != nil {
 			return nil, err
@@ -121,7 +142,7 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o *Stage
 		return res, nil
 	}
 	prog.Start("pair distances", int64(n)*int64(n-1)/2) // pairs i < j
-	dist, st, err := Distances(ctx, s, n, classes, k, fo)
+	dist, st, err := distances(ctx, s, n, classes, k, fo)
 	prog.Finish()
 	if err != nil {
 		return nil, err
@@ -154,17 +175,17 @@ const psdTol = 1e-8
 // bound) to the diagonal, which is exactly U(Λ − λ_min)Uᵀ, none uses it as
 // it is with a warning, and clip and flip, which need every negative
 // eigenpair, are refused with an option error that says what to do.
-func sparseCorrection(ctx context.Context, res *FitResult, s []float64, n int, o *StageOptions, threads int, prog transforms.Progress) error {
-	corr := kernels.Correction(o.Correction)
+func sparseCorrection(ctx context.Context, res *FitResult, s []float64, n int, o Options, prog transforms.Progress) error {
+	corr := o.Correction
 	if prog == nil {
 		prog = transforms.NoProgress{}
 	}
 	if o.Kernel != NoKernel {
-		res.Figures["correction_applied"] = "none (a " + o.Kernel.String() + " kernel matrix is positive semi-definite)"
+		res.Figures["correction_applied"] = "none (a " + string(o.Kernel) + " kernel matrix is positive semi-definite)"
 		return nil
 	}
 	prog.Start("extreme eigenvalues", 0)
-	ex, err := kernels.ExtremeEigenvalues(ctx, s, n, 0, threads)
+	ex, err := kernels.ExtremeEigenvalues(ctx, s, n, 0, o.Threads)
 	prog.Finish()
 	if err != nil {
 		return err
@@ -176,13 +197,13 @@ func sparseCorrection(ctx context.Context, res *FitResult, s []float64, n int, o
 		return nil
 	}
 	switch corr {
-	case kernels.None:
+	case CorrectNone:
 		res.Figures["correction_applied"] = "none"
 		res.Warnings = append(res.Warnings, fmt.Sprintf(
 			"the similarity matrix is indefinite (smallest eigenvalue about %.4g, largest %.4g) and correction none uses it as it is: "+
 				"kernel distances are clamped at 0, and the sparse truncation bound, which assumes a positive semi-definite matrix, does not hold", ex.Min, ex.Max))
 		return nil
-	case kernels.Shift:
+	case CorrectShift:
 		shift := -ex.Min + ex.MinResidual
 		for i := range n {
 			s[i*n+i] += shift
@@ -217,7 +238,7 @@ func (res *FitResult) noteStats(st *Stats) {
 
 // kernelDistances returns the plain distances of the corrected kernel,
 // √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ): the "original" metric the paper compares with.
-func kernelDistances(ctx context.Context, res *FitResult, d2 []float64, n int, o *StageOptions, threads int, prog transforms.Progress) (*FitResult, error) {
+func kernelDistances(ctx context.Context, res *FitResult, d2 []float64, n int, o Options, prog transforms.Progress) (*FitResult, error) {
 	for q, v := range d2 {
 		d2[q] = math.Sqrt(v)
 	}
@@ -229,7 +250,7 @@ func kernelDistances(ctx context.Context, res *FitResult, d2 []float64, n int, o
 	res.Idx = make([]int32, n*res.K)
 	res.Dist = make([]float64, n*res.K)
 	prog.Start("neighbours", int64(n))
-	err := kernels.KNNFromDistances(ctx, res.Idx, res.Dist, d2, n, res.K, threads)
+	err := kernels.KNNFromDistances(ctx, res.Idx, res.Dist, d2, n, res.K, o.Threads)
 	prog.Add(int64(n))
 	prog.Finish()
 	if err != nil {

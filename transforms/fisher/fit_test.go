@@ -18,10 +18,10 @@ func TestFit(t *testing.T) {
 	const n = 40
 	base, classes := synth.IndefiniteSimilarity(rand.New(rand.NewPCG(3, 4)), n, 2, 0.2)
 	fresh := func() []float64 { return append([]float64(nil), base...) }
-	opts := func(set func(o *StageOptions)) *StageOptions {
-		o := NewStageOptions()
+	opts := func(set func(o *Options)) Options {
+		o := DefaultOptions()
 		if set != nil {
-			set(o)
+			set(&o)
 		}
 		return o
 	}
@@ -33,11 +33,11 @@ func TestFit(t *testing.T) {
 	sym := fresh()
 	sym[1] += 0.05
 	sym[n] += 0.05
-	a, err := Fit(ctx, asym, n, classes, 2, opts(nil), 0, nil)
+	a, err := Fit(ctx, asym, n, classes, 2, opts(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Fit(ctx, sym, n, classes, 2, opts(nil), 0, nil)
+	b, err := Fit(ctx, sym, n, classes, 2, opts(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,11 +58,11 @@ func TestFit(t *testing.T) {
 		}
 	}
 	// σ from perplexity scales with sigma-scale.
-	one, err := Fit(ctx, fresh(), n, classes, 2, opts(nil), 0, nil)
+	one, err := Fit(ctx, fresh(), n, classes, 2, opts(nil), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	two, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *StageOptions) { o.SigmaScale = 2 }), 0, nil)
+	two, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *Options) { o.SigmaScale = 2 }), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestFit(t *testing.T) {
 		t.Errorf("σ with scale 2 = %v, want 2 × %v", two.Sigma, one.Sigma)
 	}
 	// The kernel metric is √d² of the corrected kernel.
-	k, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *StageOptions) { o.Metric, o.Neighbors = MetricKernel, 3 }), 0, nil)
+	k, err := Fit(ctx, fresh(), n, classes, 2, opts(func(o *Options) { o.Metric, o.Neighbors = MetricKernel, 3 }), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,15 +79,15 @@ func TestFit(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		set    func(o *StageOptions)
+		set    func(o *Options)
 		option string
 	}{
-		{"perplexity", func(o *StageOptions) { o.Perplexity = 39 }, "perplexity"},
-		{"steps", func(o *StageOptions) { o.Steps = -1 }, "steps"},
-		{"neighbors", func(o *StageOptions) { o.Neighbors = n }, "neighbors"},
-		{"square and upper", func(o *StageOptions) { o.Format, o.Upper = FormatSquare, true }, "upper"},
+		{"perplexity", func(o *Options) { o.Perplexity = 39 }, "perplexity"},
+		{"steps", func(o *Options) { o.Steps = -1 }, "steps"},
+		{"neighbors", func(o *Options) { o.Neighbors = n }, "neighbors"},
+		{"square and upper", func(o *Options) { o.Format, o.Upper = FormatSquare, true }, "upper"},
 	} {
-		_, err := Fit(ctx, fresh(), n, classes, 2, opts(tc.set), 0, nil)
+		_, err := Fit(ctx, fresh(), n, classes, 2, opts(tc.set), nil)
 		var oe *transforms.OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option || !errors.Is(err, transforms.ErrInvalidOption) {
 			t.Errorf("%s: error %v, want an option error on %q", tc.name, err, tc.option)
@@ -95,7 +95,7 @@ func TestFit(t *testing.T) {
 	}
 	nan := fresh()
 	nan[5] = math.NaN()
-	if _, err := Fit(ctx, nan, n, classes, 2, opts(nil), 0, nil); !errors.Is(err, transforms.ErrInvalidData) {
+	if _, err := Fit(ctx, nan, n, classes, 2, opts(nil), nil); !errors.Is(err, transforms.ErrInvalidData) {
 		t.Errorf("NaN in the matrix: error %v, want invalid data", err)
 	}
 }
@@ -109,19 +109,20 @@ func TestEnums(t *testing.T) {
 		{"rule", "left", true}, {"rule", "simpson", false},
 		{"metric", "kernel", true}, {"metric", "cosine", false},
 		{"format", "square", true}, {"format", "wide", false},
-		{"kernel", "rbf", true}, {"kernel", "poly", false},
+		{"kernel", "rbf", true}, {"kernel", "none", true}, {"kernel", "poly", false},
 	} {
-		o := NewStageOptions()
-		err := transforms.SetOptions(o, map[string]string{tc.name: tc.value})
+		o := DefaultOptions()
+		err := transforms.SetOptions(&o, map[string]string{tc.name: tc.value})
 		if (err == nil) != tc.ok || err != nil && (!strings.Contains(err.Error(), tc.value) || !errors.Is(err, transforms.ErrInvalidOption)) {
 			t.Errorf("%s %q: error %v", tc.name, tc.value, err)
 		}
-		if opt, _ := transforms.Lookup(o, tc.name); tc.ok && opt.String() != tc.value {
+		if opt, _ := transforms.Lookup(&o, tc.name); tc.ok && opt.String() != tc.value {
 			t.Errorf("%s: set %q, reads back %q", tc.name, tc.value, opt.String())
 		}
 	}
-	p := transforms.Params(NewStageOptions())
-	if p["correction"] != "clip" || p["rule"] != "trapezoid" || p["metric"] != "fisher" || p["format"] != "long" || p["standardize"] != true || p["kernel"] != "" {
+	o := DefaultOptions()
+	p := transforms.Params(&o)
+	if p["correction"] != "clip" || p["rule"] != "trapezoid" || p["metric"] != "fisher" || p["format"] != "long" || p["standardize"] != true || p["kernel"] != "none" {
 		t.Errorf("default params %v", p)
 	}
 }
@@ -155,24 +156,24 @@ func TestSparseCorrection(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		s       []float64
-		corr    kernels.Correction
+		corr    Correction
 		kernel  Kernel
 		applied string
 		errOpt  string
 	}{
-		{"kernel of features", base, kernels.Clip, RBFKernel, "none (a rbf kernel matrix is positive semi-definite)", ""},
-		{"psd clip", psd, kernels.Clip, NoKernel, "none (positive semi-definite)", ""},
-		{"psd flip", psd, kernels.Flip, NoKernel, "none (positive semi-definite)", ""},
-		{"indefinite shift", base, kernels.Shift, NoKernel, "shift", ""},
-		{"indefinite none", base, kernels.None, NoKernel, "none", ""},
-		{"indefinite clip", base, kernels.Clip, NoKernel, "", "correction"},
-		{"indefinite flip", base, kernels.Flip, NoKernel, "", "correction"},
+		{"kernel of features", base, CorrectClip, RBFKernel, "none (a rbf kernel matrix is positive semi-definite)", ""},
+		{"psd clip", psd, CorrectClip, NoKernel, "none (positive semi-definite)", ""},
+		{"psd flip", psd, CorrectFlip, NoKernel, "none (positive semi-definite)", ""},
+		{"indefinite shift", base, CorrectShift, NoKernel, "shift", ""},
+		{"indefinite none", base, CorrectNone, NoKernel, "none", ""},
+		{"indefinite clip", base, CorrectClip, NoKernel, "", "correction"},
+		{"indefinite flip", base, CorrectFlip, NoKernel, "", "correction"},
 	} {
 		s := append([]float64(nil), tc.s...)
-		o := NewStageOptions()
-		o.Correction, o.Kernel, o.Neighbors = Correction(tc.corr), tc.kernel, 5
+		o := DefaultOptions()
+		o.Correction, o.Kernel, o.Neighbors = tc.corr, tc.kernel, 5
 		res := &FitResult{Figures: map[string]any{}}
-		err := sparseCorrection(ctx, res, s, n, o, 0, nil)
+		err := sparseCorrection(ctx, res, s, n, o, nil)
 		if tc.errOpt != "" {
 			var oe *transforms.OptionError
 			if !errors.As(err, &oe) || oe.Option != tc.errOpt || !strings.Contains(err.Error(), "shift") {
@@ -187,16 +188,16 @@ func TestSparseCorrection(t *testing.T) {
 			t.Errorf("%s: applied %v, want %q", tc.name, res.Figures["correction_applied"], tc.applied)
 		}
 		switch tc.corr {
-		case kernels.Shift:
+		case CorrectShift:
 			if m := minEig(s); m < -1e-9 || m > 1e-6 {
 				t.Errorf("%s: smallest eigenvalue after the shift %v, want ≈ 0 (before %v)", tc.name, m, lmin)
 			}
-		case kernels.None:
+		case CorrectNone:
 			if len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "indefinite") {
 				t.Errorf("%s: warnings %v", tc.name, res.Warnings)
 			}
 		}
-		if tc.corr != kernels.Shift {
+		if tc.corr != CorrectShift {
 			for q := range s {
 				if s[q] != tc.s[q] {
 					t.Fatalf("%s: the matrix changed at %d", tc.name, q)

@@ -2,10 +2,6 @@ package fisher
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"strings"
-
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -17,69 +13,10 @@ import (
 // labels, written as a distance table.
 type Stage struct{}
 
-// StageOptions are the options of the fisher stage, declared once (see
-// transforms.Options).
-type StageOptions struct {
-	transforms.Columns
-	Order  []string `opt:"order" help:"class order (default: ascending value for numbers, byte order for text)"`
-	Kernel Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows, linear (S = XXᵀ) or rbf (exp(−γ‖x−y‖²))"`
-	Gamma  float64  `opt:"gamma" help:"rbf γ (≥ 0; 0: 1 / median squared distance between rows)"`
-	transforms.Standardization
-
-	Correction       Correction `opt:"correction" help:"eigenvalue correction of the similarity matrix"`
-	Sigma            float64    `opt:"sigma" help:"Parzen bandwidth σ (≥ 0; 0: the mean perplexity bandwidth times sigma-scale)"`
-	Perplexity       float64    `opt:"perplexity" help:"perplexity of the per-point bandwidths whose mean gives σ (at least 1, below N − 1)"`
-	SigmaScale       float64    `opt:"sigma-scale" help:"factor on the perplexity bandwidth (> 0)"`
-	Steps            int        `opt:"steps" help:"path points T (at least 1)"`
-	Rule             Rule       `opt:"rule" help:"trapezoid (symmetric) or left (the paper's left sum; d(i,j) ≠ d(j,i))"`
-	ExcludeEndpoints bool       `opt:"exclude-endpoints" help:"leave-pair-out Parzen sums: drop i and j from the sums for the pair (i, j)"`
-	Neighbors        int        `opt:"neighbors" help:"sparse: only each row's K nearest neighbours in the corrected kernel metric (≥ 0, below N; 0: all pairs)"`
-	Metric           Metric     `opt:"metric" help:"fisher, or kernel: the corrected kernel distances √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ) themselves (the paper's \"original\")"`
-	Upper            bool       `opt:"upper" help:"long output: only pairs i < j"`
-	Format           Format     `opt:"format" help:"output layout: long (i, j, distance) or square (id, then one column per object)"`
-	Tile             Tile       `opt:"tile" help:"compute and write only tile I,J/T of the long table (0 ≤ I, J < T): the rows split in T contiguous blocks, block b = rows [b·n/T, (b+1)·n/T), and the pairs with i in block I and j in block J; the T² tiles (with upper the T(T+1)/2 tiles I ≤ J) together are the whole table, bit for bit"`
-}
-
-// NewOptions returns the defaults.
-func (Stage) NewOptions() transforms.Options { return NewStageOptions() }
-
-// NewStageOptions returns the stage's options set to their defaults.
-func NewStageOptions() *StageOptions {
-	return &StageOptions{
-		Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Correction: Correction(kernels.Clip), Perplexity: 30, SigmaScale: 1,
-		Steps: DefaultSteps, Rule: Trapezoid, Metric: MetricFisher, Format: FormatLong,
-	}
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.Keep != nil:
-		return transforms.Optionf("keep", "fisher writes distance pairs, which carry no other columns")
-	case !(o.Sigma >= 0) || math.IsInf(o.Sigma, 0):
-		return transforms.Optionf("sigma", "%g: want a finite value ≥ 0 (0: from perplexity)", o.Sigma)
-	case !(o.Gamma >= 0) || math.IsInf(o.Gamma, 0):
-		return transforms.Optionf("gamma", "%g: want a finite value ≥ 0 (0: from the median distance)", o.Gamma)
-	case !(o.SigmaScale > 0) || math.IsInf(o.SigmaScale, 0):
-		return transforms.Optionf("sigma-scale", "%g: want > 0", o.SigmaScale)
-	case o.Sigma == 0 && (!(o.Perplexity >= 1) || math.IsInf(o.Perplexity, 0)):
-		return transforms.Optionf("perplexity", "%g: want at least 1", o.Perplexity)
-	case o.Steps < 1:
-		return transforms.Optionf("steps", "%d: want ≥ 1", o.Steps)
-	case o.Neighbors < 0:
-		return transforms.Optionf("neighbors", "%d: want ≥ 0", o.Neighbors)
-	case o.Format == FormatSquare && o.Upper:
-		return transforms.Optionf("upper", "applies to format long only")
-	case o.Format == FormatSquare && o.Neighbors > 0:
-		return transforms.Optionf("format", "square needs dense distances (no neighbors)")
-	case !o.Tile.IsZero() && o.Format == FormatSquare:
-		return transforms.Optionf("tile", "applies to format long only (a tile of the square table is not a table)")
-	case !o.Tile.IsZero() && o.Neighbors > 0:
-		return transforms.Optionf("tile", "needs dense distances: with neighbors each row's K nearest pairs can lie in any tile")
-	case !o.Tile.IsZero() && o.Upper && o.Tile.I > o.Tile.J:
-		return transforms.Optionf("tile", "%s: with upper only the tiles I ≤ J exist", o.Tile)
-	}
-	return nil
+// NewOptions returns the defaults (DefaultOptions).
+func (Stage) NewOptions() transforms.Options {
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -139,8 +76,9 @@ to the tile, and each pair's distance has the same bits as in the untiled run.`,
 
 // Run computes the distances and writes them.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
-	obj, err := readObjects(ctx, env, o)
+	o := *opts.(*Options)
+	o.Threads = env.Threads
+	obj, err := readObjects(ctx, env, &o)
 	if err != nil {
 		return err
 	}
@@ -157,7 +95,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		defer w.Abort()
 		return env.Close("out", w)
 	}
-	res, err := Fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Threads, env.Progress)
+	res, err := fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Progress)
 	if err != nil {
 		return err
 	}
@@ -220,7 +158,7 @@ type objects struct {
 
 // readObjects reads the similarity matrix (or builds the kernel matrix) and
 // the labels, in one row order.
-func readObjects(ctx context.Context, env *transforms.Env, o *StageOptions) (*objects, error) {
+func readObjects(ctx context.Context, env *transforms.Env, o *Options) (*objects, error) {
 	hasSim, hasIn := env.Has("similarity"), env.Has("in")
 	if hasSim == hasIn {
 		return nil, transforms.Optionf("similarity", "%w: give similarity S, or in T with kernel", transforms.ErrNoTable)
@@ -322,7 +260,7 @@ func readObjects(ctx context.Context, env *transforms.Env, o *StageOptions) (*ob
 
 // kernelObjects reads a feature table through the shared path and builds
 // the kernel matrix of its rows.
-func kernelObjects(ctx context.Context, env *transforms.Env, o *StageOptions, sel arrowio.Selection) (*objects, error) {
+func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arrowio.Selection) (*objects, error) {
 	if o.Kernel == NoKernel {
 		return nil, transforms.Optionf("kernel", "in needs kernel linear or rbf")
 	}
@@ -342,7 +280,7 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *StageOptions, se
 		return nil, err
 	}
 	n, d := ft.N, ft.K()
-	k, err := kernels.Kernel{Kind: o.Kernel.String(), Gamma: o.Gamma}.Resolve(ft.Z, n, d)
+	k, err := kernels.Kernel{Kind: string(o.Kernel), Gamma: o.Gamma}.Resolve(ft.Z, n, d)
 	if err != nil {
 		ft.Release()
 		return nil, transforms.Optionf("kernel", "%v", err)
@@ -359,132 +297,6 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *StageOptions, se
 		env.Figure("gamma", k.Gamma)
 	}
 	return &objects{frame: ft.Frame, cls: cls, s: s, n: n}, nil
-}
-
-// Kernel is the kernel of the stage's feature input: none (the input is a
-// similarity table), linear or rbf.
-type Kernel int
-
-// Kernels.
-const (
-	NoKernel Kernel = iota
-	LinearKernel
-	RBFKernel
-)
-
-var kernelNames = []string{"", "linear", "rbf"}
-
-// Values lists the kernels an option takes.
-func (Kernel) Values() []string { return kernelNames[1:] }
-
-// String returns the kernel's name ("" for none).
-func (k Kernel) String() string { return enumName(kernelNames, int(k)) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (k Kernel) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler; "" is no kernel.
-func (k *Kernel) UnmarshalText(b []byte) error { return enumParse(kernelNames, (*int)(k), b) }
-
-// Correction is the eigenvalue correction of the similarity matrix (see
-// kernels.Correction): clip, flip, shift or none.
-type Correction kernels.Correction
-
-var correctionNames = []string{kernels.Clip.String(), kernels.Flip.String(), kernels.Shift.String(), kernels.None.String()}
-
-// Values lists the corrections.
-func (Correction) Values() []string { return correctionNames }
-
-// String returns the correction's name.
-func (c Correction) String() string { return kernels.Correction(c).String() }
-
-// MarshalText implements encoding.TextMarshaler.
-func (c Correction) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (c *Correction) UnmarshalText(b []byte) error {
-	for _, k := range []kernels.Correction{kernels.Clip, kernels.Flip, kernels.Shift, kernels.None} {
-		if string(b) == k.String() {
-			*c = Correction(k)
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: unknown correction %q", ErrOption, b)
-}
-
-var ruleNames = []string{"trapezoid", "left"}
-
-// Values lists the rules.
-func (Rule) Values() []string { return ruleNames }
-
-// MarshalText implements encoding.TextMarshaler.
-func (r Rule) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (r *Rule) UnmarshalText(b []byte) error { return enumParse(ruleNames, (*int)(r), b) }
-
-// Metric is what the stage measures: Fisher path lengths, or the corrected
-// kernel distances themselves.
-type Metric int
-
-// Metrics.
-const (
-	MetricFisher Metric = iota
-	MetricKernel
-)
-
-var metricNames = []string{"fisher", "kernel"}
-
-// Values lists the metrics.
-func (Metric) Values() []string { return metricNames }
-
-// String returns the metric's name.
-func (m Metric) String() string { return enumName(metricNames, int(m)) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (m Metric) MarshalText() ([]byte, error) { return []byte(m.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (m *Metric) UnmarshalText(b []byte) error { return enumParse(metricNames, (*int)(m), b) }
-
-// Format is the layout of the output table.
-type Format int
-
-// Formats: long (table.DistancePairs) or square (table.DistanceSquare).
-const (
-	FormatLong Format = iota
-	FormatSquare
-)
-
-var formatNames = []string{"long", "square"}
-
-// Values lists the formats.
-func (Format) Values() []string { return formatNames }
-
-// String returns the format's name.
-func (f Format) String() string { return enumName(formatNames, int(f)) }
-
-// MarshalText implements encoding.TextMarshaler.
-func (f Format) MarshalText() ([]byte, error) { return []byte(f.String()), nil }
-
-// UnmarshalText implements encoding.TextUnmarshaler.
-func (f *Format) UnmarshalText(b []byte) error { return enumParse(formatNames, (*int)(f), b) }
-
-func enumName(names []string, v int) string {
-	if v >= 0 && v < len(names) {
-		return names[v]
-	}
-	return fmt.Sprintf("%d", v)
-}
-
-func enumParse(names []string, dst *int, b []byte) error {
-	for i, n := range names {
-		if string(b) == n {
-			*dst = i
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: %q: want one of %s", ErrOption, b, strings.Join(names, ", "))
 }
 
 // init registers the stage (package all imports every method).

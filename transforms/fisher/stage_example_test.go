@@ -44,13 +44,13 @@ func ExampleStage() {
 	labels := lb.NewRecordBatch()
 	defer labels.Release()
 
-	opts := fisher.NewStageOptions()
+	opts := fisher.DefaultOptions()
 	opts.ID, opts.Label = "name", "class"
 	opts.Sigma = 1
 	opts.Upper = true
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"similarity": sim, "labels": labels}, "out")
 	defer tables.Release()
-	if err := transforms.Run(context.Background(), fisher.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
+	if err := transforms.Run(context.Background(), fisher.Stage{}, &opts, &transforms.Env{Tables: tables}); err != nil {
 		panic(err)
 	}
 	out := tables.Out("out")

@@ -33,17 +33,17 @@ func featureRecord(t *testing.T) arrow.RecordBatch {
 	return rec
 }
 
-func runStage(t *testing.T, in map[string]arrow.RecordBatch, set func(o *StageOptions)) (*transforms.MemTable, error) {
+func runStage(t *testing.T, in map[string]arrow.RecordBatch, set func(o *Options)) (*transforms.MemTable, error) {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 	t.Cleanup(func() { mem.AssertSize(t, 0) })
-	o := NewStageOptions()
+	o := DefaultOptions()
 	if set != nil {
-		set(o)
+		set(&o)
 	}
 	tables := transforms.NewMemTables(in, "out")
 	t.Cleanup(tables.Release)
-	err := transforms.Run(context.Background(), Stage{}, o, &transforms.Env{Tables: tables, Mem: mem})
+	err := transforms.Run(context.Background(), Stage{}, &o, &transforms.Env{Tables: tables, Mem: mem})
 	return tables.Out("out"), err
 }
 
@@ -51,7 +51,7 @@ func TestStageFeatures(t *testing.T) {
 	rec := featureRecord(t)
 	// The default features leave out the id column with a warning, drop the
 	// constant column with a warning, and the kernel is built on x alone.
-	out, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) {
+	out, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *Options) {
 		o.Label, o.Kernel, o.Sigma = "label", RBFKernel, 0.5
 	})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestStageFeatures(t *testing.T) {
 	}
 
 	// Square output: kind distance_square, the id column and one column per row.
-	out, err = runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) {
+	out, err = runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *Options) {
 		o.ID, o.Label, o.Kernel, o.Format, o.Sigma = "id", "label", LinearKernel, FormatSquare, 0.5
 	})
 	if err != nil {
@@ -104,17 +104,17 @@ func TestStageErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		in     map[string]arrow.RecordBatch
-		set    func(o *StageOptions)
+		set    func(o *Options)
 		option string
 	}{
 		{"no input", map[string]arrow.RecordBatch{}, nil, "similarity"},
 		{"both inputs", map[string]arrow.RecordBatch{"in": rec, "similarity": rec}, nil, "similarity"},
-		{"in without kernel", map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) { o.Label = "label" }, "kernel"},
-		{"kernel with similarity", map[string]arrow.RecordBatch{"similarity": rec}, func(o *StageOptions) { o.Kernel = LinearKernel }, "kernel"},
-		{"labels with in", map[string]arrow.RecordBatch{"in": rec, "labels": rec}, func(o *StageOptions) { o.Label, o.Kernel = "label", LinearKernel }, "labels"},
-		{"long without labels", map[string]arrow.RecordBatch{"similarity": sim}, func(o *StageOptions) { o.Label = "label" }, "labels"},
-		{"keep", map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) { o.Keep = []string{"label"} }, "keep"},
-		{"square with neighbors", map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) { o.Format, o.Neighbors = FormatSquare, 3 }, "format"},
+		{"in without kernel", map[string]arrow.RecordBatch{"in": rec}, func(o *Options) { o.Label = "label" }, "kernel"},
+		{"kernel with similarity", map[string]arrow.RecordBatch{"similarity": rec}, func(o *Options) { o.Kernel = LinearKernel }, "kernel"},
+		{"labels with in", map[string]arrow.RecordBatch{"in": rec, "labels": rec}, func(o *Options) { o.Label, o.Kernel = "label", LinearKernel }, "labels"},
+		{"long without labels", map[string]arrow.RecordBatch{"similarity": sim}, func(o *Options) { o.Label = "label" }, "labels"},
+		{"keep", map[string]arrow.RecordBatch{"in": rec}, func(o *Options) { o.Keep = []string{"label"} }, "keep"},
+		{"square with neighbors", map[string]arrow.RecordBatch{"in": rec}, func(o *Options) { o.Format, o.Neighbors = FormatSquare, 3 }, "format"},
 	} {
 		_, err := runStage(t, tc.in, tc.set)
 		var oe *transforms.OptionError
@@ -123,13 +123,13 @@ func TestStageErrors(t *testing.T) {
 		}
 	}
 	// An order naming a class without rows: an input error.
-	_, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *StageOptions) {
+	_, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *Options) {
 		o.Label, o.Kernel, o.Order = "label", LinearKernel, []string{"lo", "hi", "mid"}
 	})
 	if err == nil || !transforms.IsInputError(err) {
 		t.Errorf("order with an absent class: error %v", err)
 	}
-	if !slices.Contains(NewStageOptions().Rule.Values(), "left") {
+	if !slices.Contains(DefaultOptions().Rule.Values(), "left") {
 		t.Error("rule values lack left")
 	}
 }

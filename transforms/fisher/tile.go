@@ -43,7 +43,7 @@ func (t *Tile) UnmarshalText(b []byte) error {
 		*t = Tile{}
 		return nil
 	}
-	bad := fmt.Errorf("%w: tile %q: want I,J/T with 0 ≤ I, J < T, such as 0,1/4", ErrOption, s)
+	bad := fmt.Errorf("%q: want I,J/T with 0 ≤ I, J < T, such as 0,1/4", s)
 	ij, ts, ok := strings.Cut(s, "/")
 	if !ok {
 		return bad
@@ -112,11 +112,12 @@ func (t Tile) empty(n int) bool {
 	return ilo == ihi || jlo == jhi
 }
 
-// figures returns the provenance figures of the tile over n objects.
+// figures returns the provenance figures of the tile over n objects: the
+// rows of its blocks (the tile itself is the option's value).
 func (t Tile) figures(n int) map[string]any {
 	ilo, ihi := t.Block(t.I, n)
 	jlo, jhi := t.Block(t.J, n)
-	return map[string]any{"tile": t.String(), "tiles": t.Count, "tile_rows": []int{ilo, ihi}, "tile_columns": []int{jlo, jhi}}
+	return map[string]any{"tile_rows": []int{ilo, ihi}, "tile_columns": []int{jlo, jhi}}
 }
 
 // writeTilePairs writes the pairs of tile t of the n×n row-major dist

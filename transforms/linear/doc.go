@@ -34,7 +34,8 @@
 // shrinkage ε defaults to 1e−6·trace(S_w)/D: data sets with one-hot encoded
 // nominal attributes (car, for instance) have a singular S_w, and without ε
 // the Cholesky factorisation used for whitening fails. If trace(S_w) is 0,
-// trace(S_b) takes its place, and 1 if both are 0.
+// trace(S_b) takes its place, and 1 if both are 0. The shrinkage option
+// (LDAOptions.Shrinkage) sets ε; 0, the default, is this rule.
 //
 // There are at most k−1 discriminant axes, fewer when the class centres span
 // fewer dimensions: an axis counts when √λ exceeds max(D, k)·ε_mach·√λ₁
@@ -63,8 +64,12 @@
 // # Stages
 //
 // PCAStage and LDAStage are the pca and lda stages of the transforms
-// contract (options declared once in PCAStageOptions and LDAStageOptions).
-// They read the features of the "in" table through
+// contract. Each has one options struct, declared once: PCAOptions and
+// LDAOptions give the CLI's flags, help, ranges and defaults
+// (DefaultPCAOptions, DefaultLDAOptions: 2 dimensions, standardised, the
+// automatic shrinkage), and LDA takes LDAOptions itself, validating it at
+// entry; a dims above the number of features is an option error naming
+// dims (from PCA and LDA alike). The lda stage needs a label. They read the features of the "in" table through
 // transforms.Env.ReadFeatures (constant columns are dropped with a warning;
 // --standardize, on by default, z-scores the rest), fit, and write the
 // embedding ("out") and, when asked, the affine model ("model-out") that

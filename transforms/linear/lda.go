@@ -6,15 +6,9 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-)
 
-// LDAOptions tunes LDA. The zero value selects the defaults.
-type LDAOptions struct {
-	// Shrinkage is the ε added to the diagonal of S_w. 0 selects
-	// 1e−6·trace(S_w)/D (see the package documentation); negative or
-	// non-finite values are an error.
-	Shrinkage float64
-}
+	"github.com/ordinate/ordinate/transforms"
+)
 
 // LDAResult is a fitted Fisher discriminant analysis.
 type LDAResult struct {
@@ -26,23 +20,27 @@ type LDAResult struct {
 	Warnings      []string   // sentences for the user, e.g. about filled axes
 }
 
-// LDA fits d axes of Fisher's linear discriminant analysis to the n×D data x
-// with classes[i] ∈ 0..k−1. Axis 1 is oriented so that the last class centre
+// LDA fits opts.Dims = d axes of Fisher's linear discriminant analysis to
+// the n×D data x with classes[i] ∈ 0..k−1, with the shrinkage of opts
+// (start from DefaultLDAOptions; the columns and order are the stage's and
+// unused here). Axis 1 is oriented so that the last class centre
 // lies on its positive side relative to the first one; the other axes so
 // that their component of largest absolute value is positive. When d exceeds
 // the number of discriminant axes (at most k−1), the rest are the top
 // principal directions of x orthogonal to the discriminant axes, and
-// Warnings says so. x and classes are not modified.
-func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, error) {
+// Warnings says so. x and classes are not modified. Options out of their
+// range, and a d above D, are a *transforms.OptionError naming the option.
+func LDA(x *mat.Dense, classes []int, k int, opts LDAOptions) (*LDAResult, error) {
+	if err := transforms.Validate(&opts); err != nil {
+		return nil, err
+	}
 	n, D := x.Dims()
 	if n == 0 || D == 0 {
-		return nil, wrapf(ErrNoData, "x is empty")
+		return nil, transforms.Errorf(ErrNoData, "x is empty")
 	}
-	if d < 1 || d > D {
-		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
-	}
-	if s := opts.Shrinkage; s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
-		return nil, wrapf(ErrOption, "shrinkage %v, want a finite value ≥ 0", s)
+	d := opts.Dims
+	if d > D {
+		return nil, dimsError(d, D)
 	}
 	counts, err := ClassCounts(classes, n, k)
 	if err != nil {
@@ -73,7 +71,7 @@ func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, er
 	}
 	var chol mat.Cholesky
 	if !chol.Factorize(&sw) {
-		return nil, wrapf(ErrNumerical, "S_w + εI is not positive definite (ε = %g); increase the shrinkage", shrink)
+		return nil, transforms.Errorf(ErrNumerical, "S_w + εI is not positive definite (ε = %g); increase the shrinkage", shrink)
 	}
 	var l mat.TriDense
 	chol.LTo(&l)
@@ -92,13 +90,13 @@ func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, er
 	var g mat.Dense
 	if err := l.SolveTo(&g, false, h.T()); err != nil {
 		if !isCondition(err) {
-			return nil, wrapf(ErrNumerical, "whitening: %v", err)
+			return nil, transforms.Errorf(ErrNumerical, "whitening: %v", err)
 		}
 		warnings = append(warnings, fmt.Sprintf("S_w + εI is ill-conditioned (ε = %g); the discriminant axes may be inaccurate", shrink))
 	}
 	var svd mat.SVD
 	if !svd.Factorize(&g, mat.SVDThinU) {
-		return nil, wrapf(ErrNumerical, "SVD of the whitened between-class matrix did not converge")
+		return nil, transforms.Errorf(ErrNumerical, "SVD of the whitened between-class matrix did not converge")
 	}
 	sv := svd.Values(nil)
 	nDisc := min(d, k-1, numericalRank(sv, float64(max(D, k))*eps*sv[0]))
@@ -111,7 +109,7 @@ func LDA(x *mat.Dense, classes []int, k, d int, opts LDAOptions) (*LDAResult, er
 		svd.UTo(&u)
 		var w mat.Dense
 		if err := l.SolveTo(&w, true, u.Slice(0, D, 0, nDisc)); err != nil && !isCondition(err) {
-			return nil, wrapf(ErrNumerical, "back-substitution: %v", err)
+			return nil, transforms.Errorf(ErrNumerical, "back-substitution: %v", err)
 		}
 		for j := range nDisc {
 			col := mat.Col(nil, j, &w)
@@ -201,21 +199,21 @@ func dot(a, b []float64) float64 {
 // returns the count of each class.
 func ClassCounts(classes []int, n, k int) ([]int, error) {
 	if len(classes) != n {
-		return nil, wrapf(ErrLength, "%d class indices for %d rows", len(classes), n)
+		return nil, transforms.Errorf(ErrLength, "%d class indices for %d rows", len(classes), n)
 	}
 	if k < 2 {
-		return nil, wrapf(ErrTooFewClasses, "k = %d", k)
+		return nil, transforms.Errorf(ErrTooFewClasses, "k = %d", k)
 	}
 	counts := make([]int, k)
 	for i, c := range classes {
 		if c < 0 || c >= k {
-			return nil, inputError("classes", i, -1, ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)
+			return nil, transforms.MatrixErrorf("classes", i, -1, ErrClassRange, "class %d, want 0 ≤ class < %d", c, k)
 		}
 		counts[c]++
 	}
 	for c, nc := range counts {
 		if nc == 0 {
-			return nil, wrapf(ErrEmptyClass, "class %d has no rows", c)
+			return nil, transforms.Errorf(ErrEmptyClass, "class %d has no rows", c)
 		}
 	}
 	return counts, nil

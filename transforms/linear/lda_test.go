@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // scatters computes S_b and S_w directly from their definitions.
@@ -111,7 +112,7 @@ func TestLDAGeneralizedEigen(t *testing.T) {
 		classes []int
 		k, d    int
 	}{{"random", xr, cr, 4, 3}, {"one-hot", xo, co, 4, 3}} {
-		res, err := LDA(tc.x, tc.classes, tc.k, tc.d, LDAOptions{})
+		res, err := LDA(tc.x, tc.classes, tc.k, ldaOpts(tc.d))
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -182,7 +183,7 @@ func TestLDATwoGaussians(t *testing.T) {
 	l := mat.NewDense(3, 3, []float64{2, 0, 0, 1, 1, 0, -0.5, 0.3, 0.7})
 	mu := [][]float64{{0, 0, 0}, {1, 2, -1}}
 	x, cl := gaussianClasses(rng, mu, l, 4000)
-	res, err := LDA(x, cl, 2, 1, LDAOptions{})
+	res, err := LDA(x, cl, 2, ldaOpts(1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestLDARayleigh2D(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	l := mat.NewDense(2, 2, []float64{1.5, 0, 1.2, 0.4})
 	x, cl := gaussianClasses(rng, [][]float64{{0, 0}, {1, 0.5}, {1.5, 2}}, l, 30)
-	res, err := LDA(x, cl, 3, 2, LDAOptions{})
+	res, err := LDA(x, cl, 3, ldaOpts(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestLDAFill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
 	l := mat.NewDense(4, 4, []float64{1, 0, 0, 0, 0.5, 3, 0, 0, 0, 0.2, 2, 0, 0.1, 0, 0, 0.5})
 	x, cl := gaussianClasses(rng, [][]float64{{0, 0, 0, 0}, {2, 0, 0, 1}}, l, 50)
-	res, err := LDA(x, cl, 2, 3, LDAOptions{})
+	res, err := LDA(x, cl, 2, ldaOpts(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,7 +308,7 @@ func TestLDASigns(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	x, cl := oneHotData(rng)
 	n, D := x.Dims()
-	res, err := LDA(x, cl, 4, 3, LDAOptions{})
+	res, err := LDA(x, cl, 4, ldaOpts(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +323,7 @@ func TestLDASigns(t *testing.T) {
 	checkSignsLargest(t, "LDA", res.Axes, 1)
 	neg := mat.NewDense(n, D, nil)
 	neg.Scale(-1, x)
-	rn, err := LDA(neg, cl, 4, 3, LDAOptions{})
+	rn, err := LDA(neg, cl, 4, ldaOpts(3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestLDASigns(t *testing.T) {
 func TestLDAOrdinalGaussians(t *testing.T) {
 	for seed := range uint64(10) {
 		x, cl := synth.OrdinalGaussians(rand.New(rand.NewPCG(seed, 42)), synth.GaussianPerClass)
-		res, err := LDA(x, cl, synth.GaussianClasses, 2, LDAOptions{})
+		res, err := LDA(x, cl, synth.GaussianClasses, ldaOpts(2))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,35 +363,53 @@ func TestLDAErrors(t *testing.T) {
 	inf := mat.DenseCopyOf(x)
 	inf.Set(3, 1, math.Inf(1))
 	for _, tc := range []struct {
-		name    string
-		x       *mat.Dense
-		classes []int
-		k, d    int
-		opts    LDAOptions
-		want    error
+		name      string
+		x         *mat.Dense
+		classes   []int
+		k, d      int
+		shrinkage float64
+		want      error
+		option    string // the option an *transforms.OptionError names, "" for none
 	}{
-		{"empty", &mat.Dense{}, nil, 2, 1, LDAOptions{}, ErrNoData},
-		{"d 0", x, cl, 2, 0, LDAOptions{}, ErrDims},
-		{"d > D", x, cl, 2, 3, LDAOptions{}, ErrDims},
-		{"length", x, cl[:3], 2, 1, LDAOptions{}, ErrLength},
-		{"one class", x, []int{0, 0, 0, 0}, 1, 1, LDAOptions{}, ErrTooFewClasses},
-		{"range", x, []int{0, 0, 1, 2}, 2, 1, LDAOptions{}, ErrClassRange},
-		{"empty class", x, []int{0, 0, 2, 2}, 3, 1, LDAOptions{}, ErrEmptyClass},
-		{"inf", inf, cl, 2, 1, LDAOptions{}, ErrNonFinite},
-		{"shrinkage", x, cl, 2, 1, LDAOptions{Shrinkage: -1}, ErrOption},
+		{"empty", &mat.Dense{}, nil, 2, 1, 0, ErrNoData, ""},
+		{"d 0", x, cl, 2, 0, 0, transforms.ErrInvalidOption, "dims"},
+		{"d > D", x, cl, 2, 3, 0, ErrDims, "dims"},
+		{"length", x, cl[:3], 2, 1, 0, ErrLength, ""},
+		{"one class", x, []int{0, 0, 0, 0}, 1, 1, 0, ErrTooFewClasses, ""},
+		{"range", x, []int{0, 0, 1, 2}, 2, 1, 0, ErrClassRange, ""},
+		{"empty class", x, []int{0, 0, 2, 2}, 3, 1, 0, ErrEmptyClass, ""},
+		{"inf", inf, cl, 2, 1, 0, ErrNonFinite, ""},
+		{"shrinkage", x, cl, 2, 1, -1, transforms.ErrInvalidOption, "shrinkage"},
+		{"shrinkage NaN", x, cl, 2, 1, math.NaN(), transforms.ErrInvalidOption, "shrinkage"},
 	} {
-		if _, err := LDA(tc.x, tc.classes, tc.k, tc.d, tc.opts); !errors.Is(err, tc.want) {
+		o := ldaOpts(tc.d)
+		o.Shrinkage = tc.shrinkage
+		_, err := LDA(tc.x, tc.classes, tc.k, o)
+		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
 		}
+		var oe *transforms.OptionError
+		if got := errors.As(err, &oe); got != (tc.option != "") || (got && oe.Option != tc.option) {
+			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
+		}
 	}
-	res, err := LDA(x, cl, 2, 1, LDAOptions{Shrinkage: 0.25})
+	o := ldaOpts(1)
+	o.Shrinkage = 0.25
+	res, err := LDA(x, cl, 2, o)
 	if err != nil || res.Shrinkage != 0.25 {
 		t.Errorf("explicit shrinkage: %v, %v", res, err)
 	}
 	// Coinciding centres: no discriminant axis, every axis filled.
 	same := mat.NewDense(4, 2, []float64{1, 0, -1, 0, 0, 1, 0, -1})
-	res, err = LDA(same, []int{0, 0, 1, 1}, 2, 2, LDAOptions{})
+	res, err = LDA(same, []int{0, 0, 1, 1}, 2, ldaOpts(2))
 	if err != nil || res.Discriminants != 0 || !strings.Contains(res.Warnings[0], "coincide") {
 		t.Errorf("coinciding centres: %v, %v", res, err)
 	}
+}
+
+// ldaOpts is DefaultLDAOptions with d dimensions.
+func ldaOpts(d int) LDAOptions {
+	o := DefaultLDAOptions()
+	o.Dims = d
+	return o
 }

@@ -43,7 +43,9 @@ func ExampleLDA() {
 		0.8, 0,
 	})
 	classes := []int{0, 0, 0, 1, 1, 1}
-	res, err := linear.LDA(x, classes, 2, 2, linear.LDAOptions{})
+	opts := linear.DefaultLDAOptions()
+	opts.Dims = 2
+	res, err := linear.LDA(x, classes, 2, opts)
 	if err != nil {
 		fmt.Println(err)
 		return

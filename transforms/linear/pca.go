@@ -2,6 +2,8 @@ package linear
 
 import (
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // PCAResult is a fitted principal component analysis.
@@ -14,16 +16,17 @@ type PCAResult struct {
 // PCA fits the top-d principal directions of the n×D data x (n ≥ 2,
 // 1 ≤ d ≤ D). The axes are the right singular vectors of the centred data in
 // decreasing order of variance, each oriented so that its component of
-// largest absolute value is positive. x is not modified.
+// largest absolute value is positive. x is not modified. A d outside
+// 1 … D is a *transforms.OptionError naming "dims" that wraps ErrDims.
 func PCA(x *mat.Dense, d int) (*PCAResult, error) {
 	n, D := x.Dims()
 	switch {
 	case n == 0 || D == 0:
-		return nil, wrapf(ErrNoData, "x is empty")
+		return nil, transforms.Errorf(ErrNoData, "x is empty")
 	case n < 2:
-		return nil, wrapf(ErrTooFewRows, "PCA needs at least 2 rows, got %d", n)
+		return nil, transforms.Errorf(ErrTooFewRows, "PCA needs at least 2 rows, got %d", n)
 	case d < 1 || d > D:
-		return nil, wrapf(ErrDims, "d = %d, want 1 ≤ d ≤ D = %d", d, D)
+		return nil, dimsError(d, D)
 	}
 	if err := CheckFinite(x); err != nil {
 		return nil, err

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // TestPCAMatchesStatPC compares with gonum's stat.PC on random anisotropic
@@ -164,8 +165,13 @@ func TestPCAErrors(t *testing.T) {
 		{"d > D", mat.NewDense(3, 2, nil), 3, ErrDims},
 		{"NaN", nan, 1, ErrNonFinite},
 	} {
-		if _, err := PCA(tc.x, tc.d); !errors.Is(err, tc.want) {
+		_, err := PCA(tc.x, tc.d)
+		if !errors.Is(err, tc.want) {
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+		var oe *transforms.OptionError
+		if errors.Is(tc.want, ErrDims) && (!errors.As(err, &oe) || oe.Option != "dims") {
+			t.Errorf("%s: error %v, want an option error naming dims", tc.name, err)
 		}
 	}
 	_, err := PCA(nan, 1)

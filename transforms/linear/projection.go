@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Projection is a fitted linear map of a row x to y = (x − Origin)·Axes.
@@ -151,7 +153,7 @@ func complement(q *mat.Dense, D int) (*mat.Dense, error) {
 	}
 	var svd mat.SVD
 	if !svd.Factorize(q, mat.SVDFullU) {
-		return nil, wrapf(ErrNumerical, "SVD of a basis did not converge")
+		return nil, transforms.Errorf(ErrNumerical, "SVD of a basis did not converge")
 	}
 	sv := svd.Values(nil)
 	rank := numericalRank(sv, float64(max(D, m))*eps*sv[0])
@@ -174,7 +176,7 @@ func principal(y *mat.Dense, d int) (*mat.Dense, []float64, error) {
 	}
 	var svd mat.SVD
 	if !svd.Factorize(y, kind) {
-		return nil, nil, wrapf(ErrNumerical, "SVD of the centred data did not converge")
+		return nil, nil, transforms.Errorf(ErrNumerical, "SVD of the centred data did not converge")
 	}
 	sv := svd.Values(nil)
 	var v mat.Dense
@@ -230,16 +232,22 @@ func ColumnMeans(x *mat.Dense) []float64 {
 	return mean
 }
 
-// CheckFinite returns an *arrowio.Error naming row and column of x for the
-// first NaN or ±Inf in x.
+// CheckFinite returns a *transforms.DataError naming row and column of x
+// for the first NaN or ±Inf in x.
 func CheckFinite(x *mat.Dense) error {
 	n, D := x.Dims()
 	for i := range n {
 		for j := range D {
 			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return inputError("x", i, j, ErrNonFinite, "%v", v)
+				return transforms.MatrixErrorf("x", i, j, ErrNonFinite, "%v", v)
 			}
 		}
 	}
 	return nil
+}
+
+// dimsError is the error for an output dimension d outside 1 … D: an
+// option error naming "dims", the option of every linear stage.
+func dimsError(d, D int) error {
+	return transforms.Optionf("dims", "%w: %d, want between 1 and the number of features, %d", ErrDims, d, D)
 }

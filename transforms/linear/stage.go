@@ -2,8 +2,6 @@ package linear
 
 import (
 	"context"
-	"errors"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -18,55 +16,20 @@ import (
 // through to the output (for colouring).
 type PCAStage struct{}
 
-// PCAStageOptions are the options of PCAStage.
-type PCAStageOptions struct {
-	transforms.Columns
-	Dims int `opt:"dims" help:"output dimensions (at least 1, at most the number of features)"`
-	transforms.Standardization
-}
-
 // LDAStage is the lda stage: as PCAStage, with Fisher's linear discriminant
 // analysis of the label's classes.
 type LDAStage struct{}
 
-// LDAStageOptions are the options of LDAStage.
-type LDAStageOptions struct {
-	transforms.Columns
-	Order []string `opt:"order" help:"class order as a comma list (default: ascending values, or byte order of text); fixes the sign of axis 1 (the last class on its positive side)"`
-	Dims  int      `opt:"dims" help:"output dimensions (at least 1, at most classes − 1 and the number of features)"`
-	transforms.Standardization
-	Shrinkage float64 `opt:"shrinkage" help:"ridge ε added to the within-class scatter (≥ 0; 0: 1e-6·trace/D)"`
-}
-
 // NewOptions implements transforms.Stage: the defaults.
 func (PCAStage) NewOptions() transforms.Options {
-	return &PCAStageOptions{Columns: transforms.DefaultColumns(), Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
+	o := DefaultPCAOptions()
+	return &o
 }
 
 // NewOptions implements transforms.Stage: the defaults.
 func (LDAStage) NewOptions() transforms.Options {
-	return &LDAStageOptions{Columns: transforms.DefaultColumns(), Dims: 2, Standardization: transforms.Standardization{Standardize: true}}
-}
-
-// Validate implements transforms.Options.
-func (o *PCAStageOptions) Validate() error { return checkDims(o.Dims) }
-
-// Validate implements transforms.Options.
-func (o *LDAStageOptions) Validate() error {
-	if o.Label == "" {
-		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
-	}
-	if !(o.Shrinkage >= 0) || math.IsInf(o.Shrinkage, 0) {
-		return transforms.Optionf("shrinkage", "%v: want 0 (the default ridge) or a positive value", o.Shrinkage)
-	}
-	return checkDims(o.Dims)
-}
-
-func checkDims(d int) error {
-	if d < 1 {
-		return transforms.Optionf("dims", "%d: want at least 1", d)
-	}
-	return nil
+	o := DefaultLDAOptions()
+	return &o
 }
 
 const (
@@ -121,7 +84,7 @@ are dropped with a warning.`,
 
 // Run implements transforms.Stage.
 func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*PCAStageOptions)
+	opts := o.(*PCAOptions)
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
 		return err
@@ -132,7 +95,7 @@ func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	}
 	res, err := PCA(mat.NewDense(ft.N, ft.K(), ft.Z), opts.Dims)
 	if err != nil {
-		return dimsError(err)
+		return err
 	}
 	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
 	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
@@ -142,7 +105,10 @@ func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 
 // Run implements transforms.Stage.
 func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*LDAStageOptions)
+	opts := o.(*LDAOptions)
+	if err := requireLabel(opts.Label); err != nil {
+		return err
+	}
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
 		return err
@@ -156,9 +122,9 @@ func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	res, err := LDA(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), opts.Dims, LDAOptions{Shrinkage: opts.Shrinkage})
+	res, err := LDA(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), *opts)
 	if err != nil {
-		return dimsError(err)
+		return err
 	}
 	for _, w := range res.Warnings {
 		env.Warn("%s", w)
@@ -169,12 +135,14 @@ func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	return err
 }
 
-// dimsError names the dims option in an error about the output dimension.
-func dimsError(err error) error {
-	if errors.Is(err, ErrDims) {
-		return &transforms.OptionError{Option: "dims", Err: err}
+// requireLabel refuses a stage run without a label column before any
+// input is read. It is the stage's rule, not the options': the core takes
+// the classes as an argument.
+func requireLabel(label string) error {
+	if label == "" {
+		return &transforms.OptionError{Option: "label", Err: transforms.ErrNoLabel}
 	}
-	return err
+	return nil
 }
 
 // init registers the stage (package all imports every method).

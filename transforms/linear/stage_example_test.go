@@ -58,7 +58,7 @@ func run(s transforms.Stage, opts transforms.Options) {
 // ExamplePCAStage runs the pca stage from Go on an in-memory record; the
 // label is passed through.
 func ExamplePCAStage() {
-	opts := linear.PCAStage{}.NewOptions().(*linear.PCAStageOptions)
+	opts := linear.PCAStage{}.NewOptions().(*linear.PCAOptions)
 	opts.ID = "id"
 	opts.Label = "species"
 	run(linear.PCAStage{}, opts)
@@ -69,7 +69,7 @@ func ExamplePCAStage() {
 
 // ExampleLDAStage runs the lda stage from Go on an in-memory record.
 func ExampleLDAStage() {
-	opts := linear.LDAStage{}.NewOptions().(*linear.LDAStageOptions)
+	opts := linear.LDAStage{}.NewOptions().(*linear.LDAOptions)
 	opts.ID = "id"
 	opts.Label = "species"
 	opts.Dims = 2

@@ -2,6 +2,7 @@ package linear_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -48,15 +49,15 @@ func TestConstantColumn(t *testing.T) {
 		set   func(o transforms.Options, std bool)
 	}{
 		{"bvp", bvp.Stage{}, func(o transforms.Options, std bool) {
-			p := o.(*bvp.StageOptions)
+			p := o.(*bvp.Options)
 			p.ID, p.Label, p.Standardize = "key", "grade", std
 		}},
 		{"pca", linear.PCAStage{}, func(o transforms.Options, std bool) {
-			p := o.(*linear.PCAStageOptions)
+			p := o.(*linear.PCAOptions)
 			p.ID, p.Label, p.Standardize = "key", "grade", std
 		}},
 		{"lda", linear.LDAStage{}, func(o transforms.Options, std bool) {
-			p := o.(*linear.LDAStageOptions)
+			p := o.(*linear.LDAOptions)
 			p.ID, p.Label, p.Standardize = "key", "grade", std
 		}},
 	} {
@@ -111,6 +112,47 @@ func TestConstantColumn(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestNoLabel: lda and bvp refuse to run without a label, naming the
+// option.
+func TestNoLabel(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec := withConstant(mem)
+	defer rec.Release()
+	for _, s := range []transforms.Stage{linear.LDAStage{}, bvp.Stage{}} {
+		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+		err := transforms.Run(context.Background(), s, s.NewOptions(), &transforms.Env{Tables: tables, Mem: mem})
+		tables.Release()
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != "label" || !errors.Is(err, transforms.ErrNoLabel) {
+			t.Errorf("%s: error %v, want an option error naming label", s.Info().Name, err)
+		}
+	}
+}
+
+// TestDimsAboveFeatures: every linear stage refuses more dimensions than
+// features (after the constant column is dropped) with an option error
+// naming dims.
+func TestDimsAboveFeatures(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	rec := withConstant(mem)
+	defer rec.Release()
+	for _, stage := range []transforms.Stage{bvp.Stage{}, linear.PCAStage{}, linear.LDAStage{}} {
+		opts := stage.NewOptions()
+		if err := transforms.SetOptions(opts, map[string]string{"id": "key", "label": "grade", "dims": "3"}); err != nil {
+			t.Fatal(err)
+		}
+		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+		err := transforms.Run(context.Background(), stage, opts, &transforms.Env{Tables: tables, Mem: mem})
+		tables.Release()
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != "dims" || !errors.Is(err, linear.ErrDims) {
+			t.Errorf("%s: error %v, want an option error naming dims", stage.Info().Name, err)
 		}
 	}
 }

@@ -23,9 +23,15 @@
 // constant columns dropped with a warning), the control points from the
 // control columns or the "control-table" input exactly as the ckpca stage
 // does (ckpca.ControlSelection, ckpca.ReadControl), fits the chosen
-// Variant, and writes the embedding "out" and, for the linear map, the
+// Options.Variant (linear by default), and writes the embedding "out" and, for the linear map, the
 // model "model-out" that apply uses. The linear map's embedding is the
 // affine model's own placement of the raw kept features (not X·P, equal
 // to rounding), exactly as apply places rows, so apply on the same rows is
 // bit-identical to the stage's output.
+//
+// The stage and Laplacian share one Options struct, validated once
+// (transforms.Run, or Laplacian's entry) against the ranges and values its
+// tags declare; start from DefaultOptions. Tol and Threads are the
+// library's: the stage runs the conjugate gradients to a relative residual
+// of 1e-10 (the default) on the run's threads.
 package lsp

@@ -15,7 +15,6 @@ import (
 // transforms.ErrInvalidOption).
 var (
 	ErrControl = transforms.NewSentinel(transforms.ErrInvalidData, "lsp: bad control points")
-	ErrOption  = transforms.NewSentinel(transforms.ErrInvalidOption, "lsp: bad option")
 	ErrSolve   = transforms.NewSentinel(transforms.ErrInvalidData, "lsp: solver failed")
 )
 
@@ -26,7 +25,7 @@ func Linear(x *mat.Dense, rows []int, targets []float64, d int) (*mat.Dense, err
 	_, D := x.Dims()
 	m := len(rows)
 	if m == 0 || len(targets) != m*d {
-		return nil, fmt.Errorf("%w: %d control rows and %d target values for %d dims", ErrControl, m, len(targets), d)
+		return nil, transforms.Errorf(ErrControl, "%d control rows and %d target values for %d dims", m, len(targets), d)
 	}
 	xc := mat.NewDense(m, D, nil)
 	for k, r := range rows {
@@ -34,7 +33,7 @@ func Linear(x *mat.Dense, rows []int, targets []float64, d int) (*mat.Dense, err
 	}
 	var svd mat.SVD
 	if !svd.Factorize(xc, mat.SVDThin) {
-		return nil, fmt.Errorf("%w: SVD of the control rows failed", ErrSolve)
+		return nil, transforms.Errorf(ErrSolve, "SVD of the control rows failed")
 	}
 	vals := svd.Values(nil)
 	var u, v mat.Dense
@@ -57,27 +56,30 @@ func Linear(x *mat.Dense, rows []int, targets []float64, d int) (*mat.Dense, err
 	return &p, nil
 }
 
-// LaplacianOptions configure Laplacian.
-type LaplacianOptions struct {
-	Neighbors int     // k of the neighbour graph (Paulovich: 10)
-	Tol       float64 // relative residual of the normal equations that ends CG
-	Threads   int
-}
-
 // Laplacian returns the n×d row-major Paulovich LSP layout of x with the
 // control rows placed at their targets (see the package doc). Every
 // connected component of the (symmetrised) neighbour graph needs a control
 // row, or its position would be undetermined: that is an error naming a
-// row of the component.
-func Laplacian(ctx context.Context, x *mat.Dense, rows []int, targets []float64, d int, o LaplacianOptions) ([]float64, error) {
+// row of the component. Of o (start from DefaultOptions; it is validated
+// first) it reads Neighbors, which must be below the number of rows, Tol
+// and Threads.
+func Laplacian(ctx context.Context, x *mat.Dense, rows []int, targets []float64, d int, o Options) ([]float64, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
+	return laplacianLayout(ctx, x, rows, targets, d, o)
+}
+
+// laplacianLayout is Laplacian on validated options (the stage's).
+func laplacianLayout(ctx context.Context, x *mat.Dense, rows []int, targets []float64, d int, o Options) ([]float64, error) {
 	n, D := x.Dims()
 	m := len(rows)
 	k := o.Neighbors
-	if k < 1 || k >= n {
-		return nil, fmt.Errorf("%w: %d neighbours for %d rows", ErrOption, k, n)
+	if k >= n {
+		return nil, transforms.Optionf("neighbors", "%d neighbours for %d rows: want fewer than the rows", k, n)
 	}
 	if m == 0 || len(targets) != m*d {
-		return nil, fmt.Errorf("%w: %d control rows and %d target values for %d dims", ErrControl, m, len(targets), d)
+		return nil, transforms.Errorf(ErrControl, "%d control rows and %d target values for %d dims", m, len(targets), d)
 	}
 	idx := make([]int32, n*k)
 	d2 := make([]float64, n*k)
@@ -198,7 +200,7 @@ func cg(ctx context.Context, a *laplacian, x, rhs []float64, tol float64, maxIte
 			pap += p[i] * ap[i]
 		}
 		if !(pap > 0) {
-			return fmt.Errorf("%w: the normal equations are singular (pᵀAᵀAp = %g)", ErrSolve, pap)
+			return transforms.Errorf(ErrSolve, "the normal equations are singular (pᵀAᵀAp = %g)", pap)
 		}
 		alpha := rr / pap
 		var rr2 float64
@@ -213,7 +215,7 @@ func cg(ctx context.Context, a *laplacian, x, rhs []float64, tol float64, maxIte
 			p[i] = r[i] + beta*p[i]
 		}
 	}
-	return fmt.Errorf("%w: conjugate gradients did not reach a relative residual of %g in %d iterations (%g)", ErrSolve, tol, maxIter, math.Sqrt(rr/bb))
+	return transforms.Errorf(ErrSolve, "conjugate gradients did not reach a relative residual of %g in %d iterations (%g)", tol, maxIter, math.Sqrt(rr/bb))
 }
 
 // checkComponents reports a component of the symmetrised neighbour graph
@@ -250,7 +252,7 @@ func checkComponents(idx []int32, n, k int, rows []int) error {
 					size++
 				}
 			}
-			return fmt.Errorf("%w: row %d is in a group of %d rows that the %d-neighbour graph does not connect to any control row; add a control row there or raise the neighbors option", ErrControl, i, size, k)
+			return transforms.Errorf(ErrControl, "row %d is in a group of %d rows that the %d-neighbour graph does not connect to any control row; add a control row there or raise the neighbors option", i, size, k)
 		}
 	}
 	return nil

@@ -80,7 +80,9 @@ func TestLaplacianDense(t *testing.T) {
 	for q := range y {
 		y[q] = rng.NormFloat64()
 	}
-	got, err := Laplacian(context.Background(), x, rows, y, 2, LaplacianOptions{Neighbors: k, Tol: 1e-13})
+	o := DefaultOptions()
+	o.Neighbors, o.Tol = k, 1e-13
+	got, err := Laplacian(context.Background(), x, rows, y, 2, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,9 @@ func TestLaplacianUnanchoredComponent(t *testing.T) {
 	for i := 20; i < 40; i++ { // a second cluster far away
 		x.Set(i, 0, x.At(i, 0)+1000)
 	}
-	_, err := Laplacian(context.Background(), x, []int{0, 1, 2}, []float64{0, 0, 1, 1, 2, 2}, 2, LaplacianOptions{Neighbors: 5})
+	o := DefaultOptions()
+	o.Neighbors = 5
+	_, err := Laplacian(context.Background(), x, []int{0, 1, 2}, []float64{0, 0, 1, 1, 2, 2}, 2, o)
 	if !errors.Is(err, ErrControl) {
 		t.Errorf("unanchored cluster: error %v, want ErrControl", err)
 	}

@@ -3,7 +3,6 @@ package lsp
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -17,59 +16,53 @@ import (
 type Stage struct{}
 
 // Variant names the method: linear (the minimum-norm linear map, InVis)
-// or laplacian (Paulovich et al. 2008). The zero value is linear.
-type Variant int
+// or laplacian (Paulovich et al. 2008).
+type Variant string
 
 // The variants.
 const (
-	VariantLinear Variant = iota
-	VariantLaplacian
+	VariantLinear    Variant = "linear"
+	VariantLaplacian Variant = "laplacian"
 )
 
-var variantNames = []string{"linear", "laplacian"}
+// Values lists the variants.
+func (Variant) Values() []string { return []string{string(VariantLinear), string(VariantLaplacian)} }
 
-func (v Variant) Values() []string { return slices.Clone(variantNames) }
-func (v Variant) String() string {
-	if int(v) >= 0 && int(v) < len(variantNames) {
-		return variantNames[v]
-	}
-	return fmt.Sprintf("Variant(%d)", int(v))
-}
-func (v Variant) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
-func (v *Variant) UnmarshalText(b []byte) error {
-	i := slices.Index(variantNames, string(b))
-	if i < 0 {
-		return fmt.Errorf("%q: want one of %v", b, variantNames)
-	}
-	*v = Variant(i)
-	return nil
-}
-
-// StageOptions are the options of the lsp stage.
-type StageOptions struct {
+// Options are the options of the lsp stage and of Laplacian, which reads
+// Neighbors, Tol and Threads. Start from DefaultOptions.
+type Options struct {
 	transforms.Columns
 	transforms.Standardization
 	Control   []string `opt:"control" help:"columns of target coordinates, one per output dimension, null on non-control rows"`
-	Dims      int      `opt:"dims" help:"output dimensions (0: one per control column, or per coordinate column of the control table)"`
+	Dims      int      `opt:"dims" range:"[0,)" help:"output dimensions (0: one per control column, or per coordinate column of the control table)"`
 	Variant   Variant  `opt:"variant" help:"linear (min-norm map, InVis) or laplacian (Paulovich 2008)"`
-	Neighbors int      `opt:"neighbors" help:"laplacian: neighbours per row (at least 1, below N)"`
+	Neighbors int      `opt:"neighbors" range:"[1,)" help:"laplacian: neighbours per row (below N)"`
+
+	// Tol is the relative residual of the normal equations that ends the
+	// conjugate gradients (values below 1e-14 act as 1e-14).
+	Tol float64 `range:"(0,)"`
+	// Threads is the number of goroutines of the neighbour search (≤ 0:
+	// GOMAXPROCS); the stage takes the run's.
+	Threads int
 }
 
-// NewOptions returns the defaults: the linear map on standardised
-// features; 10 neighbours for the Laplacian variant.
-func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Columns: transforms.DefaultColumns(), Standardization: transforms.Standardization{Standardize: true}, Neighbors: 10}
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.Dims < 0:
-		return transforms.Optionf("dims", "%d: want 0 (from the control points) or a positive count", o.Dims)
-	case o.Neighbors < 1:
-		return transforms.Optionf("neighbors", "%d: want ≥ 1", o.Neighbors)
+// DefaultOptions returns the defaults: the linear map on standardised
+// features; 10 neighbours for the Laplacian variant (Paulovich's k), CG to
+// a relative residual of 1e-10.
+func DefaultOptions() Options {
+	return Options{
+		Columns:         transforms.DefaultColumns(),
+		Standardization: transforms.Standardization{Standardize: true},
+		Variant:         VariantLinear,
+		Neighbors:       10,
+		Tol:             1e-10,
 	}
-	return nil
+}
+
+// NewOptions returns DefaultOptions.
+func (Stage) NewOptions() transforms.Options {
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -107,7 +100,7 @@ Control points are read as for ckpca. Features are standardised unless
 // Run fits the variant on the input and writes the embedding (and the
 // model).
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
+	o := opts.(*Options)
 	if o.Variant == VariantLaplacian && env.Has("model-out") {
 		return transforms.Optionf("model-out", "needs variant linear: the Laplacian layout depends on the neighbour graph and has no map for new rows")
 	}
@@ -125,11 +118,11 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	if len(ctrl.Rows) == 0 {
-		return fmt.Errorf("%w: no control rows in %s (every control value is null)", ErrControl, ft.Source.Path)
+		return transforms.Errorf(ErrControl, "no control rows in %s (every control value is null)", ft.Source.Path)
 	}
 	n, p := ft.N, ft.K()
 	xs := mat.NewDense(n, p, ft.Z)
-	env.Figures(map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows), "dims": dims})
+	env.Figures(map[string]any{"control_points": len(ctrl.Rows), "dims": dims})
 	env.Progress.Start("optimising", 0)
 	if o.Variant == VariantLinear {
 		pm, err := Linear(xs, ctrl.Rows, ctrl.Targets, dims)
@@ -141,12 +134,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		// model's own placement of the raw kept features (not xs·P, equal
 		// to rounding), exactly as apply places rows, so apply on the same
 		// rows gives the same bits.
-		params := map[string]any{"variant": o.Variant.String(), "control_points": len(ctrl.Rows)}
+		params := map[string]any{"variant": string(o.Variant), "control_points": len(ctrl.Rows)}
 		if _, err := env.WriteLinear(ctx, "lsp", ft, o.Standardize, make([]float64, p), pm, params); err != nil {
 			return err
 		}
 	} else {
-		emb, err := Laplacian(ctx, xs, ctrl.Rows, ctrl.Targets, dims, LaplacianOptions{Neighbors: o.Neighbors, Tol: 1e-10, Threads: env.Threads})
+		lo := *o
+		lo.Threads = env.Threads
+		emb, err := laplacianLayout(ctx, xs, ctrl.Rows, ctrl.Targets, dims, lo)
 		env.Progress.Finish()
 		if err != nil {
 			return err

@@ -37,7 +37,7 @@ func ExampleStage() {
 
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "model-out")
 	defer tables.Release()
-	opts := lsp.Stage{}.NewOptions().(*lsp.StageOptions)
+	opts := lsp.Stage{}.NewOptions().(*lsp.Options)
 	opts.ID, opts.Control = "id", []string{"cx", "cy"}
 	if err := transforms.Run(context.Background(), lsp.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
 		panic(err)

@@ -2,13 +2,16 @@ package lsp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/transforms"
 )
@@ -61,7 +64,7 @@ func TestStageApplyIdentity(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
 		rec := controlRecord(mem, 30)
 		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "model-out")
-		o := Stage{}.NewOptions().(*StageOptions)
+		o := Stage{}.NewOptions().(*Options)
 		o.ID, o.Control, o.Standardize = "id", []string{"cx", "cy"}, std
 		if err := transforms.Run(ctx, Stage{}, o, &transforms.Env{Tables: tables, Mem: mem}); err != nil {
 			t.Fatalf("standardize=%v: %v", std, err)
@@ -88,5 +91,53 @@ func TestStageApplyIdentity(t *testing.T) {
 		tables.Release()
 		rec.Release()
 		mem.AssertSize(t, 0)
+	}
+}
+
+// TestOptionsValidate: the defaults validate; an out-of-range value of
+// each ranged option (and of Tol, the library's) and a value outside the
+// enum are refused with an *transforms.OptionError naming the option.
+func TestOptionsValidate(t *testing.T) {
+	d := DefaultOptions()
+	if err := transforms.Validate(&d); err != nil {
+		t.Fatalf("DefaultOptions: %v", err)
+	}
+	if n := (Stage{}).NewOptions().(*Options); !reflect.DeepEqual(*n, d) {
+		t.Errorf("NewOptions %+v, DefaultOptions %+v", *n, d)
+	}
+	for _, tc := range []struct {
+		option string
+		set    func(*Options)
+	}{
+		{"dims", func(o *Options) { o.Dims = -1 }},
+		{"neighbors", func(o *Options) { o.Neighbors = 0 }},
+		{"variant", func(o *Options) { o.Variant = "" }},
+		{"variant", func(o *Options) { o.Variant = "paulovich" }},
+		{"Tol", func(o *Options) { o.Tol = 0 }},
+		{"Tol", func(o *Options) { o.Tol = math.NaN() }},
+	} {
+		o := DefaultOptions()
+		tc.set(&o)
+		err := transforms.Validate(&o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: error %v, want an OptionError naming it", tc.option, err)
+		}
+	}
+}
+
+// TestLaplacianNeighborsRows: Laplacian refuses as many neighbours as rows
+// (the one check of neighbors that needs the data) with an OptionError
+// naming neighbors, and a value out of its range before any work.
+func TestLaplacianNeighborsRows(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{0, 0, 1, 0, 0, 1, 1, 1, 2, 2})
+	for _, k := range []int{0, 5, 6} {
+		o := DefaultOptions()
+		o.Neighbors = k
+		_, err := Laplacian(context.Background(), x, []int{0}, []float64{0, 0}, 2, o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != "neighbors" {
+			t.Errorf("%d neighbours for 5 rows: error %v, want an OptionError naming neighbors", k, err)
+		}
 	}
 }

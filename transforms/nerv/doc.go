@@ -187,12 +187,20 @@
 // CLI's "ordinate nerv"): the feature table of role "in", read through
 // Env.ReadFeatures (a constant column is dropped with a warning), with soft
 // labels (soft-labels: SoftClassNeRV), a hard label (label: ClassNeRV) or
-// neither (NeRV). It writes an embedding ("out", kind embedding) and
-// records mode, method, output_scale, stress, iterations, classes and
-// levels (perplexity, stress, iterations and status of each scale) as
-// figures. Its standardize option is off by default, unlike the linear
-// stages: NeRV, like t-SNE, is usually run on features that are already
-// comparable. Progress phases: with the sample start first the sample's
+// neither (NeRV). Its options are Options, the struct Fit takes: the
+// tagged fields are the stage's options (their ranges and values in the
+// tags, checked by transforms.Validate; Options.Validate checks the rules
+// that tie them together, Fit those that need N), the untagged ones
+// (Threads, Progress, Reporter) the library's; DefaultOptions holds every
+// default, and a zero field is not one. An output scale "auto" is resolved
+// in Fit: transfer for the exact method, global for bh and cutoff
+// (Result.OutputScale). The stage writes an embedding ("out", kind
+// embedding) and records mode, output_scale (as resolved), stress,
+// iterations, classes, knn, start and levels (perplexity, stress,
+// iterations and status of each scale) as figures; the method and the other
+// options are in the provenance's parameters. Its standardize option is off
+// by default, unlike the linear stages: NeRV, like t-SNE, is usually run on
+// features that are already comparable. Progress phases: with the sample start first the sample's
 // own phases, prefixed "sample of m rows: "; then "pair distances" or
 // "neighbours" (rows), then "optimising level i/L" per scale, with its
 // iteration budget as the total and one unit per L-BFGS iteration.

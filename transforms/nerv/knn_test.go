@@ -96,9 +96,9 @@ func TestStageKNNFigure(t *testing.T) {
 		{"bh, approx below the fallback", BarnesHut, "approx", "exact"},
 		{"bh, auto", BarnesHut, "auto", "exact"},
 	} {
-		opts := Stage{}.NewOptions().(*StageOptions)
+		opts := Stage{}.NewOptions().(*Options)
 		opts.Perplexity, opts.Method = 5, tc.method
-		opts.KNN = kernels.KNNMethod(tc.knn)
+		opts.Neighbors = kernels.KNNMethod(tc.knn)
 		figs, err := runTwoClasses(opts)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -111,7 +111,7 @@ func TestStageKNNFigure(t *testing.T) {
 
 // runTwoClasses runs the stage with opts and label "class" on twoClasses and
 // returns the figures of its output.
-func runTwoClasses(opts *StageOptions) (map[string]any, error) {
+func runTwoClasses(opts *Options) (map[string]any, error) {
 	rec := twoClasses()
 	defer rec.Release()
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")

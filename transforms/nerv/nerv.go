@@ -2,6 +2,7 @@ package nerv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -15,33 +16,44 @@ import (
 )
 
 // OutputScale chooses the output neighbourhood widths.
-type OutputScale int
+type OutputScale string
 
 const (
-	// Transfer uses sᵢ = σᵢ, the input bandwidth of each point (exact mode).
-	Transfer OutputScale = iota
+	// ScaleAuto is Transfer for the exact method and Global for BarnesHut
+	// and Cutoff, which need one width; Fit resolves it
+	// (Result.OutputScale).
+	ScaleAuto OutputScale = "auto"
+	// Transfer uses sᵢ = σᵢ, the input bandwidth of each point (exact
+	// method only).
+	Transfer OutputScale = "transfer"
 	// Global uses one scale for every point: the mean of the σᵢ.
-	Global
+	Global OutputScale = "global"
 )
 
+// Values lists the output scales.
+func (OutputScale) Values() []string { return []string{"auto", "transfer", "global"} }
+
 // Method chooses how the stress is evaluated.
-type Method int
+type Method string
 
 const (
 	// Exact evaluates the O(N²) stress (see Stress).
-	Exact Method = iota
+	Exact Method = "exact"
 	// BarnesHut uses sparse input neighbourhoods over the 3K nearest
 	// neighbours and a Barnes–Hut sum over the embedding with one global
 	// output scale (see BH): O(N·K + N log N) per evaluation.
-	BarnesHut
+	BarnesHut Method = "bh"
 	// Cutoff has BarnesHut's objective (sparse input, one global output
 	// scale) and sums, for each point, every point within reach of its
 	// output Gaussian exactly and drops the rest, with the dropped mass
 	// bounded by CutoffTol (see CutoffStress): O(N·K + N·R) per evaluation for R
 	// points in reach, faster and more accurate than BarnesHut once the
 	// map has spread out.
-	Cutoff
+	Cutoff Method = "cutoff"
 )
+
+// Values lists the methods.
+func (Method) Values() []string { return []string{"exact", "bh", "cutoff"} }
 
 // sparse reports whether m uses sparse input neighbourhoods and one global
 // output scale (BarnesHut and Cutoff).
@@ -78,43 +90,59 @@ const keptForceMaxN = 4096
 // a function of the data and the thread count.
 const KNNSeed = 15
 
-// Sentinel errors.
-var (
-	ErrOption = transforms.NewSentinel(transforms.ErrInvalidOption, "nerv: bad option")
-	ErrInput  = transforms.NewSentinel(transforms.ErrInvalidData, "nerv: bad input")
-)
+// ErrInput is the sentinel of bad input data given to the core (Fit).
+var ErrInput = transforms.NewSentinel(transforms.ErrInvalidData, "nerv: bad input")
 
-// Options configure Fit. Use DefaultOptions and change what you need: α = 0
-// and γ = 0 are meaningful values, so zero fields are not defaults.
+// Options are the options of the nerv stage and of Fit: one struct, its
+// tagged fields the stage's options (transforms.Options), the untagged ones
+// the library's. Start from DefaultOptions and change what you need: α = 0
+// and γ = 0 are meaningful values, so a zero field is not a default. Fit
+// ignores the column options (Columns, SoftLabels, Standardize: the
+// stage's reading of the table) but validates them all the same.
 type Options struct {
-	Dims        int
-	Perplexity  float64 // K, the effective number of neighbours
-	Alpha       float64 // weight of the class community in Λ, in [0, 1]
-	Gamma       float64 // base trade-off between recall and precision, in [0, 1]
-	Multiscale  bool    // the schedule K_h = max(N/2^h, K), warm-started
-	OutputScale OutputScale
-	MaxIter     int     // L-BFGS iterations of the last (finest) scale (150; doc.go, "Stopping rule")
-	Tol         float64 // relative cost decrease over 10 iterations that ends the last scale (1e-4)
-	// CoarseMaxIter and CoarseTol are MaxIter and Tol for the scales
-	// before the last one of a multiscale schedule, which only need to
-	// bring the next scale a good start (doc.go, "Stopping rule"); 0 uses
-	// MaxIter or Tol.
-	CoarseMaxIter int
-	CoarseTol     float64
-	Method        Method
-	BHTol         float64 // Barnes–Hut cell tolerance (BarnesHut only)
-	CutoffTol     float64 // bound on each row's relative normaliser error (Cutoff only)
+	transforms.Columns
+	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
+	transforms.Standardization
+	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most 3 with methods bh and cutoff"`
+	// Alpha weighs the class community in Λ.
+	Alpha float64 `opt:"alpha" range:"[0,1]" help:"weight of the class community in Λ"`
+	// Gamma is the base trade-off between recall and precision.
+	Gamma float64 `opt:"gamma" range:"[0,1]" help:"recall/precision trade-off without classes"`
+	// Perplexity is K, the effective number of neighbours.
+	Perplexity float64 `opt:"perplexity" range:"[1,)" help:"effective number of neighbours K, below N − 1"`
+	// Multiscale runs the schedule K_h = max(N/2^h, K), warm-started.
+	Multiscale bool   `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
+	Method     Method `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
 	// Neighbors selects the k-NN search of the sparse methods' input
 	// neighbourhoods: exact up to kernels.AutoApproxRows rows for
 	// NN-descent's default candidates (4k/3 for the k = 3K neighbours of
 	// the largest perplexity K) or up to kernels.KDTreeMaxDims features,
 	// NN-descent otherwise (KNNAuto), or one of them always. NN-descent is
 	// seeded with KNNSeed.
-	Neighbors kernels.KNNMethod
+	Neighbors kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
+	// BHTol is the Barnes–Hut cell tolerance (BarnesHut, and Cutoff's
+	// dense rows).
+	BHTol float64 `opt:"bh-tol" range:"[0,)" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels; 0: exact sums"`
+	// CutoffTol bounds each row's relative normaliser error (Cutoff only).
+	CutoffTol float64 `opt:"cutoff-tol" range:"[0,)" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out; 0: every pair"`
 	// Start places the points before the first scale: PCA, or a fitted
 	// sample of the rows (sparse methods; StartAuto picks by N, see
 	// SampleStartAbove).
-	Start   Start
+	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
+	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
+	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
+	// the relative cost decrease over 10 iterations (doc.go, "Stopping
+	// rule").
+	MaxIter int     `opt:"max-iter" range:"[1,)" help:"L-BFGS iterations of the last (finest) scale"`
+	Tol     float64 `opt:"tol" range:"[0,)" help:"relative stress decrease over 10 iterations that ends the last scale"`
+	// CoarseMaxIter and CoarseTol are MaxIter and Tol for the scales
+	// before the last one of a multiscale schedule, which only need to
+	// bring the next scale a good start (doc.go, "Stopping rule"); 0 uses
+	// MaxIter or Tol.
+	CoarseMaxIter int     `opt:"coarse-max-iter" range:"[0,)" help:"L-BFGS iterations of each earlier scale of the multiscale schedule; 0: as --max-iter; the rule before issue 15 is --coarse-max-iter 0 --coarse-tol 0 --max-iter 500 --tol 1e-5"`
+	CoarseTol     float64 `opt:"coarse-tol" range:"[0,)" help:"relative stress decrease over 10 iterations that ends an earlier scale; 0: as --tol"`
+
+	// Threads bounds the goroutines (≤ 0: GOMAXPROCS).
 	Threads int
 	// Progress, if not nil, is called after each scale with its perplexity,
 	// final stress and iterations.
@@ -127,10 +155,40 @@ type Options struct {
 }
 
 // DefaultOptions are the issue's defaults: 2-D, perplexity 32, α = γ = 0.5,
-// multiscale, output scales transferred from the input.
+// multiscale, the exact method, output scales transferred from the input
+// (auto), and the stopping rule of doc.go; standardisation off.
 func DefaultOptions() Options {
-	return Options{Dims: 2, Perplexity: 32, Alpha: 0.5, Gamma: 0.5, Multiscale: true, OutputScale: Transfer,
-		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Neighbors: kernels.KNNAuto}
+	return Options{Columns: transforms.DefaultColumns(), Dims: 2, Alpha: 0.5, Gamma: 0.5, Perplexity: 32, Multiscale: true,
+		Method: Exact, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto,
+		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3}
+}
+
+// Validate checks the rules that tie options together (transforms.Validate
+// checks each option's range and values first).
+func (o *Options) Validate() error {
+	switch {
+	case o.Label != "" && o.SoftLabels != nil:
+		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
+	case o.Method.sparse() && o.Dims > kernels.MaxBHDims:
+		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
+	case o.Start == StartSample && !o.Method.sparse():
+		return transforms.Optionf("start", "sample needs method bh or cutoff (the exact method's cost is its O(N²) iterations, not its start)")
+	case o.Method.sparse() && o.OutputScale == Transfer:
+		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
+	}
+	return nil
+}
+
+// outputScale resolves ScaleAuto: Transfer for the exact method, Global for
+// the sparse ones.
+func (o Options) outputScale() OutputScale {
+	if o.OutputScale != ScaleAuto {
+		return o.OutputScale
+	}
+	if o.Method.sparse() {
+		return Global
+	}
+	return Transfer
 }
 
 // LegacyStopping returns o with the stopping rule used before the
@@ -174,6 +232,9 @@ type Result struct {
 	Y      []float64 // n×Dims row-major
 	Stress float64   // at the final (finest) scale
 	Levels []Level
+	// OutputScale is the output scale that ran: Options.OutputScale with
+	// ScaleAuto resolved.
+	OutputScale OutputScale
 	// Width is the global output width s of the finest scale (the mean
 	// σᵢ), or 0 with Transfer (each point's own σᵢ).
 	Width float64
@@ -231,10 +292,16 @@ func Schedule(n int, k float64, multiscale bool) []float64 {
 
 // Fit embeds the n×d row-major x. soft is the n×c row-major soft-label
 // matrix (rows sum to 1; an all-NaN row is unlabelled), or nil for NeRV.
+// Bad options are *transforms.OptionError naming the option, bad data
+// errors wrapping ErrInput; a cancelled ctx gives ctx.Err().
 func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
+	o.OutputScale = o.outputScale()
 	rep := o.Reporter
 	if rep == nil {
 		rep = transforms.NoProgress{}
@@ -264,7 +331,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{KNN: kernels.KNNExact}
+	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale}
 	levels := o.Levels(n)
 	for h, k := range levels {
 		maxIter, tol := o.stopping(h, len(levels))
@@ -342,7 +409,7 @@ func newDenseLevels(ctx context.Context, x []float64, n, d int, soft []float64, 
 func (l *denseLevels) level(k float64, _ bool) (func(y, grad []float64) float64, float64, error) {
 	in := l.in
 	if err := kernels.Perplexity(l.ctx, l.prec, in.Beta, l.d2, in.N, k, l.o.Threads); err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrOption, err)
+		return nil, 0, perplexityError(err)
 	}
 	in.Scale = scales(l.prec, l.o.OutputScale)
 	var width float64
@@ -431,7 +498,7 @@ func (l *sparseLevels) level(k float64, last bool) (func(y, grad []float64) floa
 	}
 	prec := make([]float64, n)
 	if err := kernels.PerplexitySparse(l.ctx, prec, in.Beta, in.Beta, n, kh, k, l.o.Threads); err != nil {
-		return nil, 0, fmt.Errorf("%w: %w", ErrOption, err)
+		return nil, 0, perplexityError(err)
 	}
 	in.Scale = scales(prec, Global)[0]
 	SparseLogBeta(in)
@@ -479,7 +546,7 @@ func initPCA(x []float64, n, d, dims int) ([]float64, error) {
 	xm := mat.NewDense(n, d, append([]float64(nil), x...))
 	p, err := linear.PCA(xm, min(dims, d))
 	if err != nil {
-		return nil, fmt.Errorf("%w: PCA initialisation: %w", ErrInput, err)
+		return nil, transforms.Errorf(ErrInput, "PCA initialisation: %w", err)
 	}
 	proj := p.Transform(nil, xm)
 	y := make([]float64, n*dims)
@@ -491,44 +558,32 @@ func initPCA(x []float64, n, d, dims int) ([]float64, error) {
 	return y, nil
 }
 
+// perplexityError is the error of a perplexity calibration: a perplexity
+// out of range is an error of the option perplexity; anything else (a
+// cancellation) is returned as it is, never as an option error.
+func perplexityError(err error) error {
+	if errors.Is(err, kernels.ErrPerplexity) {
+		return transforms.Optionf("perplexity", "%w", err)
+	}
+	return err
+}
+
+// check checks what the options' ranges cannot: the sizes of x and soft,
+// and the options that depend on N.
 func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 	switch {
 	case n < 3 || d < 1 || len(x) != n*d:
-		return fmt.Errorf("%w: %d values for %d rows × %d features (need at least 3 rows)", ErrInput, len(x), n, d)
+		return transforms.Errorf(ErrInput, "%d values for %d rows × %d features (need at least 3 rows)", len(x), n, d)
 	case soft != nil && (c < 1 || len(soft) != n*c):
-		return fmt.Errorf("%w: %d soft-label values for %d rows × %d classes", ErrInput, len(soft), n, c)
-	case o.Dims < 1:
-		return fmt.Errorf("%w: dims %d", ErrOption, o.Dims)
-	case !(o.Alpha >= 0 && o.Alpha <= 1) || !(o.Gamma >= 0 && o.Gamma <= 1):
-		return fmt.Errorf("%w: alpha %g and gamma %g must lie in [0, 1]", ErrOption, o.Alpha, o.Gamma)
-	case !(o.Perplexity >= 1 && o.Perplexity < float64(n-1)):
-		return transforms.Optionf("perplexity", "%w: perplexity %g must be at least 1 and below N − 1 = %d", ErrOption, o.Perplexity, n-1)
-	case o.Method != Exact && !o.Method.sparse():
-		return fmt.Errorf("%w: unknown method %d", ErrOption, int(o.Method))
-	case o.Method.sparse() && o.Dims > kernels.MaxBHDims:
-		return fmt.Errorf("%w: method %v supports at most %d output dimensions, not %d", ErrOption, o.Method, kernels.MaxBHDims, o.Dims)
-	case o.Method.sparse() && !(o.BHTol >= 0): // Cutoff's dense rows use it too
-		return fmt.Errorf("%w: Barnes–Hut tolerance %g must be ≥ 0", ErrOption, o.BHTol)
-	case o.Method == Cutoff && !(o.CutoffTol >= 0):
-		return fmt.Errorf("%w: cut-off tolerance %g must be ≥ 0", ErrOption, o.CutoffTol)
-	case o.Method.sparse() && o.OutputScale != Global:
-		return fmt.Errorf("%w: method %v needs the global output scale", ErrOption, o.Method)
-	case o.MaxIter < 1 || o.CoarseMaxIter < 0:
-		return fmt.Errorf("%w: max iterations %d (coarse scales %d)", ErrOption, o.MaxIter, o.CoarseMaxIter)
-	case !(o.Tol >= 0) || !(o.CoarseTol >= 0):
-		return fmt.Errorf("%w: tolerance %g (coarse scales %g) must be ≥ 0", ErrOption, o.Tol, o.CoarseTol)
-	case o.Start < StartAuto || o.Start > StartSample:
-		return fmt.Errorf("%w: unknown start %v", ErrOption, o.Start)
-	case o.Start == StartSample && !o.Method.sparse():
-		return fmt.Errorf("%w: the start from a sample needs method bh or cutoff, not %v", ErrOption, o.Method)
+		return transforms.Errorf(ErrInput, "%d soft-label values for %d rows × %d classes", len(soft), n, c)
+	case !(o.Perplexity < float64(n-1)):
+		return transforms.Optionf("perplexity", "%w: %g, want below N − 1 = %d", kernels.ErrPerplexity, o.Perplexity, n-1)
 	case o.Start == StartSample && !(o.Perplexity < float64(n/sampleFraction-1)):
-		return transforms.Optionf("start", "%w: a sample of %d rows (1/%d of %d) is too small for perplexity %g", ErrOption, n/sampleFraction, sampleFraction, n, o.Perplexity)
-	case !transforms.EnumValid(o.Neighbors):
-		return fmt.Errorf("%w: unknown k-NN method %v", ErrOption, o.Neighbors)
+		return transforms.Optionf("start", "a sample of %d rows (1/%d of %d) is too small for perplexity %g", n/sampleFraction, sampleFraction, n, o.Perplexity)
 	}
 	for i, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%w: x[%d, %d] = %v", ErrInput, i/d, i%d, v)
+			return transforms.MatrixErrorf("x", i/d, i%d, ErrInput, "%v is not finite", v)
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
 )
 
@@ -59,7 +60,7 @@ func TestLevelsBarnesHut(t *testing.T) {
 		o.Perplexity, o.Method = tc.k, tc.method
 		got := o.Levels(tc.n)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("Levels(n=%d, K=%g, method %d) = %v, want %v", tc.n, tc.k, tc.method, got, tc.want)
+			t.Errorf("Levels(n=%d, K=%g, method %v) = %v, want %v", tc.n, tc.k, tc.method, got, tc.want)
 		}
 	}
 }
@@ -174,28 +175,181 @@ func TestFitErrors(t *testing.T) {
 	o := DefaultOptions()
 	o.Perplexity = 3
 	for _, tc := range []struct {
-		name string
-		mod  func(*Options)
-		x    []float64
-		want error
+		name   string
+		mod    func(*Options)
+		x      []float64
+		option string // the option an *OptionError names; "" for a data error
+		want   error
 	}{
-		{"perplexity ≥ N", func(o *Options) { o.Perplexity = 10 }, x, ErrOption},
-		{"alpha > 1", func(o *Options) { o.Alpha = 1.5 }, x, ErrOption},
-		{"cutoff, negative cut-off tol", func(o *Options) { o.Method, o.OutputScale, o.CutoffTol = Cutoff, Global, -1 }, x, ErrOption},
-		{"cutoff, negative bh tol (its dense rows)", func(o *Options) { o.Method, o.OutputScale, o.BHTol = Cutoff, Global, -1 }, x, ErrOption},
-		{"cutoff, transferred widths", func(o *Options) { o.Method, o.OutputScale = Cutoff, Transfer }, x, ErrOption},
-		{"start from a sample, exact method", func(o *Options) { o.Start = StartSample }, x, ErrOption},
-		{"start from a sample too small", func(o *Options) { o.Method, o.OutputScale, o.Start = Cutoff, Global, StartSample }, x, ErrOption},
-		{"unknown start", func(o *Options) { o.Start = 7 }, x, ErrOption},
-		{"nan", nil, append(append([]float64(nil), x[:29]...), math.NaN()), ErrInput},
+		{"perplexity ≥ N", func(o *Options) { o.Perplexity = 10 }, x, "perplexity", kernels.ErrPerplexity},
+		{"alpha > 1", func(o *Options) { o.Alpha = 1.5 }, x, "alpha", nil},
+		{"cutoff, negative cut-off tol", func(o *Options) { o.Method, o.CutoffTol = Cutoff, -1 }, x, "cutoff-tol", nil},
+		{"cutoff, negative bh tol (its dense rows)", func(o *Options) { o.Method, o.BHTol = Cutoff, -1 }, x, "bh-tol", nil},
+		{"cutoff, transferred widths", func(o *Options) { o.Method, o.OutputScale = Cutoff, Transfer }, x, "output-scale", nil},
+		{"bh, three dimensions too many", func(o *Options) { o.Method, o.Dims = BarnesHut, 4 }, x, "dims", nil},
+		{"start from a sample, exact method", func(o *Options) { o.Start = StartSample }, x, "start", nil},
+		{"start from a sample too small", func(o *Options) { o.Method, o.Start = Cutoff, StartSample }, x, "start", nil},
+		{"unknown start", func(o *Options) { o.Start = "spectral" }, x, "start", nil},
+		{"unknown method", func(o *Options) { o.Method = "Exact" }, x, "method", nil},
+		{"zero-value options", func(o *Options) { *o = Options{} }, x, "on-invalid", nil},
+		{"nan", nil, append(append([]float64(nil), x[:29]...), math.NaN()), "", ErrInput},
+		{"too few values", nil, x[:29], "", ErrInput},
 	} {
 		oo := o
 		if tc.mod != nil {
 			tc.mod(&oo)
 		}
 		_, err := Fit(ctx, tc.x, 10, 3, nil, 0, oo)
-		if !errors.Is(err, tc.want) {
+		var oe *transforms.OptionError
+		switch {
+		case tc.option != "" && (!errors.As(err, &oe) || oe.Option != tc.option):
+			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
+		case tc.option == "" && errors.Is(err, transforms.ErrInvalidOption):
+			t.Errorf("%s: error %v, want a data error", tc.name, err)
+		case tc.want != nil && !errors.Is(err, tc.want):
 			t.Errorf("%s: error %v, want %v", tc.name, err, tc.want)
+		}
+	}
+	// A non-finite value is a *DataError at its position in x.
+	_, err := Fit(ctx, append(append([]float64(nil), x[:29]...), math.Inf(1)), 10, 3, nil, 0, o)
+	var de *transforms.DataError
+	if !errors.As(err, &de) || de.Matrix != "x" || de.Row != 9 || de.Column != "2" {
+		t.Errorf("non-finite x[9, 2]: error %v, want a DataError at row 9, column 2 of x", err)
+	}
+}
+
+// TestFitCancelled (issue 40): a cancelled fit returns the context's error,
+// never an option error, whether it is cancelled before the fit or during
+// a perplexity calibration.
+func TestFitCancelled(t *testing.T) {
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(9, 9)), 15)
+	const n, c = 60, 6
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []Method{Exact, BarnesHut, Cutoff} {
+		o := DefaultOptions()
+		o.Perplexity, o.Method = 8, m
+		_, err := Fit(cancelled, x, n, 3, soft, c, o)
+		if !errors.Is(err, context.Canceled) || transforms.IsInputError(err) {
+			t.Errorf("method %v, cancelled fit: error %v, want context.Canceled alone", m, err)
+		}
+	}
+	// The calibration itself: the levels built with a live context, then
+	// cancelled.
+	o := DefaultOptions()
+	o.Perplexity = 8
+	dl, err := newDenseLevels(context.Background(), x, n, 3, soft, c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dl.ctx = cancelled
+	o.Method = BarnesHut
+	sl, err := newSparseLevels(context.Background(), x, n, 3, soft, c, o, transforms.NoProgress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl.ctx = cancelled
+	for name, lv := range map[string]levelStress{"exact": dl, "bh": sl} {
+		_, _, err := lv.level(8, true)
+		if !errors.Is(err, context.Canceled) || transforms.IsInputError(err) {
+			t.Errorf("%s level, cancelled: error %v, want context.Canceled alone", name, err)
+		}
+	}
+	// A perplexity the calibration refuses is an error of the option.
+	if _, _, err := dl.level(float64(n), true); !errors.Is(err, kernels.ErrPerplexity) {
+		t.Errorf("perplexity N: error %v, want kernels.ErrPerplexity", err)
+	} else if oe := (*transforms.OptionError)(nil); !errors.As(err, &oe) || oe.Option != "perplexity" {
+		t.Errorf("perplexity N: error %v, want an option error naming perplexity", err)
+	}
+}
+
+// TestOptionsValidate: the defaults validate, and transforms.Validate
+// refuses an out-of-range value of every ranged option, an unknown value of
+// every enum and each combination Options.Validate forbids, with an
+// *OptionError naming the option.
+func TestOptionsValidate(t *testing.T) {
+	def := DefaultOptions()
+	if err := transforms.Validate(&def); err != nil {
+		t.Fatalf("DefaultOptions: %v", err)
+	}
+	for _, tc := range []struct {
+		option string
+		mod    func(*Options)
+	}{
+		{"dims", func(o *Options) { o.Dims = 0 }},
+		{"alpha", func(o *Options) { o.Alpha = -0.1 }},
+		{"alpha", func(o *Options) { o.Alpha = 1.1 }},
+		{"gamma", func(o *Options) { o.Gamma = -0.1 }},
+		{"gamma", func(o *Options) { o.Gamma = math.NaN() }},
+		{"perplexity", func(o *Options) { o.Perplexity = 0.5 }},
+		{"perplexity", func(o *Options) { o.Perplexity = math.Inf(1) }},
+		{"bh-tol", func(o *Options) { o.BHTol = -1e-3 }},
+		{"cutoff-tol", func(o *Options) { o.CutoffTol = -1e-3 }},
+		{"max-iter", func(o *Options) { o.MaxIter = 0 }},
+		{"tol", func(o *Options) { o.Tol = -1 }},
+		{"tol", func(o *Options) { o.Tol = math.Inf(1) }},
+		{"coarse-max-iter", func(o *Options) { o.CoarseMaxIter = -1 }},
+		{"coarse-tol", func(o *Options) { o.CoarseTol = -1 }},
+		{"method", func(o *Options) { o.Method = "" }},
+		{"knn", func(o *Options) { o.Neighbors = "kd" }},
+		{"start", func(o *Options) { o.Start = "" }},
+		{"output-scale", func(o *Options) { o.OutputScale = "" }},
+		{"soft-labels", func(o *Options) { o.Label, o.SoftLabels = "y", []string{"p_*"} }},
+		{"dims", func(o *Options) { o.Method, o.Dims = Cutoff, kernels.MaxBHDims+1 }},
+		{"start", func(o *Options) { o.Start = StartSample }},
+		{"output-scale", func(o *Options) { o.Method, o.OutputScale = BarnesHut, Transfer }},
+	} {
+		o := DefaultOptions()
+		tc.mod(&o)
+		err := transforms.Validate(&o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: error %v, want an *OptionError naming it", tc.option, err)
+		}
+	}
+	// What 0 means stays allowed: exact sums, every pair, the last scale's
+	// rule on every scale.
+	o := DefaultOptions()
+	o.Method, o.BHTol, o.CutoffTol, o.CoarseMaxIter, o.CoarseTol, o.Alpha, o.Gamma = Cutoff, 0, 0, 0, 0, 0, 0
+	if err := transforms.Validate(&o); err != nil {
+		t.Errorf("zeros: %v", err)
+	}
+}
+
+// TestOutputScaleAuto: Fit resolves the output scale auto by method
+// (Result.OutputScale), and the stage records it as the figure
+// output_scale.
+func TestOutputScaleAuto(t *testing.T) {
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(9, 9)), 15)
+	for _, tc := range []struct {
+		m     Method
+		scale OutputScale
+		want  OutputScale
+	}{
+		{Exact, ScaleAuto, Transfer},
+		{Exact, Global, Global},
+		{BarnesHut, ScaleAuto, Global},
+		{Cutoff, ScaleAuto, Global},
+	} {
+		o := DefaultOptions()
+		o.Perplexity, o.Method, o.OutputScale, o.MaxIter, o.Multiscale = 8, tc.m, tc.scale, 5, false
+		r, err := Fit(context.Background(), x, 60, 3, soft, 6, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.OutputScale != tc.want || (r.Width == 0) != (tc.want == Transfer) {
+			t.Errorf("method %v, output scale %v: ran %v with width %g, want %v", tc.m, tc.scale, r.OutputScale, r.Width, tc.want)
+		}
+	}
+	for m, want := range map[Method]string{Exact: "transfer", BarnesHut: "global"} {
+		opts := Stage{}.NewOptions().(*Options)
+		opts.Perplexity, opts.Method, opts.MaxIter = 5, m, 5
+		figs, err := runTwoClasses(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if figs["output_scale"] != want {
+			t.Errorf("method %v: figure output_scale %v, want %q", m, figs["output_scale"], want)
 		}
 	}
 }
@@ -278,12 +432,12 @@ func TestFitDuplicates(t *testing.T) {
 		}
 		r1, err := Fit(ctx, x, n, 3, soft, c, o)
 		if err != nil {
-			t.Fatalf("method %d: %v", m, err)
+			t.Fatalf("method %v: %v", m, err)
 		}
 		r2, _ := Fit(ctx, x, n, 3, soft, c, o)
 		for q, v := range r1.Y {
 			if math.IsNaN(v) || math.IsInf(v, 0) || v != r2.Y[q] {
-				t.Fatalf("method %d: y[%d] = %v, second run %v", m, q, v, r2.Y[q])
+				t.Fatalf("method %v: y[%d] = %v, second run %v", m, q, v, r2.Y[q])
 			}
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 
-	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/place"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -49,89 +48,10 @@ func aboutMinutes(m float64) string {
 // table (role "in"), written as an embedding ("out").
 type Stage struct{}
 
-// StageOptions are the options of the nerv stage.
-type StageOptions struct {
-	transforms.Columns
-	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
-	transforms.Standardization
-	Dims          int               `opt:"dims" help:"output dimensions (at least 1; Barnes–Hut: at most 3)"`
-	Alpha         float64           `opt:"alpha" help:"weight of the class community in Λ, in [0, 1]"`
-	Gamma         float64           `opt:"gamma" help:"recall/precision trade-off without classes, in [0, 1]"`
-	Perplexity    float64           `opt:"perplexity" help:"effective number of neighbours K (at least 1, below N − 1)"`
-	Multiscale    bool              `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method        Method            `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
-	KNN           kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
-	BHTol         float64           `opt:"bh-tol" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels (≥ 0; 0: exact sums)"`
-	CutoffTol     float64           `opt:"cutoff-tol" help:"cutoff: bound on the relative error of each point's output normaliser from the points left out (≥ 0; 0: every pair)"`
-	Start         Start             `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
-	OutputScale   ScaleOption       `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
-	MaxIter       int               `opt:"max-iter" help:"L-BFGS iterations of the last (finest) scale (at least 1)"`
-	Tol           float64           `opt:"tol" help:"relative stress decrease over 10 iterations that ends the last scale (≥ 0)"`
-	CoarseMaxIter int               `opt:"coarse-max-iter" help:"L-BFGS iterations of each earlier scale of the multiscale schedule (≥ 0; 0: as --max-iter; --coarse-max-iter 0 --coarse-tol 0 --max-iter 500 --tol 1e-5 is the rule before issue 15)"`
-	CoarseTol     float64           `opt:"coarse-tol" help:"relative stress decrease over 10 iterations that ends an earlier scale (≥ 0; 0: as --tol)"`
-}
-
 // NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
-	d := DefaultOptions()
-	return &StageOptions{Columns: transforms.DefaultColumns(), KNN: kernels.KNNAuto, Dims: d.Dims, Alpha: d.Alpha, Gamma: d.Gamma, Perplexity: d.Perplexity,
-		Multiscale: d.Multiscale, Method: d.Method, BHTol: d.BHTol, CutoffTol: d.CutoffTol, MaxIter: d.MaxIter, Tol: d.Tol,
-		CoarseMaxIter: d.CoarseMaxIter, CoarseTol: d.CoarseTol}
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	if o.Label != "" && o.SoftLabels != nil {
-		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
-	}
-	switch {
-	case o.Dims < 1:
-		return transforms.Optionf("dims", "%d: want at least 1", o.Dims)
-	case !(o.Alpha >= 0 && o.Alpha <= 1):
-		return transforms.Optionf("alpha", "%g: want a value in [0, 1]", o.Alpha)
-	case !(o.Gamma >= 0 && o.Gamma <= 1):
-		return transforms.Optionf("gamma", "%g: want a value in [0, 1]", o.Gamma)
-	case !(o.Perplexity >= 1) || math.IsInf(o.Perplexity, 0):
-		return transforms.Optionf("perplexity", "%g: want at least 1 (and below N − 1)", o.Perplexity)
-	case o.MaxIter < 1:
-		return transforms.Optionf("max-iter", "%d: want at least 1", o.MaxIter)
-	case !(o.Tol >= 0) || math.IsInf(o.Tol, 0):
-		return transforms.Optionf("tol", "%g: want a finite value ≥ 0", o.Tol)
-	case o.CoarseMaxIter < 0:
-		return transforms.Optionf("coarse-max-iter", "%d: want at least 0", o.CoarseMaxIter)
-	case !(o.CoarseTol >= 0) || math.IsInf(o.CoarseTol, 0):
-		return transforms.Optionf("coarse-tol", "%g: want a finite value ≥ 0", o.CoarseTol)
-	case !(o.BHTol >= 0) || math.IsInf(o.BHTol, 0):
-		return transforms.Optionf("bh-tol", "%g: want a finite value ≥ 0", o.BHTol)
-	case !(o.CutoffTol >= 0) || math.IsInf(o.CutoffTol, 0):
-		return transforms.Optionf("cutoff-tol", "%g: want a finite value ≥ 0", o.CutoffTol)
-	}
-	if o.Method.sparse() && o.Dims > kernels.MaxBHDims {
-		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
-	}
-	if o.Start == StartSample && !o.Method.sparse() {
-		return transforms.Optionf("start", "sample needs method bh or cutoff (the exact method's cost is its O(N²) iterations, not its start)")
-	}
-	if o.Method.sparse() && o.OutputScale == ScaleTransfer {
-		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
-	}
-	return nil
-}
-
-// options are the core's options.
-func (o *StageOptions) options(threads int) Options {
-	c := DefaultOptions()
-	c.Dims, c.Alpha, c.Gamma, c.Perplexity = o.Dims, o.Alpha, o.Gamma, o.Perplexity
-	c.Multiscale, c.MaxIter, c.Tol, c.Threads = o.Multiscale, o.MaxIter, o.Tol, threads
-	c.CoarseMaxIter, c.CoarseTol = o.CoarseMaxIter, o.CoarseTol
-	c.Method, c.BHTol, c.CutoffTol, c.Neighbors, c.Start = o.Method, o.BHTol, o.CutoffTol, o.KNN, o.Start
-	switch {
-	case o.OutputScale == ScaleGlobal || (o.OutputScale == ScaleAuto && o.Method.sparse()):
-		c.OutputScale = Global
-	default:
-		c.OutputScale = Transfer
-	}
-	return c
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -209,7 +129,7 @@ feature column is dropped with a warning.`,
 
 // Run fits the embedding and writes it.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
+	o := *opts.(*Options) // a copy: Run sets the library's fields
 	sel := o.Columns.Selection()
 	sel.SoftLabels = o.SoftLabels
 	ft, err := env.ReadFeatures(ctx, "in", sel, o.Standardize)
@@ -234,15 +154,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			soft[i*cls.K()+k] = 1
 		}
 	}
-	c := o.options(env.Threads)
-	if w := sizeWarning(c, ft.N); w != "" {
+	if w := sizeWarning(o, ft.N); w != "" {
 		env.Warn("%s", w)
 	}
-	c.Reporter = env.Progress
-	c.Progress = func(perp, stress float64, iters int) {
+	o.Threads, o.Reporter = env.Threads, env.Progress
+	o.Progress = func(perp, stress float64, iters int) {
 		env.Log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)
 	}
-	res, err := Fit(ctx, ft.Z, ft.N, ft.K(), soft, len(classes), c)
+	res, err := Fit(ctx, ft.Z, ft.N, ft.K(), soft, len(classes), o)
 	if err != nil {
 		return err
 	}
@@ -250,111 +169,27 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	for _, l := range res.Levels {
 		iters += l.Iterations
 	}
-	env.Figures(map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
+	env.Figures(map[string]any{"mode": mode, "output_scale": string(res.OutputScale),
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN),
 		"start": startFigure(res)})
-	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), c.Dims), "stress", res.Stress)
-	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, c.Dims); err != nil {
+	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), o.Dims), "stress", res.Stress)
+	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, o.Dims); err != nil {
 		return err
 	}
 	if !env.Has("model-out") {
 		return nil
 	}
-	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, c.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
+	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
 	if err != nil {
 		return err
 	}
-	po := place.NeRVOptions{Perplexity: c.Perplexity, Alpha: c.Alpha, Gamma: c.Gamma, Scale: res.Width,
+	po := place.NeRVOptions{Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma, Scale: res.Width,
 		MaxIter: place.DefaultNeRVMaxIter, Tol: place.DefaultNeRVTol, InitNeighbors: place.DefaultNeRVInitNeighbors}
 	model.NeRV, model.Classes, model.Soft = &po, classes, soft
-	model.Params = map[string]any{"mode": mode, "method": o.Method.String(), "output_scale": c.OutputScale.String(),
-		"perplexity": c.Perplexity, "alpha": c.Alpha, "gamma": c.Gamma, "stress": res.Stress, "standardize": o.Standardize,
+	model.Params = map[string]any{"mode": mode, "method": string(o.Method), "output_scale": string(res.OutputScale),
+		"perplexity": o.Perplexity, "alpha": o.Alpha, "gamma": o.Gamma, "stress": res.Stress, "standardize": o.Standardize,
 		"knn": string(res.KNN)}
 	return env.WriteModel(ctx, "model-out", model)
-}
-
-func (m Method) String() string {
-	switch m {
-	case Exact:
-		return "exact"
-	case BarnesHut:
-		return "bh"
-	case Cutoff:
-		return "cutoff"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
-
-// Values lists the text forms of Method.
-func (Method) Values() []string { return []string{"exact", "bh", "cutoff"} }
-
-// MarshalText returns the method's name: exact, bh or cutoff.
-func (m Method) MarshalText() ([]byte, error) {
-	if m != Exact && !m.sparse() {
-		return nil, fmt.Errorf("nerv: unknown method %d", int(m))
-	}
-	return []byte(m.String()), nil
-}
-
-// UnmarshalText parses exact, bh or cutoff.
-func (m *Method) UnmarshalText(b []byte) error {
-	switch string(b) {
-	case "exact":
-		*m = Exact
-	case "bh":
-		*m = BarnesHut
-	case "cutoff":
-		*m = Cutoff
-	default:
-		return fmt.Errorf("%q: want exact, bh or cutoff", b)
-	}
-	return nil
-}
-
-func (s OutputScale) String() string {
-	switch s {
-	case Transfer:
-		return "transfer"
-	case Global:
-		return "global"
-	}
-	return fmt.Sprintf("OutputScale(%d)", int(s))
-}
-
-// ScaleOption is the stage's choice of output scale: ScaleAuto is Transfer
-// for the exact method and Global for Barnes–Hut.
-type ScaleOption int
-
-const (
-	ScaleAuto ScaleOption = iota
-	ScaleTransfer
-	ScaleGlobal
-)
-
-// Values lists the text forms of ScaleOption.
-func (ScaleOption) Values() []string { return []string{"auto", "transfer", "global"} }
-
-// MarshalText returns auto, transfer or global.
-func (s ScaleOption) MarshalText() ([]byte, error) {
-	if s < ScaleAuto || s > ScaleGlobal {
-		return nil, fmt.Errorf("nerv: unknown output scale %d", int(s))
-	}
-	return []byte(s.Values()[s]), nil
-}
-
-// UnmarshalText parses auto (or ""), transfer or global.
-func (s *ScaleOption) UnmarshalText(b []byte) error {
-	if len(b) == 0 {
-		*s = ScaleAuto
-		return nil
-	}
-	for i, v := range s.Values() {
-		if string(b) == v {
-			*s = ScaleOption(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%q: want auto, transfer or global", b)
 }
 
 // startFigure describes the start of res: "pca", or the samples it came

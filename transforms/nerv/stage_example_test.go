@@ -39,7 +39,7 @@ func ExampleStage() {
 
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer tables.Release()
-	opts := nerv.Stage{}.NewOptions().(*nerv.StageOptions)
+	opts := nerv.Stage{}.NewOptions().(*nerv.Options)
 	opts.ID = "id"
 	opts.Label = "class"
 	opts.Perplexity = 10

@@ -6,29 +6,31 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
 
 // Start selects where Fit places the points before optimising.
-type Start int
+type Start string
 
 const (
 	// StartAuto is StartSample with the sparse methods above
 	// SampleStartAbove rows, StartPCA otherwise.
-	StartAuto Start = iota
+	StartAuto Start = "auto"
 	// StartPCA places the points at their first principal components.
-	StartPCA
+	StartPCA Start = "pca"
 	// StartSample fits a random sample of the rows first (with the same
 	// options, so a large sample is itself started from a smaller one),
 	// scales that map to the density the full map will have, and places
 	// every other row at the mean position of its nearest sampled
 	// neighbours; the full fit then runs the last perplexity only (sparse
 	// methods).
-	StartSample
+	StartSample Start = "sample"
 )
+
+// Values lists the starts.
+func (Start) Values() []string { return []string{"auto", "pca", "sample"} }
 
 // SampleStartAbove is the size above which StartAuto starts the sparse
 // methods from a sample, and sampleFraction the sample's share of the rows
@@ -49,37 +51,6 @@ const StartSeed = 16
 // sampleNeighbours is how many of a row's nearest sampled neighbours its
 // start position averages.
 const sampleNeighbours = 3
-
-func (s Start) String() string {
-	if s < StartAuto || s > StartSample {
-		return "Start(" + strconv.Itoa(int(s)) + ")"
-	}
-	return s.Values()[s]
-}
-
-// Values lists the text forms of Start.
-func (Start) Values() []string { return []string{"auto", "pca", "sample"} }
-
-// MarshalText returns auto, pca or sample.
-func (s Start) MarshalText() ([]byte, error) {
-	if s < StartAuto || s > StartSample {
-		return nil, fmt.Errorf("nerv: unknown start %d", int(s))
-	}
-	return []byte(s.String()), nil
-}
-
-// UnmarshalText parses auto (or ""), pca or sample.
-func (s *Start) UnmarshalText(b []byte) error {
-	if len(b) == 0 {
-		*s = StartAuto
-		return nil
-	}
-	if i := slices.Index(s.Values(), string(b)); i >= 0 {
-		*s = Start(i)
-		return nil
-	}
-	return fmt.Errorf("%q: want auto, pca or sample", b)
-}
 
 // fromSample reports whether Fit starts n rows from a sample.
 func (o Options) fromSample(n int) bool {

@@ -170,9 +170,9 @@ func TestStageStart(t *testing.T) {
 		{"sample, cutoff", Cutoff, "sample", "sample of 15 rows"},
 		{"sample, exact", Exact, "sample", "error"},
 	} {
-		opts := Stage{}.NewOptions().(*StageOptions)
+		opts := Stage{}.NewOptions().(*Options)
 		opts.Perplexity, opts.Method = 3, tc.method
-		if err := opts.Start.UnmarshalText([]byte(tc.start)); err != nil {
+		if err := transforms.SetOptions(opts, map[string]string{"start": tc.start}); err != nil {
 			t.Fatal(err)
 		}
 		figs, err := runTwoClasses(opts)
@@ -191,18 +191,13 @@ func TestStageStart(t *testing.T) {
 
 func TestStartText(t *testing.T) {
 	for _, s := range []Start{StartAuto, StartPCA, StartSample} {
-		b, err := s.MarshalText()
-		var back Start
-		if err != nil || back.UnmarshalText(b) != nil || back != s {
-			t.Errorf("%v: marshalled %q (%v), back %v", s, b, err, back)
+		if back, err := transforms.ParseEnum[Start](string(s)); err != nil || back != s {
+			t.Errorf("%v: parsed back as %v (%v)", s, back, err)
 		}
 	}
-	var s Start
-	if err := s.UnmarshalText([]byte("spectral")); err == nil {
-		t.Error("start spectral: no error")
-	}
-	if _, err := Start(9).MarshalText(); err == nil {
-		t.Error("Start(9): no error")
+	opts := DefaultOptions()
+	if err := transforms.SetOptions(&opts, map[string]string{"start": "spectral"}); !errors.Is(err, transforms.ErrInvalidOption) {
+		t.Errorf("start spectral: error %v, want an invalid option", err)
 	}
 	if got := startFigure(&Result{SampleRows: []int{250000, 62500}}); got != "sample of 250000 rows (from a sample of 62500 rows)" {
 		t.Errorf("startFigure, two samples: %q", got)

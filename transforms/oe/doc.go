@@ -13,8 +13,9 @@
 // # Objectives
 //
 // t-STE: K_ab = (1 + d²_ab/α)^(−(α+1)/2), P = K_ab/(K_ab + K_ac),
-// C = −Σ log P + λ‖Y‖². α defaults to Dims − 1 (the MATLAB reference), and
-// to 1 when Dims = 1, where Dims − 1 = 0 is not a valid degree of freedom.
+// C = −Σ log P + λ‖Y‖². α = 0 (the default) means Dims − 1 (the MATLAB
+// reference), and 1 when Dims = 1, where Dims − 1 = 0 is not a valid degree
+// of freedom.
 // With β_ab = 1/(1 + d²_ab/α) and c = (α+1)/α the gradient is
 // ∂C/∂y_a = c(1−P)[β_ab(y_a−y_b) − β_ac(y_a−y_c)],
 // ∂C/∂y_b = −c(1−P)β_ab(y_a−y_b), ∂C/∂y_c = c(1−P)β_ac(y_a−y_c), + 2λY.
@@ -39,9 +40,9 @@
 // local to this package because gonum's optimize package imports a module
 // (golang.org/x/tools, through stat/distmv) that go.sum does not hold.
 //
-// Initial points are N(0, s²) with s = 1e-4 for t-STE (the MATLAB tste.m
-// default) and s = 1 for SOE (the R loe and cblearn default); InitScale
-// overrides s. The generator is rand.NewPCG(Seed, 0) for a single map and
+// Initial points are N(0, s²) with s = InitScale: by default 1e-4 for
+// t-STE (the MATLAB tste.m default) and 1 for SOE (the R loe and cblearn
+// default). The generator is rand.NewPCG(Seed, 0) for a single map and
 // rand.NewPCG(Seed, t+1) for aspect t in PerAspect.
 //
 // # Determinism and cost
@@ -52,12 +53,24 @@
 // chunks in chunk order. Results are therefore bit-identical for every
 // thread count. An evaluation costs O(T·Dims) time and O(16·n·Dims) memory.
 //
+// # Options
+//
+// Each method has one options struct, used by its stage and its function
+// alike: TSTEOptions (TSTEStage, TSTE) and SOEOptions (SOEStage, SOE), both
+// embedding the shared Options; PerAspect takes either (a pointer). Start
+// from DefaultTSTEOptions or DefaultSOEOptions: every field is set there,
+// and a zero field is not a default (only t-STE's α = 0 has a meaning).
+// Lambda, InitScale, Tol, Store, Threads and Progress are the library's
+// alone; the stages leave them at their defaults.
+//
 // # Errors
 //
-// Bad triplets give a *TripletError (wrapping triplets.ErrTriplet); bad
-// options wrap ErrOption; no triplets (or an aspect without triplets in
-// PerAspect) wraps ErrNoTriplets; cancellation returns ctx.Err(). ErrOption
-// is transforms.ErrInvalidOption; the other sentinels are invalid data.
+// Bad triplets give a *TripletError (wrapping triplets.ErrTriplet); an
+// option out of its range is a *transforms.OptionError naming it (TSTE,
+// SOE and PerAspect check the options with transforms.Validate at entry);
+// no triplets (or an aspect without triplets in PerAspect) wraps
+// ErrNoTriplets; cancellation returns ctx.Err(). The sentinels are invalid
+// data.
 //
 // # Stage
 //

@@ -1,14 +1,12 @@
 package oe
 
 import (
-	"fmt"
-
 	"github.com/ordinate/ordinate/transforms"
 )
 
-// Sentinel errors; test with errors.Is.
+// Sentinel errors; test with errors.Is. An option out of its range is a
+// *transforms.OptionError naming it.
 var (
-	ErrOption     = transforms.ErrInvalidOption
 	ErrNoTriplets = transforms.NewSentinel(transforms.ErrInvalidData, "no triplets")
 	ErrObjects    = transforms.NewSentinel(transforms.ErrInvalidData, "fewer than 3 objects")
 	// ErrNumerical is a cost that is not finite: invalid data for the
@@ -20,7 +18,3 @@ var (
 // 0-based row of the triplet table given to the method, Err wraps
 // triplets.ErrTriplet.
 type TripletError = transforms.DataError
-
-func wrapf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("oe: %w: "+format, append([]any{sentinel}, args...)...)
-}

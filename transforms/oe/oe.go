@@ -8,28 +8,69 @@ import (
 
 	"github.com/ordinate/ordinate/internal/lbfgs"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
-// Options configure TSTE and SOE. The zero value of a field means its
-// default.
+// Options are the options that t-STE and SOE share: the tste and soe
+// stages' options and those of TSTE, SOE and PerAspect (each method's
+// struct, TSTEOptions or SOEOptions, embeds them). Start from
+// DefaultTSTEOptions or DefaultSOEOptions: a zero field is not a default.
 type Options struct {
-	Dims      int     // map dimension; default 2
-	MaxIter   int     // L-BFGS major iterations; default 1000
-	Alpha     float64 // t-STE degrees of freedom; default max(Dims−1, 1)
-	Lambda    float64 // L2 penalty λ‖Y‖² (both methods); default 0
-	Margin    float64 // SOE margin δ; default 0.1
-	Seed      uint64  // seed of the initial configuration
-	InitScale float64 // standard deviation of the initial points; default 1e-4 (t-STE), 1 (SOE)
-	Tol       float64 // relative cost decrease over 10 iterations to continue; default 1e-9
-	Store     int     // L-BFGS memory (pairs); default 15
-	Threads   int     // ≤ 0 → GOMAXPROCS
+	// FitInput says how the stages read the triplet table; the functions,
+	// which are given the table, do not read it.
+	triplets.FitInput
+	// PerAspect is the stages' choice of one map per aspect; the
+	// functions TSTE and SOE always fit one map, PerAspect one per aspect.
+	PerAspect bool   `opt:"per-aspect" help:"one independent map per aspect (the paper's disjoint learning)"`
+	MaxIter   int    `opt:"max-iter" range:"[1,)" help:"L-BFGS iterations"` // L-BFGS major iterations
+	Dims      int    `opt:"dims" range:"[1,)" help:"output dimensions"`     // map dimension
+	Seed      uint64 `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
+
+	// The library's alone (no host sets them).
+
+	Lambda    float64 `range:"[0,)"` // L2 penalty λ‖Y‖² (both methods)
+	InitScale float64 `range:"(0,)"` // standard deviation of the initial points
+	Tol       float64 `range:"(0,)"` // relative cost decrease over 10 iterations to continue
+	Store     int     `range:"[1,)"` // L-BFGS memory (pairs)
+	Threads   int     // ≤ 0: GOMAXPROCS
 
 	// Progress, if not nil, is called after every L-BFGS iteration (at
 	// most MaxIter times per map; Result.Iterations times in all).
 	Progress func()
+}
 
-	stream uint64 // PCG stream of the initial configuration (aspect + 1 in PerAspect)
+// defaultOptions are the shared defaults, with the method's initial scale.
+func defaultOptions(initScale float64) Options {
+	return Options{FitInput: triplets.DefaultFitInput(), MaxIter: 1000, Dims: 2, Seed: 1,
+		InitScale: initScale, Tol: 1e-9, Store: 15}
+}
+
+// TSTEOptions are the options of t-STE: of TSTEStage and TSTE.
+type TSTEOptions struct {
+	Options
+	// Alpha is the Student-t degrees of freedom α; 0 is Dims − 1, at
+	// least 1.
+	Alpha float64 `opt:"alpha" range:"[0,)" help:"Student-t degrees of freedom (0: dims − 1, at least 1)"`
+}
+
+// DefaultTSTEOptions returns the defaults of t-STE: 2 dimensions, α = 0
+// (Dims − 1, at least 1), at most 1000 iterations, λ = 0, initial scale
+// 10⁻⁴ (MATLAB's tste.m), Tol 10⁻⁹, L-BFGS memory 15, seed 1.
+func DefaultTSTEOptions() TSTEOptions {
+	return TSTEOptions{Options: defaultOptions(1e-4)}
+}
+
+// SOEOptions are the options of SOE: of SOEStage and SOE.
+type SOEOptions struct {
+	Options
+	Margin float64 `opt:"margin" range:"(0,)" help:"hinge margin δ"` // SOE margin δ
+}
+
+// DefaultSOEOptions returns the defaults of SOE: as DefaultTSTEOptions but
+// with margin δ = 0.1 and initial scale 1 (R's loe and cblearn).
+func DefaultSOEOptions() SOEOptions {
+	return SOEOptions{Options: defaultOptions(1), Margin: 0.1}
 }
 
 // Result is a fitted map.
@@ -41,63 +82,47 @@ type Result struct {
 	Status     string  // why the optimisation stopped
 }
 
-// Method is the signature of TSTE and SOE, for PerAspect.
-type Method func(ctx context.Context, n int, t *triplets.Table, o Options) (*Result, error)
+// Method is the options of one of the two methods, *TSTEOptions or
+// *SOEOptions: they choose what PerAspect fits.
+type Method interface {
+	common() *Options
+	loss() lossFunc
+}
 
-func (o Options) withDefaults(initScale float64) (Options, error) {
-	if o.Dims == 0 {
-		o.Dims = 2
-	}
-	if o.MaxIter == 0 {
-		o.MaxIter = 1000
-	}
+func (o *TSTEOptions) common() *Options { return &o.Options }
+func (o *SOEOptions) common() *Options  { return &o.Options }
+
+// alpha is α as used: Alpha, or for 0 Dims − 1, at least 1.
+func (o *TSTEOptions) alpha() float64 {
 	if o.Alpha == 0 {
-		o.Alpha = math.Max(float64(o.Dims-1), 1)
+		return math.Max(float64(o.Dims-1), 1)
 	}
-	if o.Margin == 0 {
-		o.Margin = 0.1
+	return o.Alpha
+}
+
+func (o *TSTEOptions) loss() lossFunc { return tsteLoss(o.alpha()) }
+func (o *SOEOptions) loss() lossFunc  { return soeLoss(o.Margin) }
+
+// fitOne is TSTE and SOE: it checks the options and the input and fits
+// one map.
+func fitOne(ctx context.Context, n int, t *triplets.Table, m Method) (*Result, error) {
+	if err := transforms.Validate(m); err != nil {
+		return nil, err
 	}
-	if o.InitScale == 0 {
-		o.InitScale = initScale
+	if err := checkInput(n, t); err != nil {
+		return nil, err
 	}
-	if o.Tol == 0 {
-		o.Tol = 1e-9
-	}
-	if o.Store == 0 {
-		o.Store = 15
-	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
-	switch {
-	case o.Dims < 1:
-		return o, wrapf(ErrOption, "Dims = %d < 1", o.Dims)
-	case o.MaxIter < 0:
-		return o, wrapf(ErrOption, "MaxIter = %d < 0", o.MaxIter)
-	case o.Store < 0:
-		return o, wrapf(ErrOption, "Store = %d < 0", o.Store)
-	case !(o.Alpha > 0) || math.IsInf(o.Alpha, 0):
-		return o, wrapf(ErrOption, "Alpha = %g is not a positive finite number", o.Alpha)
-	case !(o.Lambda >= 0) || math.IsInf(o.Lambda, 0):
-		return o, wrapf(ErrOption, "Lambda = %g is not a non-negative finite number", o.Lambda)
-	case !(o.Margin > 0) || math.IsInf(o.Margin, 0):
-		return o, wrapf(ErrOption, "Margin = %g is not a positive finite number", o.Margin)
-	case !(o.InitScale > 0) || math.IsInf(o.InitScale, 0):
-		return o, wrapf(ErrOption, "InitScale = %g is not a positive finite number", o.InitScale)
-	case !(o.Tol > 0) || math.IsInf(o.Tol, 0):
-		return o, wrapf(ErrOption, "Tol = %g is not a positive finite number", o.Tol)
-	}
-	return o, nil
+	return fit(ctx, n, t, m, 0)
 }
 
 // checkInput validates n and the triplets against n objects (aspect
 // values only need to be non-negative here).
 func checkInput(n int, t *triplets.Table) error {
 	if n < 3 {
-		return wrapf(ErrObjects, "n = %d", n)
+		return transforms.Errorf(ErrObjects, "n = %d", n)
 	}
 	if t == nil || t.Len() == 0 {
-		return wrapf(ErrNoTriplets, "empty table")
+		return transforms.Errorf(ErrNoTriplets, "empty table")
 	}
 	if row, err := t.Validate(n, math.MaxInt32); err != nil {
 		return &TripletError{Row: int64(row), Err: err}
@@ -105,14 +130,20 @@ func checkInput(n int, t *triplets.Table) error {
 	return nil
 }
 
-// fit minimises loss (plus λ‖Y‖²) with L-BFGS from a seeded Gaussian start.
-func fit(ctx context.Context, n int, t *triplets.Table, o Options, loss lossFunc) (*Result, error) {
-	rng := rand.New(rand.NewPCG(o.Seed, o.stream))
+// fit minimises the method's loss (plus λ‖Y‖²) with L-BFGS from a seeded
+// Gaussian start drawn from rand.NewPCG(Seed, stream). The options and
+// the input have been checked.
+func fit(ctx context.Context, n int, t *triplets.Table, m Method, stream uint64) (*Result, error) {
+	o := *m.common()
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	rng := rand.New(rand.NewPCG(o.Seed, stream))
 	y := make([]float64, n*o.Dims)
 	for p := range y {
 		y[p] = o.InitScale * rng.NormFloat64()
 	}
-	ev := newEvaluator(t, n, o, loss)
+	ev := newEvaluator(t, n, o, m.loss())
 	var step func(int, float64)
 	if o.Progress != nil {
 		step = func(int, float64) { o.Progress() }
@@ -122,22 +153,26 @@ func fit(ctx context.Context, n int, t *triplets.Table, o Options, loss lossFunc
 		return nil, err
 	}
 	if math.IsNaN(res.F) || math.IsInf(res.F, 0) {
-		return nil, wrapf(ErrNumerical, "cost %g", res.F)
+		return nil, transforms.Errorf(ErrNumerical, "cost %g", res.F)
 	}
 	return &Result{Y: res.X, Dims: o.Dims, Cost: res.F, Iterations: res.Iterations, Status: res.Status}, nil
 }
 
-// PerAspect fits one independent map per aspect with method (TSTE or SOE),
-// each from the triplets of its aspect only: the "disjoint learning" of Le
-// and Lauw. Aspect values must lie in [0, aspects); every aspect needs at
-// least one triplet. Aspect t is initialised from rand.NewPCG(o.Seed, t+1).
-// Aspects are fitted one after another, each using o.Threads.
-func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, method Method, o Options) ([]*Result, error) {
+// PerAspect fits one independent map per aspect with the method of o
+// (&TSTEOptions or &SOEOptions), each from the triplets of its aspect
+// only: the "disjoint learning" of Le and Lauw. Aspect values must lie in
+// [0, aspects); every aspect needs at least one triplet. Aspect t is
+// initialised from rand.NewPCG(o.Seed, t+1). Aspects are fitted one after
+// another, each using o.Threads. o.PerAspect is not read.
+func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, o Method) ([]*Result, error) {
+	if err := transforms.Validate(o); err != nil {
+		return nil, err
+	}
 	if err := checkInput(n, t); err != nil {
 		return nil, err
 	}
 	if aspects < 1 {
-		return nil, wrapf(ErrOption, "aspects = %d < 1", aspects)
+		return nil, transforms.Errorf(transforms.ErrInvalidOption, "aspects = %d, want ≥ 1", aspects)
 	}
 	if row, err := t.Validate(n, aspects); err != nil {
 		return nil, &TripletError{Row: int64(row), Err: err}
@@ -145,24 +180,22 @@ func PerAspect(ctx context.Context, n, aspects int, t *triplets.Table, method Me
 	parts := splitByAspect(t, aspects)
 	for a := range parts {
 		if parts[a].Len() == 0 {
-			return nil, wrapf(ErrNoTriplets, "aspect %d", a)
+			return nil, transforms.Errorf(ErrNoTriplets, "aspect %d", a)
 		}
 	}
-	return perAspect(ctx, n, parts, method, o, nil)
+	return perAspect(ctx, n, parts, o, nil)
 }
 
 // perAspect fits the map of every part. When phase is not nil it is called
 // before part a, and the function it returns after part a (also on error).
-func perAspect(ctx context.Context, n int, parts []triplets.Table, method Method, o Options, phase func(a int) (done func())) ([]*Result, error) {
+func perAspect(ctx context.Context, n int, parts []triplets.Table, m Method, phase func(a int) (done func())) ([]*Result, error) {
 	out := make([]*Result, len(parts))
 	for a := range parts {
 		done := func() {}
 		if phase != nil {
 			done = phase(a)
 		}
-		oa := o
-		oa.stream = uint64(a) + 1
-		r, err := method(ctx, n, &parts[a], oa)
+		r, err := fit(ctx, n, &parts[a], m, uint64(a)+1)
 		done()
 		if err != nil {
 			return nil, err

@@ -22,7 +22,9 @@ func ExampleSOE() {
 			}
 		}
 	}
-	res, err := oe.SOE(context.Background(), len(pos), t, oe.Options{Dims: 1, Seed: 1})
+	o := oe.DefaultSOEOptions()
+	o.Dims = 1
+	res, err := oe.SOE(context.Background(), len(pos), t, o)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -8,8 +8,34 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
+
+// tste returns DefaultTSTEOptions changed by set.
+func tste(set func(o *TSTEOptions)) *TSTEOptions {
+	o := DefaultTSTEOptions()
+	set(&o)
+	return &o
+}
+
+// soe returns DefaultSOEOptions changed by set.
+func soe(set func(o *SOEOptions)) *SOEOptions {
+	o := DefaultSOEOptions()
+	set(&o)
+	return &o
+}
+
+// run fits one map with the public function of m's method.
+func run(ctx context.Context, n int, t *triplets.Table, m Method) (*Result, error) {
+	switch o := m.(type) {
+	case *TSTEOptions:
+		return TSTE(ctx, n, t, *o)
+	case *SOEOptions:
+		return SOE(ctx, n, t, *o)
+	}
+	panic(fmt.Sprintf("method %T", m))
+}
 
 // planted returns n points uniform in [0,1]² and T random triplets made
 // true for them (anchor j nearer to i than to k).
@@ -60,16 +86,15 @@ func TestPlantedRecovery(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name string
-		fit  Method
-		o    Options
+		m    Method
 		loss lossFunc
 		min  float64
 	}{
-		{"tste alpha=1", TSTE, Options{Seed: 3}, tsteLoss(1), 0.94},
-		{"tste alpha=10", TSTE, Options{Seed: 3, Alpha: 10}, tsteLoss(10), 0.97},
-		{"soe", SOE, Options{Seed: 3}, soeLoss(0.1), 0.95},
+		{"tste alpha=1", tste(func(o *TSTEOptions) { o.Seed = 3 }), tsteLoss(1), 0.94},
+		{"tste alpha=10", tste(func(o *TSTEOptions) { o.Seed, o.Alpha = 3, 10 }), tsteLoss(10), 0.97},
+		{"soe", soe(func(o *SOEOptions) { o.Seed = 3 }), soeLoss(0.1), 0.95},
 	} {
-		res, err := tc.fit(context.Background(), n, train, tc.o)
+		res, err := run(context.Background(), n, train, tc.m)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -92,17 +117,15 @@ func TestThreadDeterminism(t *testing.T) {
 	_, tab := planted(rng, n, T)
 	for _, tc := range []struct {
 		name string
-		fit  Method
-		o    Options
+		m    Method
 	}{
-		{"tste", TSTE, Options{MaxIter: 60, Seed: 1}},
-		{"soe", SOE, Options{MaxIter: 60, Seed: 1, Dims: 3, Lambda: 0.01}},
+		{"tste", tste(func(o *TSTEOptions) { o.MaxIter, o.Seed = 60, 1 })},
+		{"soe", soe(func(o *SOEOptions) { o.MaxIter, o.Seed, o.Dims, o.Lambda = 60, 1, 3, 0.01 })},
 	} {
 		var ref *Result
 		for _, threads := range []int{1, 2, 3, 8} {
-			o := tc.o
-			o.Threads = threads
-			res, err := tc.fit(context.Background(), n, tab, o)
+			tc.m.common().Threads = threads
+			res, err := run(context.Background(), n, tab, tc.m)
 			if err != nil {
 				t.Fatalf("%s threads=%d: %v", tc.name, threads, err)
 			}
@@ -136,11 +159,12 @@ func TestPerAspect(t *testing.T) {
 		all.Append(t1.I[r], t1.J[r], t1.K[r], 1)
 	}
 	tests := []*triplets.Table{truthful(rng, x0, n, 2, 5000), truthful(rng, x1, n, 2, 5000)}
-	res, err := PerAspect(context.Background(), n, 2, all, SOE, Options{Seed: 2})
+	o := soe(func(o *SOEOptions) { o.Seed = 2 })
+	res, err := PerAspect(context.Background(), n, 2, all, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	single, err := SOE(context.Background(), n, all, Options{Seed: 2})
+	single, err := SOE(context.Background(), n, all, *o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +176,7 @@ func TestPerAspect(t *testing.T) {
 		}
 		// Same as fitting the aspect alone with stream a+1.
 		sub := splitByAspect(all, 2)[a]
-		alone, err := SOE(context.Background(), n, &sub, Options{Seed: 2, stream: uint64(a) + 1})
+		alone, err := fit(context.Background(), n, &sub, o, uint64(a)+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,25 +197,33 @@ func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
+	ts, so := DefaultTSTEOptions(), DefaultSOEOptions()
 	for _, tc := range []struct {
 		name string
 		run  func() error
 		want error
 		row  int // for *TripletError, else -1
 	}{
-		{"n < 3", func() error { _, err := TSTE(ctx, 2, good, Options{}); return err }, ErrObjects, -1},
-		{"nil table", func() error { _, err := SOE(ctx, 5, nil, Options{}); return err }, ErrNoTriplets, -1},
-		{"empty table", func() error { _, err := SOE(ctx, 5, &triplets.Table{}, Options{}); return err }, ErrNoTriplets, -1},
-		{"repeated object", func() error { _, err := TSTE(ctx, 5, bad, Options{}); return err }, triplets.ErrTriplet, 1},
-		{"object out of range", func() error { _, err := SOE(ctx, 5, out, Options{}); return err }, triplets.ErrTriplet, 0},
-		{"negative dims", func() error { _, err := TSTE(ctx, 5, good, Options{Dims: -1}); return err }, ErrOption, -1},
-		{"negative alpha", func() error { _, err := TSTE(ctx, 5, good, Options{Alpha: -1}); return err }, ErrOption, -1},
-		{"NaN lambda", func() error { _, err := TSTE(ctx, 5, good, Options{Lambda: math.NaN()}); return err }, ErrOption, -1},
-		{"negative margin", func() error { _, err := SOE(ctx, 5, good, Options{Margin: -0.1}); return err }, ErrOption, -1},
-		{"negative iterations", func() error { _, err := SOE(ctx, 5, good, Options{MaxIter: -1}); return err }, ErrOption, -1},
-		{"aspect out of range", func() error { _, err := PerAspect(ctx, 5, 0, good, SOE, Options{}); return err }, ErrOption, -1},
-		{"aspect without triplets", func() error { _, err := PerAspect(ctx, 5, 2, good, SOE, Options{}); return err }, ErrNoTriplets, -1},
-		{"cancelled", func() error { _, err := TSTE(cancelled, 5, good, Options{}); return err }, context.Canceled, -1},
+		{"n < 3", func() error { _, err := TSTE(ctx, 2, good, ts); return err }, ErrObjects, -1},
+		{"nil table", func() error { _, err := SOE(ctx, 5, nil, so); return err }, ErrNoTriplets, -1},
+		{"empty table", func() error { _, err := SOE(ctx, 5, &triplets.Table{}, so); return err }, ErrNoTriplets, -1},
+		{"repeated object", func() error { _, err := TSTE(ctx, 5, bad, ts); return err }, triplets.ErrTriplet, 1},
+		{"object out of range", func() error { _, err := SOE(ctx, 5, out, so); return err }, triplets.ErrTriplet, 0},
+		{"negative dims", func() error { _, err := TSTE(ctx, 5, good, *tste(func(o *TSTEOptions) { o.Dims = -1 })); return err }, transforms.ErrInvalidOption, -1},
+		{"negative alpha", func() error { _, err := TSTE(ctx, 5, good, *tste(func(o *TSTEOptions) { o.Alpha = -1 })); return err }, transforms.ErrInvalidOption, -1},
+		{"NaN lambda", func() error {
+			_, err := TSTE(ctx, 5, good, *tste(func(o *TSTEOptions) { o.Lambda = math.NaN() }))
+			return err
+		}, transforms.ErrInvalidOption, -1},
+		{"negative margin", func() error { _, err := SOE(ctx, 5, good, *soe(func(o *SOEOptions) { o.Margin = -0.1 })); return err }, transforms.ErrInvalidOption, -1},
+		{"negative iterations", func() error { _, err := SOE(ctx, 5, good, *soe(func(o *SOEOptions) { o.MaxIter = -1 })); return err }, transforms.ErrInvalidOption, -1},
+		{"per aspect, bad option", func() error {
+			_, err := PerAspect(ctx, 5, 1, good, soe(func(o *SOEOptions) { o.Margin = 0 }))
+			return err
+		}, transforms.ErrInvalidOption, -1},
+		{"aspect out of range", func() error { _, err := PerAspect(ctx, 5, 0, good, &so); return err }, transforms.ErrInvalidOption, -1},
+		{"aspect without triplets", func() error { _, err := PerAspect(ctx, 5, 2, good, &so); return err }, ErrNoTriplets, -1},
+		{"cancelled", func() error { _, err := TSTE(cancelled, 5, good, ts); return err }, context.Canceled, -1},
 	} {
 		err := tc.run()
 		if !errors.Is(err, tc.want) {
@@ -222,9 +254,9 @@ func (c *countdownCtx) Err() error {
 func TestCancelMidRun(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	_, tab := planted(rng, 30, 2000)
-	for _, fit := range []Method{TSTE, SOE} {
+	for _, m := range []Method{tste(func(*TSTEOptions) {}), soe(func(*SOEOptions) {})} {
 		ctx := &countdownCtx{Context: context.Background(), left: 25}
-		if _, err := fit(ctx, 30, tab, Options{Seed: 1}); !errors.Is(err, context.Canceled) {
+		if _, err := run(ctx, 30, tab, m); !errors.Is(err, context.Canceled) {
 			t.Errorf("error %v, want context.Canceled", err)
 		}
 	}
@@ -252,6 +284,66 @@ func BenchmarkEval(b *testing.B) {
 					ev.eval(y, g)
 				}
 			})
+		}
+	}
+}
+
+// TestOptionRanges: the defaults validate, and transforms.Validate (which
+// TSTE, SOE and PerAspect call at entry) refuses an out-of-range value of
+// each ranged option, zero included where zero used to mean the default,
+// with an *OptionError naming the option.
+func TestOptionRanges(t *testing.T) {
+	for _, m := range []Method{tste(func(*TSTEOptions) {}), soe(func(*SOEOptions) {})} {
+		if err := transforms.Validate(m); err != nil {
+			t.Errorf("%T defaults: %v", m, err)
+		}
+	}
+	common := []struct {
+		option string
+		set    func(o *Options)
+	}{
+		{"max-iter", func(o *Options) { o.MaxIter = 0 }},
+		{"dims", func(o *Options) { o.Dims = 0 }},
+		{"dims", func(o *Options) { o.Dims = -1 }},
+		{"Lambda", func(o *Options) { o.Lambda = -1 }},
+		{"Lambda", func(o *Options) { o.Lambda = math.NaN() }},
+		{"InitScale", func(o *Options) { o.InitScale = 0 }},
+		{"Tol", func(o *Options) { o.Tol = 0 }},
+		{"Store", func(o *Options) { o.Store = 0 }},
+		{"on-invalid", func(o *Options) { o.OnInvalid = "" }},
+	}
+	type tc struct {
+		option string
+		m      Method
+	}
+	var cases []tc
+	for _, c := range common {
+		cases = append(cases, tc{c.option, tste(func(o *TSTEOptions) { c.set(&o.Options) })},
+			tc{c.option, soe(func(o *SOEOptions) { c.set(&o.Options) })})
+	}
+	cases = append(cases,
+		tc{"alpha", tste(func(o *TSTEOptions) { o.Alpha = -1 })},
+		tc{"alpha", tste(func(o *TSTEOptions) { o.Alpha = math.Inf(1) })},
+		tc{"margin", soe(func(o *SOEOptions) { o.Margin = 0 })},
+		tc{"margin", soe(func(o *SOEOptions) { o.Margin = -0.1 })},
+	)
+	good := &triplets.Table{}
+	good.Append(0, 1, 2, 0)
+	for _, c := range cases {
+		err := transforms.Validate(c.m)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != c.option || !errors.Is(err, transforms.ErrInvalidOption) {
+			t.Errorf("%T %s: Validate: %v, want an *OptionError naming it", c.m, c.option, err)
+		}
+		if _, ferr := run(context.Background(), 3, good, c.m); ferr == nil || ferr.Error() != err.Error() {
+			t.Errorf("%T %s: fit: %v, want %v", c.m, c.option, ferr, err)
+		}
+	}
+	// α = 0 is meaningful for t-STE: Dims − 1, at least 1.
+	for dims, want := range map[int]float64{1: 1, 2: 1, 3: 2, 5: 4} {
+		o := tste(func(o *TSTEOptions) { o.Dims = dims })
+		if err := transforms.Validate(o); err != nil || o.alpha() != want {
+			t.Errorf("dims %d, alpha 0: %v, α = %g, want %g", dims, err, o.alpha(), want)
 		}
 	}
 }

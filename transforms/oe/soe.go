@@ -10,15 +10,8 @@ import (
 // SOE fits a soft ordinal embedding of n objects to the triplets of t
 // (aspects ignored). See the package documentation for the objective,
 // defaults and conventions.
-func SOE(ctx context.Context, n int, t *triplets.Table, o Options) (*Result, error) {
-	o, err := o.withDefaults(1)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkInput(n, t); err != nil {
-		return nil, err
-	}
-	return fit(ctx, n, t, o, soeLoss(o.Margin))
+func SOE(ctx context.Context, n int, t *triplets.Table, o SOEOptions) (*Result, error) {
+	return fitOne(ctx, n, t, &o)
 }
 
 // soeLoss returns Σ max(0, d_ab + δ − d_ac)² over a row range and adds its

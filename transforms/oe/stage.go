@@ -3,69 +3,11 @@ package oe
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
-
-// StageOptions are the options shared by the tste and soe stages.
-type StageOptions struct {
-	triplets.FitInput
-	PerAspect bool   `opt:"per-aspect" help:"one independent map per aspect (the paper's disjoint learning)"`
-	MaxIter   int    `opt:"max-iter" help:"L-BFGS iterations (at least 1)"`
-	Dims      int    `opt:"dims" help:"output dimensions (at least 1)"`
-	Seed      uint64 `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
-}
-
-func defaultStageOptions() StageOptions {
-	return StageOptions{FitInput: triplets.DefaultFitInput(), MaxIter: 1000, Dims: 2, Seed: 1}
-}
-
-func (o *StageOptions) validate() error {
-	switch {
-	case o.Dims < 1:
-		return transforms.Optionf("dims", "%d: want ≥ 1", o.Dims)
-	case o.MaxIter < 1:
-		return transforms.Optionf("max-iter", "%d: want ≥ 1", o.MaxIter)
-	}
-	return nil
-}
-
-// TSTEOptions are the options of TSTEStage.
-type TSTEOptions struct {
-	StageOptions
-	Alpha float64 `opt:"alpha" help:"Student-t degrees of freedom (≥ 0; 0: dims − 1, at least 1)"`
-}
-
-// Validate checks the options.
-func (o *TSTEOptions) Validate() error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	if !(o.Alpha >= 0) || math.IsInf(o.Alpha, 0) {
-		return transforms.Optionf("alpha", "%g: want 0 (dims − 1) or a positive number", o.Alpha)
-	}
-	return nil
-}
-
-// SOEOptions are the options of SOEStage.
-type SOEOptions struct {
-	StageOptions
-	Margin float64 `opt:"margin" help:"hinge margin δ (> 0)"`
-}
-
-// Validate checks the options.
-func (o *SOEOptions) Validate() error {
-	if err := o.validate(); err != nil {
-		return err
-	}
-	if !(o.Margin > 0) || math.IsInf(o.Margin, 0) {
-		return transforms.Optionf("margin", "%g: want a positive number", o.Margin)
-	}
-	return nil
-}
 
 // TSTEStage fits t-STE maps to a triplet table: the tste stage.
 type TSTEStage struct{}
@@ -73,14 +15,16 @@ type TSTEStage struct{}
 // SOEStage fits SOE maps to a triplet table: the soe stage.
 type SOEStage struct{}
 
-// NewOptions returns the defaults.
+// NewOptions returns the defaults (DefaultTSTEOptions).
 func (TSTEStage) NewOptions() transforms.Options {
-	return &TSTEOptions{StageOptions: defaultStageOptions()}
+	o := DefaultTSTEOptions()
+	return &o
 }
 
-// NewOptions returns the defaults.
+// NewOptions returns the defaults (DefaultSOEOptions).
 func (SOEStage) NewOptions() transforms.Options {
-	return &SOEOptions{StageOptions: defaultStageOptions(), Margin: 0.1}
+	o := DefaultSOEOptions()
+	return &o
 }
 
 func oeInfo(name, summary, usage, doc string, examples []string) transforms.Info {
@@ -123,38 +67,43 @@ minimised with L-BFGS. Output as tste.`,
 
 // Run fits t-STE and writes the maps.
 func (TSTEStage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*TSTEOptions)
-	return runOE(ctx, env, &o.StageOptions, TSTE, Options{Alpha: o.Alpha})
+	o := *opts.(*TSTEOptions)
+	return runOE(ctx, env, &o)
 }
 
 // Run fits SOE and writes the maps.
 func (SOEStage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*SOEOptions)
-	return runOE(ctx, env, &o.StageOptions, SOE, Options{Margin: o.Margin})
+	o := *opts.(*SOEOptions)
+	return runOE(ctx, env, &o)
 }
 
 // runOE is the run of both stages: read the triplets, fit one map or one per
-// aspect with method, write the maps.
-func runOE(ctx context.Context, env *transforms.Env, so *StageOptions, method Method, o Options) error {
-	in, t, err := triplets.ReadFit(ctx, env, so.FitInput)
+// aspect with the method of m (a copy of the stage's options, validated by
+// transforms.Run), write the maps.
+func runOE(ctx context.Context, env *transforms.Env, m Method) error {
+	o := m.common()
+	in, t, err := triplets.ReadFit(ctx, env, o.FitInput)
 	if err != nil {
 		return err
 	}
-	o.Dims, o.MaxIter, o.Seed, o.Threads = so.Dims, so.MaxIter, so.Seed, env.Threads
+	o.Threads = env.Threads
 	o.Progress = func() { env.Progress.Add(1) } // once per L-BFGS iteration
 	n := in.Objects.Len()
+	if err := checkInput(n, t); err != nil {
+		return err
+	}
 	var maps [][]float64
 	aspects := []string{"all"}
 	figures := map[string]any{"objects": n, "triplets": t.Len()}
-	if so.PerAspect {
+	if o.PerAspect {
 		parts := splitByAspect(t, in.Aspects.Len())
 		for a := range parts {
 			if parts[a].Len() == 0 {
-				return fmt.Errorf("oe: %w: aspect %q", ErrNoTriplets, in.Aspects.Names[a])
+				return transforms.Errorf(ErrNoTriplets, "aspect %q", in.Aspects.Names[a])
 			}
 		}
-		res, err := perAspect(ctx, n, parts, method, o, func(a int) func() {
-			env.Progress.Start(fmt.Sprintf("optimising aspect %d/%d", a+1, len(parts)), int64(so.MaxIter))
+		res, err := perAspect(ctx, n, parts, m, func(a int) func() {
+			env.Progress.Start(fmt.Sprintf("optimising aspect %d/%d", a+1, len(parts)), int64(o.MaxIter))
 			return env.Progress.Finish
 		})
 		if err != nil {
@@ -170,8 +119,8 @@ func runOE(ctx context.Context, env *transforms.Env, so *StageOptions, method Me
 		}
 		figures["cost"], figures["iterations"], figures["status"] = costs, iters, status
 	} else {
-		env.Progress.Start("optimising", int64(so.MaxIter))
-		res, err := method(ctx, n, t, o)
+		env.Progress.Start("optimising", int64(o.MaxIter))
+		res, err := fit(ctx, n, t, m, 0)
 		env.Progress.Finish()
 		if err != nil {
 			return err

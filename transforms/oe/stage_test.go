@@ -138,12 +138,12 @@ func TestStageProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := tc.stage.NewOptions()
-			var so *oe.StageOptions
+			var so *oe.Options
 			switch o := opts.(type) {
 			case *oe.TSTEOptions:
-				so = &o.StageOptions
+				so = &o.Options
 			case *oe.SOEOptions:
-				so = &o.StageOptions
+				so = &o.Options
 			}
 			so.PerAspect, so.MaxIter = tc.perAspect, tc.maxIter
 			tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")

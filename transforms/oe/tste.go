@@ -10,15 +10,8 @@ import (
 // TSTE fits a t-distributed stochastic triplet embedding of n objects to the
 // triplets of t (aspects ignored). See the package documentation for the
 // objective, defaults and conventions.
-func TSTE(ctx context.Context, n int, t *triplets.Table, o Options) (*Result, error) {
-	o, err := o.withDefaults(1e-4)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkInput(n, t); err != nil {
-		return nil, err
-	}
-	return fit(ctx, n, t, o, tsteLoss(o.Alpha))
+func TSTE(ctx context.Context, n int, t *triplets.Table, o TSTEOptions) (*Result, error) {
+	return fitOne(ctx, n, t, &o)
 }
 
 // tsteLoss returns −Σ log P over a row range and adds its gradient.

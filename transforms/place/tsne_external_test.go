@@ -24,7 +24,9 @@ func TestTSNELeaveOneOut(t *testing.T) {
 		}
 		x[i*d+i%c] += 6
 	}
-	fit, err := tsne.FromFeatures(context.Background(), x, n, d, tsne.Options{Seed: 1, Threads: 2})
+	o := tsne.DefaultOptions()
+	o.Threads = 2
+	fit, err := tsne.FromFeatures(context.Background(), x, n, d, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,6 +92,21 @@
 // part, index, value, all int64 but part), whose every row names its
 // block, so that the tables of many blocks can be concatenated.
 //
+// # Options
+//
+// Options is one struct for the stage and the metrics: the stage's options
+// are its tagged fields (the CLI's flags), and Evaluate and its relatives
+// read Ks, Ordinal, Block, Threads and Progress from the same struct. A
+// host starts from DefaultOptions (ks 5, 10, 30; standardize auto; emb
+// emb_*), and transforms.Run validates the tags (each k ≥ 1; standardize
+// one of auto, true, false) and Options.Validate (at least one k and one
+// embedding column, no kept columns). What needs the data is checked once,
+// by the metrics: each k against N (ErrK, as an error of option "k"), the
+// ordinal metrics against classes and coordinates ("ordinal"), a block
+// against the points ("block"). The zero values of the fields the metrics
+// read are meaningful, so a Go caller may pass a literal such as
+// Options{Ks: []int{10}}.
+//
 // # Stage
 //
 // Stage is the evaluate stage on the one stage contract (transforms.Stage):
@@ -113,7 +128,8 @@
 //
 // Bad data or options (sizes, fewer than 4 points, NaN or ±Inf, k out of
 // range, negative class values, fewer than 2 classes) give an error that
-// wraps one of the sentinel errors; a bad value at one position (NaN or ±Inf,
+// wraps one of the sentinel errors; a bad option is a
+// *transforms.OptionError naming it (k out of range wraps ErrK); a bad value at one position (NaN or ±Inf,
 // a negative class) is an *arrowio.Error (transforms.DataError) that names
 // the matrix, row and column. Cancellation returns ctx.Err().
 package quality

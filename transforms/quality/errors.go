@@ -1,16 +1,17 @@
 package quality
 
 import (
-	"fmt"
-
 	"github.com/ordinate/ordinate/arrowio"
 )
 
 // Sentinel errors, each of one of the two kinds (arrowio.ErrInvalidData or
 // arrowio.ErrInvalidOption) that hosts act on. Every error of Evaluate and
-// EvaluateDistances wraps one of them; test with errors.Is. A bad value at
-// one position is reported as an *arrowio.Error (transforms.DataError) that
-// names the matrix ("x", "y", "dist" or "classes"), row and column.
+// EvaluateDistances wraps one of them or is a *transforms.OptionError
+// naming the option (ErrK under "k"; the ordinal metrics without classes or
+// coordinates under "ordinal"; a block of no points under "block"); test
+// with errors.Is. A bad value at one position is reported as an
+// *arrowio.Error (transforms.DataError) that names the matrix ("x", "y",
+// "dist" or "classes"), row and column.
 var (
 	ErrSize          = arrowio.NewSentinel(arrowio.ErrInvalidData, "inconsistent sizes")
 	ErrTooFewPoints  = arrowio.NewSentinel(arrowio.ErrInvalidData, "fewer than 4 points")
@@ -19,20 +20,7 @@ var (
 	ErrClass         = arrowio.NewSentinel(arrowio.ErrInvalidData, "negative class")
 	ErrTooFewClasses = arrowio.NewSentinel(arrowio.ErrInvalidData, "fewer than 2 classes")
 	ErrNoClasses     = arrowio.NewSentinel(arrowio.ErrInvalidOption, "no classes given")
-	ErrOption        = arrowio.NewSentinel(arrowio.ErrInvalidOption, "unsupported option")
 )
-
-// wrapf wraps sentinel with a formatted detail and the package prefix.
-func wrapf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("quality: %w: "+format, append([]any{sentinel}, args...)...)
-}
-
-// inputError returns the error for the bad value at row, col of the input
-// named matrix ("classes" with col < 0): an *arrowio.Error that wraps
-// sentinel with a formatted detail.
-func inputError(matrix string, row, col int, sentinel error, format string, args ...any) *arrowio.Error {
-	return arrowio.MatrixError(matrix, row, col, fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...))
-}
 
 // ErrPartial is partial sums that do not merge: blocks of different inputs
 // or options, a point in no block, or a point in two.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"slices"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Metric names: the values of Row.Metric.
@@ -29,23 +31,6 @@ const (
 	SubsetInput     = "input"     // the same classification in the input space
 	SubsetDistances = "distances" // classification on a given distance matrix
 )
-
-// Options selects the metrics.
-type Options struct {
-	// Ks are the neighbourhood sizes of the per-k metrics, each in
-	// [1, N−2]; order and repeats do not matter. Empty: only the metrics
-	// without k (rnx_auc, nn_error and the ordinal metrics).
-	Ks []int
-	// Threads is the number of goroutines; ≤ 0 means GOMAXPROCS. The
-	// results do not depend on it.
-	Threads int
-	// Ordinal says the classes are ordered by their value and adds the
-	// ordinal metrics. It needs classes and embedding coordinates.
-	Ordinal bool
-	// Progress, when set, is called with the number of points whose
-	// neighbourhoods are done, from several goroutines at once.
-	Progress func(points int64)
-}
 
 // Row is one row of the long metrics table (columns metric, k, subset,
 // value). K is 0 for metrics without a neighbourhood size.
@@ -83,11 +68,17 @@ func (r *Report) add(metric string, k int, subset string, v float64) {
 // Evaluate compares an embedding y (N×d, row-major) with the input x (N×D)
 // point by point. classes, if not nil, holds a class value ≥ 0 per point and
 // adds the class-aware metrics; with opts.Ordinal the values are taken as
-// ordered. Bad data or options (sizes, NaN or ±Inf, class values, k out of
-// range) give an error wrapping a sentinel of errors.go, a bad value at a
-// position an *arrowio.Error naming it; cancellation gives ctx.Err().
+// ordered. It reads opts.Ks, Ordinal, Threads and Progress, and scores every
+// point (opts.Block is for EvaluatePartial). Bad data or options (sizes, NaN
+// or ±Inf, class values, k out of range) give an error wrapping a sentinel
+// of errors.go, a bad option a *transforms.OptionError naming it, a bad
+// value at a position an *arrowio.Error naming it; cancellation gives
+// ctx.Err().
 func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options) (*Report, error) {
-	p, err := EvaluatePartial(ctx, x, D, y, d, classes, opts, Block{})
+	if err := wholeBlock(opts); err != nil {
+		return nil, err
+	}
+	p, err := EvaluatePartial(ctx, x, D, y, d, classes, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -100,34 +91,45 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 // used (plain or squared distances give the same results); the matrix need
 // not be symmetric. classes are required; opts.Ordinal is refused.
 func EvaluateDistances(ctx context.Context, dist []float64, n int, classes []int, opts Options) (*Report, error) {
-	p, err := EvaluateDistancesPartial(ctx, dist, n, classes, opts, Block{})
+	if err := wholeBlock(opts); err != nil {
+		return nil, err
+	}
+	p, err := EvaluateDistancesPartial(ctx, dist, n, classes, opts)
 	if err != nil {
 		return nil, err
 	}
 	return Merge(p)
 }
 
+// wholeBlock refuses a block for the functions that score every point.
+func wholeBlock(opts Options) error {
+	if !opts.Block.IsZero() {
+		return transforms.Optionf("block", "%s: this scores every point; EvaluatePartial and EvaluateDistancesPartial score a block", opts.Block)
+	}
+	return nil
+}
+
 // checkDistances checks EvaluateDistances' arguments and returns the sorted
 // ks and the classes.
 func checkDistances(dist []float64, n int, classes []int, opts Options) ([]int, *labels, error) {
 	if n < 4 {
-		return nil, nil, wrapf(ErrTooFewPoints, "N = %d", n)
+		return nil, nil, transforms.Errorf(ErrTooFewPoints, "N = %d", n)
 	}
 	if len(dist) != n*n {
-		return nil, nil, wrapf(ErrSize, "len(dist) = %d for N = %d (want N² = %d)", len(dist), n, n*n)
+		return nil, nil, transforms.Errorf(ErrSize, "len(dist) = %d for N = %d (want N² = %d)", len(dist), n, n*n)
 	}
 	if err := checkFinite("dist", dist, n); err != nil {
 		return nil, nil, err
 	}
 	if opts.Ordinal {
-		return nil, nil, wrapf(ErrOption, "the ordinal metrics need embedding coordinates")
+		return nil, nil, transforms.Optionf("ordinal", "the ordinal metrics need embedding coordinates, not distances")
 	}
 	ks, err := checkKs(opts.Ks, n)
 	if err != nil {
 		return nil, nil, err
 	}
 	if classes == nil {
-		return nil, nil, wrapf(ErrNoClasses, "the classification metrics need classes")
+		return nil, nil, transforms.Errorf(ErrNoClasses, "the classification metrics need classes")
 	}
 	lab, err := newLabels(classes, n)
 	if err != nil {
@@ -138,17 +140,17 @@ func checkDistances(dist []float64, n int, classes []int, opts Options) ([]int, 
 
 func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {
 	if D < 1 || len(x)%D != 0 {
-		return 0, wrapf(ErrSize, "len(x) = %d values are not rows of D = %d", len(x), D)
+		return 0, transforms.Errorf(ErrSize, "len(x) = %d values are not rows of D = %d", len(x), D)
 	}
 	if d < 1 || len(y)%d != 0 {
-		return 0, wrapf(ErrSize, "len(y) = %d values are not rows of d = %d", len(y), d)
+		return 0, transforms.Errorf(ErrSize, "len(y) = %d values are not rows of d = %d", len(y), d)
 	}
 	n := len(x) / D
 	if len(y)/d != n {
-		return 0, wrapf(ErrSize, "y has %d rows, x has %d", len(y)/d, n)
+		return 0, transforms.Errorf(ErrSize, "y has %d rows, x has %d", len(y)/d, n)
 	}
 	if n < 4 {
-		return 0, wrapf(ErrTooFewPoints, "N = %d", n)
+		return 0, transforms.Errorf(ErrTooFewPoints, "N = %d", n)
 	}
 	if err := checkFinite("x", x, D); err != nil {
 		return 0, err
@@ -162,17 +164,19 @@ func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {
 func checkFinite(matrix string, v []float64, cols int) error {
 	for p, f := range v {
 		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return inputError(matrix, p/cols, p%cols, ErrNotFinite, "%v", f)
+			return transforms.MatrixErrorf(matrix, p/cols, p%cols, ErrNotFinite, "%v", f)
 		}
 	}
 	return nil
 }
 
-// checkKs returns the sorted, de-duplicated neighbourhood sizes.
+// checkKs returns the sorted, de-duplicated neighbourhood sizes, each of
+// which must be in [1, N−2]: the one check of the k option, as only here N
+// is known.
 func checkKs(ks []int, n int) ([]int, error) {
 	for _, k := range ks {
 		if k < 1 || k > n-2 {
-			return nil, wrapf(ErrK, "k = %d with N = %d", k, n)
+			return nil, transforms.Optionf("k", "%w: k = %d with N = %d", ErrK, k, n)
 		}
 	}
 	s := slices.Clone(ks)
@@ -189,18 +193,18 @@ type labels struct {
 
 func newLabels(classes []int, n int) (*labels, error) {
 	if len(classes) != n {
-		return nil, wrapf(ErrSize, "%d classes for %d points", len(classes), n)
+		return nil, transforms.Errorf(ErrSize, "%d classes for %d points", len(classes), n)
 	}
 	for i, c := range classes {
 		if c < 0 {
-			return nil, inputError("classes", i, -1, ErrClass, "%d", c)
+			return nil, transforms.MatrixErrorf("classes", i, -1, ErrClass, "%d", c)
 		}
 	}
 	values := slices.Clone(classes)
 	slices.Sort(values)
 	values = slices.Compact(values)
 	if len(values) < 2 {
-		return nil, wrapf(ErrTooFewClasses, "only class %d", values[0])
+		return nil, transforms.Errorf(ErrTooFewClasses, "only class %d", values[0])
 	}
 	lab := &labels{id: make([]int32, n), values: values}
 	for i, c := range classes {

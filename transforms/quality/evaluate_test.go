@@ -241,7 +241,7 @@ func TestInvalidInput(t *testing.T) {
 		{"distances ordinal", func() error {
 			_, err := EvaluateDistances(bg, make([]float64, 25), 5, cl, Options{Ordinal: true})
 			return err
-		}, ErrOption, "", -1, -1},
+		}, arrowio.ErrInvalidOption, "", -1, -1},
 		{"distances k", func() error {
 			_, err := EvaluateDistances(bg, make([]float64, 25), 5, cl, Options{Ks: []int{4}})
 			return err

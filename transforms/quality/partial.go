@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Block selects block Index of Count contiguous blocks of points, block b
@@ -45,7 +47,7 @@ func (b *Block) UnmarshalText(t []byte) error {
 		*b = Block{}
 		return nil
 	}
-	bad := fmt.Errorf("%w: block %q: want i/B with 0 ≤ i < B, such as 0/4", ErrOption, s)
+	bad := fmt.Errorf("%q: want i/B with 0 ≤ i < B, such as 0/4", s)
 	is, bs, ok := strings.Cut(s, "/")
 	if !ok {
 		return bad
@@ -83,16 +85,17 @@ type Partial struct {
 	ord *ordinalResult // the ordinal metrics (over all points) travel with the block at Lo = 0
 }
 
-// EvaluatePartial is Evaluate on the points of block b only (the zero
-// Block: every point); each point's neighbourhoods are still ranked among
-// all N points.
-func EvaluatePartial(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options, b Block) (*Partial, error) {
+// EvaluatePartial is Evaluate on the points of block opts.Block only (the
+// zero Block: every point); each point's neighbourhoods are still ranked
+// among all N points.
+func EvaluatePartial(ctx context.Context, x []float64, D int, y []float64, d int, classes []int, opts Options) (*Partial, error) {
 	n, err := checkCoordinates(x, D, y, d)
 	if err != nil {
 		return nil, err
 	}
-	if b.Count > n {
-		return nil, wrapf(ErrOption, "%d blocks of %d points: a block would be empty", b.Count, n)
+	b := opts.Block
+	if err := checkBlock(b, n); err != nil {
+		return nil, err
 	}
 	lo, hi := b.Range(n)
 	ks, err := checkKs(opts.Ks, n)
@@ -105,7 +108,7 @@ func EvaluatePartial(ctx context.Context, x []float64, D int, y []float64, d int
 			return nil, err
 		}
 	} else if opts.Ordinal {
-		return nil, wrapf(ErrNoClasses, "the ordinal metrics need classes")
+		return nil, transforms.Optionf("ordinal", "%w: the ordinal metrics need classes (a label)", ErrNoClasses)
 	}
 	c, err := neighborhoods(ctx, pointSpace(x, D), pointSpace(y, d), n, lo, hi, ks, lab, opts.Threads, opts.Progress)
 	if err != nil {
@@ -125,15 +128,16 @@ func EvaluatePartial(ctx context.Context, x []float64, D int, y []float64, d int
 	return p, nil
 }
 
-// EvaluateDistancesPartial is EvaluateDistances on the points of block b
-// only.
-func EvaluateDistancesPartial(ctx context.Context, dist []float64, n int, classes []int, opts Options, b Block) (*Partial, error) {
+// EvaluateDistancesPartial is EvaluateDistances on the points of block
+// opts.Block only.
+func EvaluateDistancesPartial(ctx context.Context, dist []float64, n int, classes []int, opts Options) (*Partial, error) {
 	ks, lab, err := checkDistances(dist, n, classes, opts)
 	if err != nil {
 		return nil, err
 	}
-	if b.Count > n {
-		return nil, wrapf(ErrOption, "%d blocks of %d points: a block would be empty", b.Count, n)
+	b := opts.Block
+	if err := checkBlock(b, n); err != nil {
+		return nil, err
 	}
 	lo, hi := b.Range(n)
 	c, err := classify(ctx, matrixSpace(dist, n), n, lo, hi, ks, lab, opts.Threads, opts.Progress)
@@ -147,13 +151,21 @@ func EvaluateDistancesPartial(ctx context.Context, dist []float64, n int, classe
 	return p, nil
 }
 
+// checkBlock refuses more blocks than points: a block would be empty.
+func checkBlock(b Block, n int) error {
+	if b.Count > n {
+		return transforms.Optionf("block", "%s: %d blocks of %d points, a block would be empty", b, b.Count, n)
+	}
+	return nil
+}
+
 // Merge adds up partials of disjoint blocks that together cover every point
 // once, and returns the metrics of all points. Partials of different inputs
 // or options, a missing point or a point counted twice give an error
 // wrapping ErrPartial.
 func Merge(parts ...*Partial) (*Report, error) {
 	if len(parts) == 0 {
-		return nil, wrapf(ErrPartial, "no partial sums")
+		return nil, transforms.Errorf(ErrPartial, "no partial sums")
 	}
 	ps := slices.Clone(parts)
 	slices.SortStableFunc(ps, func(a, b *Partial) int { return a.Lo - b.Lo })
@@ -165,14 +177,14 @@ func Merge(parts ...*Partial) (*Report, error) {
 		}
 		switch {
 		case p.Lo > next:
-			return nil, wrapf(ErrPartial, "points [%d, %d) of %d are in no block", next, p.Lo, first.N)
+			return nil, transforms.Errorf(ErrPartial, "points [%d, %d) of %d are in no block", next, p.Lo, first.N)
 		case p.Lo < next:
-			return nil, wrapf(ErrPartial, "block [%d, %d) overlaps the points before %d: a block given twice?", p.Lo, p.Hi, next)
+			return nil, transforms.Errorf(ErrPartial, "block [%d, %d) overlaps the points before %d: a block given twice?", p.Lo, p.Hi, next)
 		}
 		next = p.Hi
 	}
 	if next != first.N {
-		return nil, wrapf(ErrPartial, "points [%d, %d) are in no block", next, first.N)
+		return nil, transforms.Errorf(ErrPartial, "points [%d, %d) are in no block", next, first.N)
 	}
 	total := newCounts(len(first.Ks), first.N, !first.Distances)
 	var ord *ordinalResult
@@ -195,7 +207,7 @@ func Merge(parts ...*Partial) (*Report, error) {
 	}
 	if first.Ordinal {
 		if ord == nil {
-			return nil, wrapf(ErrPartial, "the ordinal metrics are missing from the block at point 0")
+			return nil, transforms.Errorf(ErrPartial, "the ordinal metrics are missing from the block at point 0")
 		}
 		rep.add(MetricOrdinalSpearman, 0, SubsetAll, ord.spearman)
 		rep.add(MetricCenterSpearman, 0, SubsetAll, ord.centerSpearman)
@@ -212,7 +224,7 @@ func (p *Partial) compatible(q *Partial) error {
 		slices.Equal(p.Classes, q.Classes) && (p.Classes == nil) == (q.Classes == nil) &&
 		p.Ordinal == q.Ordinal && p.Fingerprint == q.Fingerprint
 	if !same {
-		return wrapf(ErrPartial, "block [%d, %d) and block [%d, %d) were computed on different inputs or options (N %d and %d, ks %v and %v, fingerprints %016x and %016x)",
+		return transforms.Errorf(ErrPartial, "block [%d, %d) and block [%d, %d) were computed on different inputs or options (N %d and %d, ks %v and %v, fingerprints %016x and %016x)",
 			p.Lo, p.Hi, q.Lo, q.Hi, p.N, q.N, p.Ks, q.Ks, p.Fingerprint, q.Fingerprint)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // mustSame fails unless got and want have the same rows with the same
@@ -83,8 +84,8 @@ func TestMergeEqualsWhole(t *testing.T) {
 		for _, count := range []int{1, 2, 3, 7, n} {
 			parts := partialsOf(t, rng, count, func(b Block, threads int) (*Partial, error) {
 				o := opts
-				o.Threads = threads
-				return EvaluatePartial(context.Background(), tc.x, tc.D, y, 2, tc.classes, o, b)
+				o.Threads, o.Block = threads, b
+				return EvaluatePartial(context.Background(), tc.x, tc.D, y, 2, tc.classes, o)
 			})
 			name := tc.name + ", " + Block{Index: 0, Count: count}.String()
 			got, err := Merge(parts...)
@@ -107,7 +108,7 @@ func TestMergeEqualsWhole(t *testing.T) {
 			t.Fatalf("%s: EvaluateDistances: %v", tc.name, err)
 		}
 		parts := partialsOf(t, rng, 4, func(b Block, threads int) (*Partial, error) {
-			return EvaluateDistancesPartial(context.Background(), dist, n, tc.classes, Options{Ks: ks, Threads: threads}, b)
+			return EvaluateDistancesPartial(context.Background(), dist, n, tc.classes, Options{Ks: ks, Threads: threads, Block: b})
 		})
 		got, err := Merge(roundTrip(t, parts)...)
 		if err != nil {
@@ -124,7 +125,7 @@ func TestMergeRefuses(t *testing.T) {
 	const n = 40
 	x, y, cl := normalPoints(rng, n, 3), normalPoints(rng, n, 2), randomClasses(rng, n, 2)
 	part := func(x []float64, ks []int, b Block) *Partial {
-		p, err := EvaluatePartial(context.Background(), x, 3, y, 2, cl, Options{Ks: ks}, b)
+		p, err := EvaluatePartial(context.Background(), x, 3, y, 2, cl, Options{Ks: ks, Block: b})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +153,12 @@ func TestMergeRefuses(t *testing.T) {
 			t.Errorf("%s: error %v, want ErrPartial with %q", tc.name, err, tc.want)
 		}
 	}
-	if _, err := EvaluatePartial(context.Background(), x, 3, y, 2, cl, Options{Ks: ks}, Block{0, n + 1}); !errors.Is(err, ErrOption) {
-		t.Errorf("more blocks than points: error %v, want ErrOption", err)
+	var oe *transforms.OptionError
+	if _, err := EvaluatePartial(context.Background(), x, 3, y, 2, cl, Options{Ks: ks, Block: Block{0, n + 1}}); !errors.As(err, &oe) || oe.Option != "block" {
+		t.Errorf("more blocks than points: error %v, want an OptionError naming block", err)
+	}
+	if _, err := Evaluate(context.Background(), x, 3, y, 2, cl, Options{Ks: ks, Block: Block{0, 2}}); !errors.As(err, &oe) || oe.Option != "block" {
+		t.Errorf("Evaluate of a block: error %v, want an OptionError naming block", err)
 	}
 }
 
@@ -161,7 +166,7 @@ func TestMergeRefuses(t *testing.T) {
 func TestReadPartialsRefuses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 3))
 	const n = 30
-	p, err := EvaluatePartial(context.Background(), normalPoints(rng, n, 2), 2, normalPoints(rng, n, 2), 2, randomClasses(rng, n, 2), Options{Ks: []int{4}}, Block{0, 2})
+	p, err := EvaluatePartial(context.Background(), normalPoints(rng, n, 2), 2, normalPoints(rng, n, 2), 2, randomClasses(rng, n, 2), Options{Ks: []int{4}, Block: Block{0, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,8 +252,12 @@ func TestBlockText(t *testing.T) {
 		if (err == nil) != tc.ok || (tc.ok && b != tc.want) {
 			t.Errorf("%q: %+v, %v; want %+v, ok %v", tc.in, b, err, tc.want, tc.ok)
 		}
-		if err != nil && !errors.Is(err, arrowio.ErrInvalidOption) {
-			t.Errorf("%q: error %v is not an option error", tc.in, err)
+		// Set as the option, a bad block is an OptionError naming it.
+		o := DefaultOptions()
+		err = transforms.SetOptions(&o, map[string]string{"block": tc.in})
+		var oe *transforms.OptionError
+		if (err == nil) != tc.ok || (err != nil && (!errors.As(err, &oe) || oe.Option != "block")) {
+			t.Errorf("%q: option error %v, want ok %v or an OptionError naming block", tc.in, err, tc.ok)
 		}
 	}
 	for _, n := range []int{5, 17, 100} {

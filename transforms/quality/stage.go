@@ -22,80 +22,10 @@ import (
 // "summary" output, a readable text summary of it.
 type Stage struct{}
 
-// Standardize is evaluate's standardize option: auto (as the embedding was
-// fitted, from its provenance), true or false.
-type Standardize int
-
-const (
-	StandardizeAuto Standardize = iota // as recorded in the embedding's provenance
-	StandardizeOn                      // z-score the features
-	StandardizeOff                     // use the features as they are
-)
-
-// Values lists the text forms of Standardize.
-func (Standardize) Values() []string { return []string{"auto", "true", "false"} }
-
-// MarshalText gives auto, true or false.
-func (s Standardize) MarshalText() ([]byte, error) {
-	switch s {
-	case StandardizeOn:
-		return []byte("true"), nil
-	case StandardizeOff:
-		return []byte("false"), nil
-	}
-	return []byte("auto"), nil
-}
-
-// UnmarshalText parses auto or a boolean (true, false, 1, 0, …).
-func (s *Standardize) UnmarshalText(b []byte) error {
-	v := strings.ToLower(strings.TrimSpace(string(b)))
-	switch v {
-	case "auto", "":
-		*s = StandardizeAuto
-	case "true", "t", "1", "yes", "on":
-		*s = StandardizeOn
-	case "false", "f", "0", "no", "off":
-		*s = StandardizeOff
-	default:
-		return fmt.Errorf("%q: want auto, true or false", v)
-	}
-	return nil
-}
-
-// StageOptions are the options of the evaluate stage.
-type StageOptions struct {
-	transforms.Columns
-	Standardize    Standardize          `opt:"standardize" help:"z-score the features of in before measuring: auto takes the choice (and, without features, the feature columns) recorded in the embedding's provenance, so that the embedding is scored in the space it was fitted in"`
-	Order          []string             `opt:"order" help:"class order as a comma list, e.g. low,mid,high (text labels of ordinal metrics)"`
-	Ordinal        bool                 `opt:"ordinal" help:"labels are ordinal (numeric ascending, or order): add the ordinal metrics"`
-	K              []int                `opt:"k" help:"neighbourhood sizes, comma list of whole numbers ≥ 1, below the row count (with split: one value is the k of the hidden-object classification, default 10)"`
-	Emb            []string             `opt:"emb" help:"embedding columns of the embedding table"`
-	TripletColumns table.TripletColumns `opt:"triplet-columns" help:"names of the i, j, k and (optional) aspect columns of the triplet table, comma list"`
-	Block          Block                `opt:"block" help:"score only block i/B of the points (0 ≤ i < B; block b = rows [b·n/B, (b+1)·n/B) of the embedding, each still ranked among all points) and write its exact partial sums (kind metrics_partial) instead of the metrics; merge the B tables with --partials"`
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	if len(o.K) == 0 {
-		return transforms.Optionf("k", "give at least one neighbourhood size")
-	}
-	for _, k := range o.K {
-		if k < 1 {
-			return transforms.Optionf("k", "%d: want positive whole numbers, e.g. 5,10,30", k)
-		}
-	}
-	if len(o.Keep) > 0 {
-		return transforms.Optionf("keep", "evaluate writes a metrics table: there are no rows to keep columns in")
-	}
-	if len(o.Emb) == 0 {
-		return transforms.Optionf("emb", "give the embedding columns")
-	}
-	return nil
-}
-
-// NewOptions returns the defaults.
+// NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Columns: transforms.DefaultColumns(), K: []int{5, 10, 30}, Emb: []string{"emb_*"}, TripletColumns: table.DefaultTripletColumns}
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -174,7 +104,7 @@ and a block given twice.`,
 
 // Run runs the stage.
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*StageOptions)
+	opts := o.(*Options)
 	if env.Has("partials") {
 		return runMerge(ctx, env, opts)
 	}
@@ -258,7 +188,7 @@ const (
 	sourceDefault   = "default"   // nothing recorded: every numeric column, unstandardised
 )
 
-func runEmbedding(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error {
 	embID := opts.ID
 	if embID == "" {
 		embID = "row"
@@ -334,7 +264,8 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 		copy(x[i*D:(i+1)*D], ft.Z[j*D:(j+1)*D])
 	}
 	var classes []int
-	qo := Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add}
+	qo := *opts
+	qo.Threads, qo.Progress = env.Threads, env.Progress.Add
 	var cls *transforms.Classes
 	if ft.Label != nil {
 		qo.Ordinal = opts.Ordinal || len(opts.Order) > 0
@@ -350,23 +281,21 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 		for i, j := range idx {
 			classes[i] = cls.Index[j]
 		}
-	} else if opts.Ordinal {
-		return transforms.Optionf("ordinal", "needs a label")
 	}
 	if !opts.Block.IsZero() {
-		return writePartial(ctx, env, opts.Block, n, func(o Options) (*Partial, error) {
-			p, err := EvaluatePartial(ctx, x, D, embFrame.X, d, classes, o, opts.Block)
+		return writePartial(ctx, env, opts.Block, n, func() (*Partial, error) {
+			p, err := EvaluatePartial(ctx, x, D, embFrame.X, d, classes, qo)
 			if err == nil && cls != nil {
 				p.ClassNames = cls.Names
 			}
 			return p, err
-		}, qo)
+		})
 	}
 	env.Progress.Start("neighbour ranks", int64(n))
 	rep, err := Evaluate(ctx, x, D, embFrame.X, d, classes, qo)
 	env.Progress.Finish()
 	if err != nil {
-		return optionK(err)
+		return err
 	}
 	var centres []string
 	if rep.CenterOrder != nil && cls != nil {
@@ -404,20 +333,9 @@ func missingText(featSrc, stdSrc string) string {
 	return "standardisation"
 }
 
-// optionK turns an out-of-range k into an error of the k option.
-func optionK(err error) error {
-	if errors.Is(err, ErrK) {
-		return &transforms.OptionError{Option: "k", Err: err}
-	}
-	return err
-}
-
-func runDistances(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+func runDistances(ctx context.Context, env *transforms.Env, opts *Options) error {
 	if opts.Label == "" {
 		return &transforms.OptionError{Option: "label", Err: fmt.Errorf("%w: distances are scored by the classes of in", transforms.ErrNoLabel)}
-	}
-	if opts.Ordinal {
-		return transforms.Optionf("ordinal", "needs embedding coordinates; it does not apply to distances")
 	}
 	sel := opts.Columns.Selection()
 	sel.NoFeatures, sel.Features, sel.Keep = true, nil, []string{}
@@ -440,41 +358,39 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *StageOptions) 
 	if err != nil {
 		return err
 	}
-	qo := Options{Ks: opts.K, Threads: env.Threads, Progress: env.Progress.Add}
+	qo := *opts
+	qo.Threads, qo.Progress = env.Threads, env.Progress.Add
 	if !opts.Block.IsZero() {
-		return writePartial(ctx, env, opts.Block, inFrame.N, func(o Options) (*Partial, error) {
-			return EvaluateDistancesPartial(ctx, dist, inFrame.N, cls.Index, o, opts.Block)
-		}, qo)
+		return writePartial(ctx, env, opts.Block, inFrame.N, func() (*Partial, error) {
+			return EvaluateDistancesPartial(ctx, dist, inFrame.N, cls.Index, qo)
+		})
 	}
 	env.Progress.Start("neighbour ranks", int64(inFrame.N))
 	rep, err := EvaluateDistances(ctx, dist, inFrame.N, cls.Index, qo)
 	env.Progress.Finish()
 	if err != nil {
-		return optionK(err)
+		return err
 	}
 	return writeReport(ctx, env, rep, func(b *strings.Builder) {
 		writeSummary(b, dFrame.Source.Path, rep, nil)
 	})
 }
 
-// writePartial computes the partial sums of one block of n points and
-// writes them as the out table (kind metrics_partial).
-func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval func(Options) (*Partial, error), qo Options) error {
+// writePartial computes the partial sums of block b of n points by eval
+// and writes them as the out table (kind metrics_partial).
+func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval func() (*Partial, error)) error {
 	if env.Asked("summary") {
 		return transforms.Optionf("block", "a block has partial sums, not metrics: write the summary when merging with --partials")
 	}
-	if b.Count > n {
-		return transforms.Optionf("block", "%s: %d blocks of %d points, a block would be empty", b, b.Count, n)
-	}
 	lo, hi := b.Range(n)
 	env.Progress.Start("neighbour ranks", int64(hi-lo))
-	p, err := eval(qo)
+	p, err := eval()
 	env.Progress.Finish()
 	if err != nil {
-		return optionK(err)
+		return err
 	}
 	env.SetKind("out", table.MetricsPartial)
-	env.Figures(map[string]any{"n": n, "block": b.String(), "block_points": []int{lo, hi}, "fingerprint": fmt.Sprintf("%016x", p.Fingerprint)})
+	env.Figures(map[string]any{"n": n, "block_points": []int{lo, hi}, "fingerprint": fmt.Sprintf("%016x", p.Fingerprint)})
 	rec := PartialRecord(env.Mem, p)
 	defer rec.Release()
 	return env.WriteRecord(ctx, "out", rec)
@@ -482,7 +398,7 @@ func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval
 
 // runMerge adds up the partial sums of evaluate --block runs and writes the
 // metrics of all points.
-func runMerge(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+func runMerge(ctx context.Context, env *transforms.Env, opts *Options) error {
 	for _, r := range []string{"embedding", "in", "distances", "triplets", "split", "attributes"} {
 		if env.Has(r) {
 			return transforms.Optionf(r, "partials are merged alone: the blocks already hold everything")
@@ -577,7 +493,7 @@ type mapsTable struct {
 	dims    int
 }
 
-func readMaps(ctx context.Context, env *transforms.Env, opts *StageOptions) (*mapsTable, error) {
+func readMaps(ctx context.Context, env *transforms.Env, opts *Options) (*mapsTable, error) {
 	f, err := env.ReadFrame(ctx, "embedding", arrowio.Selection{ID: "id", Features: opts.Emb, Keep: []string{"aspect"}})
 	if err != nil {
 		return nil, err
@@ -622,7 +538,7 @@ func readMaps(ctx context.Context, env *transforms.Env, opts *StageOptions) (*ma
 // runTriplets scores maps against a triplet table: triplet accuracy (Eq. 10
 // of Le & Lauw) per aspect and averaged, on all triplets and, with a split
 // column, on the train and hidden ones.
-func runTriplets(ctx context.Context, env *transforms.Env, opts *StageOptions) error {
+func runTriplets(ctx context.Context, env *transforms.Env, opts *Options) error {
 	m, err := readMaps(ctx, env, opts)
 	if err != nil {
 		return err
@@ -697,14 +613,14 @@ func runTriplets(ctx context.Context, env *transforms.Env, opts *StageOptions) e
 // each aspect, every object the split hid is classified by majority vote of
 // its k nearest observed objects in that aspect's map, against its
 // attribute value.
-func hiddenKNNRows(ctx context.Context, env *transforms.Env, opts *StageOptions, m *mapsTable, maps [][]float64,
+func hiddenKNNRows(ctx context.Context, env *transforms.Env, opts *Options, m *mapsTable, maps [][]float64,
 	aspects []string, tprov *arrowio.Provenance, rep *Report) error {
 	if !env.Has("attributes") {
 		return &transforms.OptionError{Option: "attributes", Err: fmt.Errorf("%w: split needs the table the triplets were made from", transforms.ErrNoTable)}
 	}
 	k := 10
-	if len(opts.K) == 1 {
-		k = opts.K[0]
+	if len(opts.Ks) == 1 {
+		k = opts.Ks[0]
 	}
 	id := opts.ID
 	if id == "" && tprov != nil {

@@ -42,8 +42,10 @@ func measurements() arrow.RecordBatch {
 // fitPCA runs the pca stage (standardised by default) and returns its
 // embedding, which carries its provenance in the schema's metadata.
 func fitPCA(rec arrow.RecordBatch) *transforms.MemTables {
-	opts := linear.PCAStage{}.NewOptions().(*linear.PCAStageOptions)
-	opts.ID, opts.Label = "id", "class"
+	opts := linear.PCAStage{}.NewOptions()
+	if err := transforms.SetOptions(opts, map[string]string{"id": "id", "label": "class"}); err != nil {
+		log.Fatal(err)
+	}
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	if err := transforms.Run(context.Background(), linear.PCAStage{}, opts, &transforms.Env{Tables: tables}); err != nil {
 		log.Fatal(err)
@@ -61,8 +63,8 @@ func ExampleStage() {
 	defer fitted.Release()
 	emb := fitted.Out("out").Records[0]
 
-	opts := quality.Stage{}.NewOptions().(*quality.StageOptions)
-	opts.ID, opts.Label, opts.K = "id", "class", []int{5}
+	opts := quality.Stage{}.NewOptions().(*quality.Options)
+	opts.ID, opts.Label, opts.Ks = "id", "class", []int{5}
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"embedding": emb, "in": rec}, "out", "summary")
 	defer tables.Release()
 	if err := transforms.Run(context.Background(), quality.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {

@@ -18,10 +18,10 @@ import (
 )
 
 // evaluate runs the evaluate stage on an embedding and the measurements.
-func evaluate(t *testing.T, emb, in arrow.RecordBatch, set func(*quality.StageOptions)) (map[string]any, []string) {
+func evaluate(t *testing.T, emb, in arrow.RecordBatch, set func(*quality.Options)) (map[string]any, []string) {
 	t.Helper()
-	opts := quality.Stage{}.NewOptions().(*quality.StageOptions)
-	opts.ID, opts.K = "id", []int{5, 10}
+	opts := quality.Stage{}.NewOptions().(*quality.Options)
+	opts.ID, opts.Ks = "id", []int{5, 10}
 	if set != nil {
 		set(opts)
 	}
@@ -120,7 +120,7 @@ func TestStageUsesFittedSpace(t *testing.T) {
 		t.Errorf("from provenance: warnings %v", warns)
 	}
 
-	fig, _ = evaluate(t, emb, rec, func(o *quality.StageOptions) { o.Standardize = quality.StandardizeOff })
+	fig, _ = evaluate(t, emb, rec, func(o *quality.Options) { o.Standardize = quality.StandardizeOff })
 	check("standardize false", fig, plain)
 	if fig["standardize"] != false || fig["standardize_source"] != "option" {
 		t.Errorf("standardize false: figures %v", fig)
@@ -165,10 +165,10 @@ func TestStageBlocks(t *testing.T) {
 	fitted := fitPCA(rec)
 	defer fitted.Release()
 	emb := fitted.Out("out").Records[0]
-	run := func(in map[string][]arrow.RecordBatch, set func(*quality.StageOptions)) *transforms.MemTable {
+	run := func(in map[string][]arrow.RecordBatch, set func(*quality.Options)) *transforms.MemTable {
 		t.Helper()
-		opts := quality.Stage{}.NewOptions().(*quality.StageOptions)
-		opts.ID, opts.K, opts.Label, opts.Order = "id", []int{3, 5}, "class", []string{"c", "a", "b"}
+		opts := quality.Stage{}.NewOptions().(*quality.Options)
+		opts.ID, opts.Ks, opts.Label, opts.Order = "id", []int{3, 5}, "class", []string{"c", "a", "b"}
 		set(opts)
 		tables := &transforms.MemTables{In: in, Want: []string{"out"}}
 		t.Cleanup(tables.Release)
@@ -178,17 +178,17 @@ func TestStageBlocks(t *testing.T) {
 		return tables.Out("out")
 	}
 	inputs := map[string][]arrow.RecordBatch{"embedding": {emb}, "in": {rec}}
-	whole := run(inputs, func(*quality.StageOptions) {})
+	whole := run(inputs, func(*quality.Options) {})
 	const count = 3
 	var parts []arrow.RecordBatch
 	for i := count - 1; i >= 0; i-- {
-		out := run(inputs, func(o *quality.StageOptions) { o.Block = quality.Block{Index: i, Count: count} })
+		out := run(inputs, func(o *quality.Options) { o.Block = quality.Block{Index: i, Count: count} })
 		if k := out.Provenance().Kind; k != table.MetricsPartial {
 			t.Errorf("block %d: kind %q, want %q", i, k, table.MetricsPartial)
 		}
 		parts = append(parts, out.Records...)
 	}
-	merged := run(map[string][]arrow.RecordBatch{"partials": parts}, func(*quality.StageOptions) {})
+	merged := run(map[string][]arrow.RecordBatch{"partials": parts}, func(*quality.Options) {})
 	read := func(m *transforms.MemTable) []table.MetricRow {
 		r := arrowio.NewRecordsReader("out", table.MetricsSchema(), m.Records)
 		defer r.Release()

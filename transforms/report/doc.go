@@ -42,5 +42,9 @@
 // table is shown by the kind its provenance records; nothing is guessed from
 // column names. A table without a recorded kind gets its schema and
 // provenance only, with a note. The page is built with html/template, so
-// every text taken from the tables is escaped.
+// every text taken from the tables is escaped. Its one option is the page
+// title (Options; DefaultOptions: "ordinate report"; an empty title is
+// refused). The figures are drawn with package figure's Scatter and heat
+// maps at the report's own Style (width in cm, fonts set once in the
+// page's CSS).
 package report

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
@@ -83,13 +82,14 @@ const (
 	maxPoints = 200000
 )
 
-// figureWidth is the drawn width of a single-panel figure: about the page's
-// content column (64em at 16 px), so that the CSS scales it little.
-const figureWidth = 26 * vg.Centimeter
+// figureWidth is the drawn width in cm of a single-panel figure: about the
+// page's content column (64em at 16 px), so that the CSS scales it little.
+const figureWidth = 26
 
-// squareWidth is the drawn width of a heat map, square, shown at about its
-// drawn size (CSS caps it at 42em) so that it is no taller than a screen.
-const squareWidth = 17 * vg.Centimeter
+// squareWidth is the drawn width in cm of a heat map, square, shown at
+// about its drawn size (CSS caps it at 42em) so that it is no taller than a
+// screen.
+const squareWidth = 17
 
 // render draws a figure of n points by draw, as inline SVG up to svgPoints
 // points and as an embedded PNG above, and returns its HTML.
@@ -120,7 +120,7 @@ func count(p *figure.Points) int {
 // thin keeps every k-th point so that at most maxPoints remain, and every
 // k-th placed point so that at most maxPoints of those remain, and says so
 // in the subtitle.
-func thin(p *figure.Points, o *figure.Options) {
+func thin(p *figure.Points, o *figure.Style) {
 	var notes []string
 	if n, step := thinPoints(p); step > 1 {
 		notes = append(notes, fmt.Sprintf("every %d-th of %d points shown", step, n))
@@ -194,7 +194,7 @@ func points(ctx context.Context, env *transforms.Env, f *file, spec figure.Spec)
 	return figure.PointsOf(fr, spec)
 }
 
-func drawEmbedding(ctx context.Context, env *transforms.Env, f *file, placed []*file, o figure.Options) (template.HTML, error) {
+func drawEmbedding(ctx context.Context, env *transforms.Env, f *file, placed []*file, o figure.Style) (template.HTML, error) {
 	// The recorded class order (ordinal palette) and control points, as
 	// ordinate plot draws them.
 	spec := colourSpec(f.schema, f.prov).WithProvenance(f.schema, f.prov).WithControlTable(ctx, f.schema, f.prov, env.Mem)
@@ -241,7 +241,7 @@ func withPlaced(ctx context.Context, env *transforms.Env, f *file, placed []*fil
 	return pts, nil
 }
 
-func drawMaps(ctx context.Context, env *transforms.Env, f, aspects, triplets *file, o figure.Options) (template.HTML, error) {
+func drawMaps(ctx context.Context, env *transforms.Env, f, aspects, triplets *file, o figure.Style) (template.HTML, error) {
 	spec := figure.Spec{Facet: "aspect"}
 	sel := spec.Selection()
 	sel.ID = "id" // for the objects an aspect never observed
@@ -291,7 +291,7 @@ func readAspects(ctx context.Context, env *transforms.Env, a *file) (map[string]
 
 // drawDistances draws a long distance table as a heat map, its objects
 // ordered by class when the stage's labels can be found.
-func drawDistances(ctx context.Context, env *transforms.Env, f *file, o figure.Options) (template.HTML, error) {
+func drawDistances(ctx context.Context, env *transforms.Env, f *file, o figure.Style) (template.HTML, error) {
 	pf, err := f.frame(ctx, env, figure.PairsSelection())
 	if err != nil {
 		return "", err

@@ -164,7 +164,7 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed 
 	name := filepath.Base(f.path)
 	title, subtitle := figure.Titles(f.path, f.rows, f.prov)
 	sec := &section{Name: name, Subtitle: subtitle}
-	opts := figure.Options{Title: title, NoFontEmbedding: true}
+	opts := figure.Style{Title: title, NoFontEmbedding: true}
 	if f.kind != table.Maps {
 		opts.Width = figureWidth
 	}

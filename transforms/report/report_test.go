@@ -122,7 +122,7 @@ func TestStageKinds(t *testing.T) {
 	trip := rec(t, []string{"emb_0", "emb_1"}, 5, &arrowio.Provenance{Stage: "triplets", Kind: table.Triplets, Params: map[string]any{}})
 	defer trip.Release()
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in#0": emb, "in#1": metrics, "in#2": plain, "in#3": trip}, "out")
-	opts := Stage{}.NewOptions().(*StageOptions)
+	opts := Stage{}.NewOptions().(*Options)
 	opts.Title = "a <b>title</b>"
 	if err := transforms.Run(context.Background(), Stage{}, opts, &transforms.Env{Tables: tables, Mem: mem}); err != nil {
 		t.Fatal(err)
@@ -178,7 +178,7 @@ func TestThin(t *testing.T) {
 		p.X[i] = float64(i)
 		p.Soft[2*i] = float64(i)
 	}
-	var o figure.Options
+	var o figure.Style
 	thin(p, &o)
 	if len(p.X) > maxPoints || len(p.Y) != len(p.X) || len(p.Category) != len(p.X) || len(p.Soft) != 2*len(p.X) {
 		t.Fatalf("thinned to %d x, %d y, %d categories, %d soft values", len(p.X), len(p.Y), len(p.Category), len(p.Soft))
@@ -318,8 +318,8 @@ func TestReportHeldOut(t *testing.T) {
 
 	fit := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": fitRec}, "out", "model-out")
 	defer fit.Release()
-	to := tsne.Stage{}.NewOptions().(*tsne.StageOptions)
-	to.Label, to.Iterations, to.Perplexity = "class", 300, 10
+	to := tsne.Stage{}.NewOptions().(*tsne.Options)
+	to.Label, to.MaxIter, to.Perplexity = "class", 300, 10
 	// The fit and apply run on the default allocator: apply keeps a t-SNE
 	// model's row column (80 int64) past its run. Only the report's own
 	// allocations are checked.
@@ -362,7 +362,7 @@ func TestThinPlaced(t *testing.T) {
 	n, m := maxPoints+10, 3*maxPoints
 	p := &figure.Points{X: make([]float64, n), Y: make([]float64, n),
 		Placed: &figure.Points{X: make([]float64, m), Y: make([]float64, m), Value: make([]float64, m)}}
-	o := figure.Options{Subtitle: "e.parquet"}
+	o := figure.Style{Subtitle: "e.parquet"}
 	thin(p, &o)
 	if len(p.X) > maxPoints || len(p.Placed.X) > maxPoints || len(p.Placed.Value) != len(p.Placed.X) {
 		t.Errorf("thinned to %d points and %d placed (%d values)", len(p.X), len(p.Placed.X), len(p.Placed.Value))

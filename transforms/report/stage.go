@@ -13,15 +13,27 @@ import (
 // of stage outputs, each read by the kind its provenance records.
 type Stage struct{}
 
-// Options are the report stage's options.
-type StageOptions struct {
+// Options are the report stage's options. Start from DefaultOptions.
+type Options struct {
 	Title string `opt:"title" help:"page title"`
 }
 
-// Validate has nothing to check.
-func (*StageOptions) Validate() error { return nil }
+// DefaultOptions returns the defaults: the title "ordinate report".
+func DefaultOptions() Options { return Options{Title: "ordinate report"} }
 
-func (Stage) NewOptions() transforms.Options { return &StageOptions{Title: "ordinate report"} }
+// Validate refuses an empty title (a tag cannot say "not empty").
+func (o *Options) Validate() error {
+	if o.Title == "" {
+		return transforms.Optionf("title", "give a page title")
+	}
+	return nil
+}
+
+// NewOptions returns the defaults (DefaultOptions).
+func (Stage) NewOptions() transforms.Options {
+	o := DefaultOptions()
+	return &o
+}
 
 func (Stage) Info() transforms.Info {
 	return transforms.Info{
@@ -67,7 +79,7 @@ schema and provenance only, with a note. Figures are inline SVG, or an embedded 
 }
 
 func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
-	opts := o.(*StageOptions)
+	opts := o.(*Options)
 	roles := env.Many("in")
 	if len(roles) == 0 {
 		return fmt.Errorf("report: %w", ErrNoFiles)
@@ -85,16 +97,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		}
 		all = append(all, f)
 	}
-	title := opts.Title
-	if title == "" {
-		title = "ordinate report"
-	}
 	created := env.Prov.Started
 	if t, err := time.Parse(time.RFC3339, created); err == nil {
 		created = t.UTC().Format("2006-01-02 15:04 UTC")
 	}
 	env.Progress.Start("drawing", 0)
-	pg, skipped := build(ctx, env, all, title, created)
+	pg, skipped := build(ctx, env, all, opts.Title, created)
 	env.Progress.Finish()
 	for _, s := range skipped {
 		env.Warn("not drawn: %s", s)

@@ -36,16 +36,18 @@ func ExampleStage() {
 
 	fit := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer fit.Release()
-	po := linear.PCAStage{}.NewOptions().(*linear.PCAStageOptions)
-	po.Label = "grade"
+	po := linear.PCAStage{}.NewOptions()
+	if err := transforms.SetOptions(po, map[string]string{"label": "grade"}); err != nil {
+		log.Fatal(err)
+	}
 	if err := transforms.Run(context.Background(), linear.PCAStage{}, po, &transforms.Env{Tables: fit}); err != nil {
 		log.Fatal(err)
 	}
 
 	page := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"in#0": fit.Out("out").Records}, Want: []string{"out"}}
-	ro := report.Stage{}.NewOptions().(*report.StageOptions)
+	ro := report.DefaultOptions()
 	ro.Title = "grades"
-	if err := transforms.Run(context.Background(), report.Stage{}, ro, &transforms.Env{Tables: page}); err != nil {
+	if err := transforms.Run(context.Background(), report.Stage{}, &ro, &transforms.Env{Tables: page}); err != nil {
 		log.Fatal(err)
 	}
 	html := page.File("out")

@@ -24,10 +24,12 @@ func BenchmarkSGD(b *testing.B) {
 		det     bool
 	}{{"deterministic", 1, true}, {"rounds-1", 1, false}, {"rounds-2", 2, false}} {
 		b.Run(c.name, func(b *testing.B) {
+			o := DefaultOptions()
+			o.Seed, o.MaxIter, o.FixedIter, o.Threads, o.Deterministic = 0, 5, true, c.threads, c.det
 			var updates int64
 			start := time.Now()
 			for b.Loop() {
-				_, st, err := Fit(context.Background(), train, 200, 8, Options{Epochs: 5, Tol: -1, Threads: c.threads, Deterministic: c.det})
+				_, st, err := Fit(context.Background(), train, 200, 8, o)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -91,7 +93,9 @@ func BenchmarkHouseVote(b *testing.B) {
 			b.Logf("epoch %d meanLL %.5f %.2fs", e, ll, now.Sub(last).Seconds())
 			last = now
 		}
-		m, st, err := Fit(context.Background(), tab, n, a, Options{Seed: 1, Progress: progress})
+		o := DefaultOptions()
+		o.Progress = progress
+		m, st, err := Fit(context.Background(), tab, n, a, o)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -63,7 +63,7 @@
 // updates the rate is ε_u = ε/(1 + Decay·3u/N), 3u/N being the mean number
 // of updates an object has had (Robbins–Monro 1/t decay, constant within a
 // block of 1024 triplets, so the schedule does not depend on Threads);
-// Decay = 0.01 by default. Scaling by updates per object rather than by
+// Decay = 0.01 by default (0 keeps ε constant). Scaling by updates per object rather than by
 // epochs matters: at α = 30 a violated triplet's gradient has norm up to
 // about 2α, so a step of ε = 0.05 moves a point by up to 70°; on the 23.5 M
 // HouseVote triplets (10⁵ updates per object per epoch) a per-epoch decay
@@ -76,9 +76,9 @@
 // about as much as the epoch). The visiting order holds each triplet
 // packed into one uint64 (object and aspect indices in bit fields, when
 // they fit), 8 bytes per triplet, so an epoch streams through one array
-// instead of gathering from the table's four columns. The run stops after Epochs or when the mean
+// instead of gathering from the table's four columns. The run stops after MaxIter epochs or when the mean
 // log-likelihood of an epoch differs from the previous one by less than
-// Tol. That mean is accumulated during the epoch (each triplet evaluated
+// Tol (never, with FixedIter). That mean is accumulated during the epoch (each triplet evaluated
 // just before its update), not by a separate pass.
 //
 // # Parallelism and determinism
@@ -126,7 +126,7 @@
 //
 // Stage is the score stage: it reads a triplet table (role "in", and
 // optionally "objects" naming every object) with triplets.ReadFit, fits
-// SCORE with the options of StageOptions (the train triplets of a split
+// SCORE with its Options (the train triplets of a split
 // unless --all), reports each epoch as progress, and writes the maps
 // ("out", a table.Maps table), and when wanted the aspects ("aspects-out",
 // table.Aspects) and the objects' sphere coordinates ("sphere-out",
@@ -134,6 +134,11 @@
 //
 // # Errors
 //
-// Option errors wrap ErrOption (transforms.ErrInvalidOption); bad or
-// missing triplets are invalid data (transforms.ErrInvalidData).
+// Options is both the stage's options struct and Fit's: start from
+// DefaultOptions, whose fields are all set (a zero field is not a
+// default). Fit checks the options once with transforms.Validate (the
+// ranges in the tags, then Options.Validate); an option error is a
+// *transforms.OptionError naming the option (wrapping
+// transforms.ErrInvalidOption, and ErrMu for a bad Mu); bad or missing
+// triplets are invalid data (transforms.ErrInvalidData).
 package score

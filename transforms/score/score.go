@@ -2,53 +2,106 @@ package score
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
-// Defaults (the paper's settings where it gives them, Section 5.1).
-const (
-	DefaultDims         = 2
-	DefaultAlpha        = 30
-	DefaultLearningRate = 0.05
-	DefaultEpochs       = 200
-	DefaultTol          = 1e-3
-	DefaultDecay        = 0.01
-	initDelta           = 0.5 // mean of the uniform prior on δₜ
-)
+// initDelta is the initial δₜ, the mean of the uniform prior on δₜ.
+const initDelta = 0.5
 
-// Options configures Fit. The zero value of each field selects the default
-// given in its comment; negative values of Dims, Alpha, LearningRate, Kappa
-// and Epochs are errors.
+// Options are the options of SCORE: the score stage's and Fit's. Start from
+// DefaultOptions (the paper's settings, Section 5.1): a zero field is not
+// a default. Fit checks them with transforms.Validate.
 type Options struct {
-	Dims         int       // K: points on S^K ⊂ R^{K+1}; 0 → 2
-	Alpha        float64   // scaling factor α of Eqs. 3 and 5; 0 → 30
-	LearningRate float64   // ε; 0 → 0.05
-	Kappa        float64   // vMF concentration κ of the priors; 0 = uniform prior
-	Mu           []float64 // vMF mean μ (normalised); nil → (0, …, 0, 1)
-	Epochs       int       // maximum passes over the triplets; 0 → 200
-	Tol          float64   // stop when |ΔmeanLL| < Tol between epochs; 0 → 1e-3, < 0 → never
-	Decay        float64   // ε after u updates is ε/(1 + Decay·3u/N); 0 → 0.01, < 0 → constant ε
+	// FitInput says how the stage reads the triplet table; Fit, which is
+	// given the table, does not read it.
+	triplets.FitInput
 
 	// SingleMap pools all triplets into one aspect (the paper's Table 1
 	// "single map"); the Model then repeats that aspect's pole and δ for
 	// every aspect, so all maps are the same.
-	SingleMap bool
+	SingleMap bool `opt:"single-map" help:"pool all triplets into one map (the paper's single-map comparison)"`
+
+	// Dims is K: points on S^K ⊂ R^{K+1}.
+	Dims int `opt:"dims" range:"[1,)" help:"output dimensions K (objects live on the sphere S^K)"`
+	// Alpha is the scaling factor α of Eqs. 3 and 5.
+	Alpha float64 `opt:"alpha" range:"(0,)" help:"scaling factor α"`
+	// LearningRate is the initial SGD step ε (see Decay).
+	LearningRate float64 `opt:"learning-rate" range:"(0,)" help:"SGD step ε"`
+	// Kappa is the vMF concentration κ of the priors; 0 is the uniform
+	// prior.
+	Kappa float64 `opt:"kappa" range:"[0,)" help:"von Mises-Fisher prior concentration κ (0: flat)"`
+	// MaxIter is the maximum number of passes over the triplets (epochs).
+	MaxIter int `opt:"max-iter" alias:"epochs" range:"[1,)" help:"maximum passes over the triplets (epochs)"`
+	// Tol stops the run when |ΔmeanLL| < Tol between epochs (unless
+	// FixedIter).
+	Tol float64 `opt:"tol" range:"(0,)" help:"stop when the mean log-likelihood changes less than this per epoch"`
 
 	// Deterministic runs one ordered SGD stream, so that a Seed gives
 	// bit-identical results whatever Threads is. Otherwise Threads workers
 	// update private copies merged every round (see the package doc);
 	// results are then reproducible only for the same Threads.
-	Deterministic bool
-	Threads       int    // ≤ 0 → GOMAXPROCS
-	Seed          uint64 // seeds the initialisation and the triplet order
+	Deterministic bool `opt:"deterministic" help:"one ordered SGD stream: bit-identical results for a seed (slower)"`
+	// Seed seeds the initialisation and the triplet order.
+	Seed uint64 `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
+
+	// The library's alone (no host sets them).
+
+	// Mu is the vMF mean μ (normalised by Fit); nil is (0, …, 0, 1).
+	// Otherwise it has Dims + 1 entries and a finite, non-zero norm.
+	Mu []float64
+	// Decay sets the learning rate after u updates to ε/(1 + Decay·3u/N);
+	// 0 keeps ε constant.
+	Decay float64 `range:"[0,)"`
+	// FixedIter runs all MaxIter epochs: Tol is not checked. (Tol itself is
+	// always > 0, as on the command line.)
+	FixedIter bool
+	Threads   int // ≤ 0: GOMAXPROCS
 
 	// Progress, if not nil, is called after every epoch (1-based) with
 	// the mean log-likelihood of the triplets seen in it.
 	Progress func(epoch int, meanLL float64)
+}
+
+// DefaultOptions returns the defaults, the paper's settings where it gives
+// them (Section 5.1): K = 2, α = 30, ε = 0.05, κ = 0 (uniform priors),
+// μ = (0, …, 0, 1); at most 200 epochs, stopping when the mean
+// log-likelihood changes by less than 10⁻³; Decay 0.01; seed 1.
+func DefaultOptions() Options {
+	return Options{FitInput: triplets.DefaultFitInput(), Dims: 2, Alpha: 30, LearningRate: 0.05,
+		MaxIter: 200, Tol: 1e-3, Decay: 0.01, Seed: 1}
+}
+
+// Validate checks what ties options together: Mu against Dims. The
+// ranges are in the tags (transforms.Validate checks them, then this).
+func (o *Options) Validate() error {
+	if o.Mu == nil {
+		return nil
+	}
+	if len(o.Mu) != o.Dims+1 {
+		return transforms.Optionf("Mu", "%d entries, want dims + 1 = %d: %w", len(o.Mu), o.Dims+1, ErrMu)
+	}
+	if n := math.Sqrt(dot(o.Mu, o.Mu)); !(n > 0) || math.IsInf(n, 0) {
+		return transforms.Optionf("Mu", "norm %g: %w", n, ErrMu)
+	}
+	return nil
+}
+
+// unitMu is μ normalised, or (0, …, 0, 1) for nil, in a new slice.
+func unitMu(mu []float64, dims int) []float64 {
+	out := make([]float64, dims+1)
+	if mu == nil {
+		out[dims] = 1
+		return out
+	}
+	n := math.Sqrt(dot(mu, mu))
+	for m, v := range mu {
+		out[m] = v / n
+	}
+	return out
 }
 
 // Model is a fitted SCORE model. Rows are points in R^{K+1} of unit norm.
@@ -64,86 +117,31 @@ type Stats struct {
 	Epochs    int       // epochs run
 	MeanLL    []float64 // per epoch, mean ln lᵗᵢⱼₖ over its triplets (online)
 	Updates   int64     // triplet updates done
-	Converged bool      // stopped by Tol before Epochs
-}
-
-// withDefaults fills defaults and validates o.
-func (o Options) withDefaults() (Options, error) {
-	if o.Dims == 0 {
-		o.Dims = DefaultDims
-	}
-	if o.Alpha == 0 {
-		o.Alpha = DefaultAlpha
-	}
-	if o.LearningRate == 0 {
-		o.LearningRate = DefaultLearningRate
-	}
-	if o.Epochs == 0 {
-		o.Epochs = DefaultEpochs
-	}
-	if o.Tol == 0 {
-		o.Tol = DefaultTol
-	}
-	if o.Decay == 0 {
-		o.Decay = DefaultDecay
-	}
-	if o.Decay < 0 {
-		o.Decay = 0
-	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
-	}
-	switch {
-	case o.Dims < 1:
-		return o, optionErr(ErrDims, "%d", o.Dims)
-	case !(o.Alpha > 0) || math.IsInf(o.Alpha, 0):
-		return o, optionErr(ErrAlpha, "%g", o.Alpha)
-	case !(o.LearningRate > 0) || math.IsInf(o.LearningRate, 0):
-		return o, optionErr(ErrLearningRate, "%g", o.LearningRate)
-	case !(o.Kappa >= 0) || math.IsInf(o.Kappa, 0):
-		return o, optionErr(ErrKappa, "%g", o.Kappa)
-	case o.Epochs < 0:
-		return o, fmt.Errorf("score: %w: epochs %d < 0", ErrOption, o.Epochs)
-	}
-	d := o.Dims + 1
-	mu := make([]float64, d)
-	if o.Mu == nil {
-		mu[d-1] = 1
-	} else {
-		if len(o.Mu) != d {
-			return o, optionErr(ErrMu, "len %d, want %d", len(o.Mu), d)
-		}
-		n := math.Sqrt(dot(o.Mu, o.Mu))
-		if !(n > 0) || math.IsInf(n, 0) {
-			return o, optionErr(ErrMu, "norm %g", n)
-		}
-		for m, v := range o.Mu {
-			mu[m] = v / n
-		}
-	}
-	o.Mu = mu
-	return o, nil
+	Converged bool      // stopped by Tol before MaxIter
 }
 
 // Fit learns a SCORE model (Le & Lauw, IJCAI 2019, Section 4) from the
 // triplets in tab over objects 0..objects−1 and aspects 0..aspects−1.
 func Fit(ctx context.Context, tab *triplets.Table, objects, aspects int, o Options) (*Model, Stats, error) {
-	o, err := o.withDefaults()
-	if err != nil {
+	if err := transforms.Validate(&o); err != nil {
 		return nil, Stats{}, err
 	}
 	if tab == nil || tab.Len() == 0 {
-		return nil, Stats{}, fmt.Errorf("score: %w", ErrNoTriplets)
+		return nil, Stats{}, transforms.Errorf(ErrNoTriplets, "the table is empty")
 	}
 	if tab.Len() > math.MaxUint32 {
-		return nil, Stats{}, fmt.Errorf("score: %w: %d triplets, at most %d", ErrOption, tab.Len(), uint64(math.MaxUint32))
+		return nil, Stats{}, transforms.Errorf(transforms.ErrInvalidOption, "%d triplets, at most %d", tab.Len(), uint64(math.MaxUint32))
 	}
 	if objects < 3 || aspects < 1 {
-		return nil, Stats{}, fmt.Errorf("score: %w: need ≥ 3 objects and ≥ 1 aspect, have %d and %d", ErrTriplet, objects, aspects)
+		return nil, Stats{}, transforms.Errorf(ErrTriplet, "need ≥ 3 objects and ≥ 1 aspect, have %d and %d", objects, aspects)
 	}
 	if row, err := tab.Validate(objects, aspects); err != nil {
 		return nil, Stats{}, &TripletError{Row: int64(row), Err: err}
 	}
+	if o.Threads <= 0 {
+		o.Threads = runtime.GOMAXPROCS(0)
+	}
+	o.Mu = unitMu(o.Mu, o.Dims)
 	fitAspects := aspects
 	if o.SingleMap {
 		fitAspects = 1
@@ -151,7 +149,7 @@ func Fit(ctx context.Context, tab *triplets.Table, objects, aspects int, o Optio
 	f := newFitter(tab, objects, fitAspects, o)
 	st, err := f.run(ctx)
 	if err != nil {
-		return nil, st, fmt.Errorf("score: %w", err)
+		return nil, st, err
 	}
 	return f.model(aspects), st, nil
 }

@@ -27,7 +27,9 @@ func ExampleFit() {
 			}
 		}
 	}
-	m, _, err := score.Fit(context.Background(), tab, 6, 2, score.Options{Seed: 1, Deterministic: true})
+	o := score.DefaultOptions()
+	o.Deterministic = true
+	m, _, err := score.Fit(context.Background(), tab, 6, 2, o)
 	if err != nil {
 		fmt.Println(err)
 		return

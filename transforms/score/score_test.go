@@ -5,8 +5,10 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/triplets"
 )
 
@@ -73,11 +75,11 @@ func TestPlantedRecovery(t *testing.T) {
 	train := sample(rng, truth, 30, 6000)
 	test := sample(rng, truth, 30, 2000)
 	ctx := context.Background()
-	multi, st, err := Fit(ctx, train, 40, 4, Options{Seed: 1, Deterministic: true})
+	multi, st, err := Fit(ctx, train, 40, 4, opts(func(o *Options) { o.Seed, o.Deterministic = 1, true }))
 	if err != nil {
 		t.Fatal(err)
 	}
-	single, _, err := Fit(ctx, train, 40, 4, Options{Seed: 1, SingleMap: true, Deterministic: true})
+	single, _, err := Fit(ctx, train, 40, 4, opts(func(o *Options) { o.Seed, o.SingleMap, o.Deterministic = 1, true, true }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +102,7 @@ func TestDeltaTowardOne(t *testing.T) {
 	// Aspects 0, 1 aspect-specific (δ = 1); aspects 2, 3 global (δ = 0).
 	truth := planted(rng, 40, 2, []float64{1, 1, 0, 0})
 	train := sample(rng, truth, 30, 6000)
-	m, _, err := Fit(context.Background(), train, 40, 4, Options{Seed: 2, Deterministic: true})
+	m, _, err := Fit(context.Background(), train, 40, 4, opts(func(o *Options) { o.Seed, o.Deterministic = 2, true }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +136,9 @@ func TestDeterministic(t *testing.T) {
 	truth := planted(rng, 30, 2, []float64{1, 0.5, 0})
 	train := sample(rng, truth, 30, 1500)
 	fit := func(threads int, det bool, seed uint64) (*Model, Stats) {
-		m, st, err := Fit(context.Background(), train, 30, 3, Options{Seed: seed, Deterministic: det, Threads: threads, Epochs: 20, Kappa: 0.5})
+		m, st, err := Fit(context.Background(), train, 30, 3, opts(func(o *Options) {
+			o.Seed, o.Deterministic, o.Threads, o.MaxIter, o.Kappa = seed, det, threads, 20, 0.5
+		}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -172,10 +176,18 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// opts returns DefaultOptions changed by set.
+func opts(set func(o *Options)) Options {
+	o := DefaultOptions()
+	set(&o)
+	return o
+}
+
 func TestValidation(t *testing.T) {
 	good := &triplets.Table{}
 	good.Append(0, 1, 2, 0)
 	good.Append(2, 1, 0, 1)
+	def := DefaultOptions()
 	cases := []struct {
 		name    string
 		tab     *triplets.Table
@@ -184,17 +196,12 @@ func TestValidation(t *testing.T) {
 		want    error
 		wantRow int
 	}{
-		{"empty", &triplets.Table{}, 3, 1, Options{}, ErrNoTriplets, -1},
-		{"nil", nil, 3, 1, Options{}, ErrNoTriplets, -1},
-		{"object out of range", good, 2, 2, Options{}, ErrTriplet, -1},
-		{"aspect out of range", good, 3, 1, Options{}, ErrTriplet, 1},
-		{"dims", good, 3, 2, Options{Dims: -1}, ErrDims, -1},
-		{"alpha", good, 3, 2, Options{Alpha: -30}, ErrAlpha, -1},
-		{"alpha NaN", good, 3, 2, Options{Alpha: math.NaN()}, ErrAlpha, -1},
-		{"learning rate", good, 3, 2, Options{LearningRate: -0.1}, ErrLearningRate, -1},
-		{"kappa", good, 3, 2, Options{Kappa: -1}, ErrKappa, -1},
-		{"mu length", good, 3, 2, Options{Mu: []float64{0, 1}}, ErrMu, -1},
-		{"mu zero", good, 3, 2, Options{Mu: []float64{0, 0, 0}}, ErrMu, -1},
+		{"empty", &triplets.Table{}, 3, 1, def, ErrNoTriplets, -1},
+		{"nil", nil, 3, 1, def, ErrNoTriplets, -1},
+		{"object out of range", good, 2, 2, def, ErrTriplet, -1},
+		{"aspect out of range", good, 3, 1, def, ErrTriplet, 1},
+		{"mu length", good, 3, 2, opts(func(o *Options) { o.Mu = []float64{0, 1} }), ErrMu, -1},
+		{"mu zero", good, 3, 2, opts(func(o *Options) { o.Mu = []float64{0, 0, 0} }), ErrMu, -1},
 	}
 	for _, c := range cases {
 		_, _, err := Fit(context.Background(), c.tab, c.n, c.a, c.o)
@@ -211,8 +218,58 @@ func TestValidation(t *testing.T) {
 	bad.Append(0, 1, 2, 0)
 	bad.Append(1, 1, 2, 0)
 	var te *TripletError
-	if _, _, err := Fit(context.Background(), bad, 3, 1, Options{}); !errors.As(err, &te) || te.Row != 1 || !errors.Is(err, triplets.ErrTriplet) {
+	if _, _, err := Fit(context.Background(), bad, 3, 1, def); !errors.As(err, &te) || te.Row != 1 || !errors.Is(err, triplets.ErrTriplet) {
 		t.Errorf("i = j: error %v, want *TripletError at row 1 wrapping triplets.ErrTriplet", err)
+	}
+}
+
+// TestOptionRanges: the defaults validate, and Fit (through
+// transforms.Validate) refuses an out-of-range value of each ranged option,
+// zero included where zero used to mean the default, with an
+// *OptionError naming the option.
+func TestOptionRanges(t *testing.T) {
+	def := DefaultOptions()
+	if err := transforms.Validate(&def); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	good := &triplets.Table{}
+	good.Append(0, 1, 2, 0)
+	for _, c := range []struct {
+		option string
+		set    func(o *Options)
+		also   error // a sentinel the error wraps besides ErrInvalidOption
+	}{
+		{"dims", func(o *Options) { o.Dims = 0 }, nil},
+		{"dims", func(o *Options) { o.Dims = -1 }, nil},
+		{"alpha", func(o *Options) { o.Alpha = 0 }, nil},
+		{"alpha", func(o *Options) { o.Alpha = -30 }, nil},
+		{"alpha", func(o *Options) { o.Alpha = math.NaN() }, nil},
+		{"learning-rate", func(o *Options) { o.LearningRate = 0 }, nil},
+		{"learning-rate", func(o *Options) { o.LearningRate = -0.1 }, nil},
+		{"kappa", func(o *Options) { o.Kappa = -1 }, nil},
+		{"kappa", func(o *Options) { o.Kappa = math.Inf(1) }, nil},
+		{"max-iter", func(o *Options) { o.MaxIter = 0 }, nil},
+		{"tol", func(o *Options) { o.Tol = 0 }, nil},
+		{"tol", func(o *Options) { o.Tol = -1 }, nil},
+		{"Decay", func(o *Options) { o.Decay = -1 }, nil},
+		{"on-invalid", func(o *Options) { o.OnInvalid = "" }, nil},
+		{"Mu", func(o *Options) { o.Mu = []float64{0, 1} }, ErrMu},
+		{"Mu", func(o *Options) { o.Mu = []float64{0, math.NaN(), 1} }, ErrMu},
+	} {
+		o := opts(c.set)
+		err := transforms.Validate(&o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != c.option || !errors.Is(err, transforms.ErrInvalidOption) ||
+			(c.also != nil && !errors.Is(err, c.also)) {
+			t.Errorf("%s: Validate: %v, want an *OptionError naming it", c.option, err)
+		}
+		if _, _, ferr := Fit(context.Background(), good, 3, 1, o); ferr == nil || ferr.Error() != err.Error() {
+			t.Errorf("%s: Fit: %v, want %v", c.option, ferr, err)
+		}
+	}
+	// Zero is no longer "the default": the zero Options are refused.
+	if _, _, err := Fit(context.Background(), good, 3, 1, Options{}); !errors.Is(err, transforms.ErrInvalidOption) {
+		t.Errorf("zero Options: error %v, want an option error", err)
 	}
 }
 
@@ -222,12 +279,15 @@ func TestCancel(t *testing.T) {
 	train := sample(rng, truth, 30, 2000)
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, st, err := Fit(ctx, train, 20, 1, Options{Tol: -1, Progress: func(int, float64) {
-		calls++
-		if calls == 3 {
-			cancel()
+	_, st, err := Fit(ctx, train, 20, 1, opts(func(o *Options) {
+		o.Seed, o.FixedIter = 0, true
+		o.Progress = func(int, float64) {
+			calls++
+			if calls == 3 {
+				cancel()
+			}
 		}
-	}})
+	}))
 	if !errors.Is(err, context.Canceled) || st.Epochs != 3 {
 		t.Errorf("cancel after epoch 3: error %v, %d epochs", err, st.Epochs)
 	}
@@ -237,7 +297,7 @@ func TestSingleMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	truth := planted(rng, 20, 2, []float64{1, 1, 1})
 	train := sample(rng, truth, 30, 500)
-	m, _, err := Fit(context.Background(), train, 20, 3, Options{SingleMap: true, Epochs: 5})
+	m, _, err := Fit(context.Background(), train, 20, 3, opts(func(o *Options) { o.Seed, o.SingleMap, o.MaxIter = 0, true, 5 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,10 +314,11 @@ func TestPackedOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	truth := planted(rng, 25, 2, []float64{1, 0.5, 0})
 	train := sample(rng, truth, 30, 800)
-	o, err := Options{Seed: 3, Epochs: 5, Deterministic: true}.withDefaults()
-	if err != nil {
+	o := opts(func(o *Options) { o.Seed, o.MaxIter, o.Deterministic = 3, 5, true })
+	if err := transforms.Validate(&o); err != nil {
 		t.Fatal(err)
 	}
+	o.Threads, o.Mu = runtime.GOMAXPROCS(0), unitMu(nil, o.Dims)
 	fits := make([]*Model, 2)
 	for c, packed := range []bool{true, false} {
 		f := newFitter(train, 25, 3, o)
@@ -291,7 +352,7 @@ func TestPriorPull(t *testing.T) {
 		wantMin float64
 		wantMax float64
 	}{{0, -1, 0.9}, {1e5, 0.99, 1}} {
-		m, _, err := Fit(context.Background(), train, 20, 2, Options{Kappa: c.kappa, Mu: mu, Seed: 4, Deterministic: true})
+		m, _, err := Fit(context.Background(), train, 20, 2, opts(func(o *Options) { o.Kappa, o.Mu, o.Seed, o.Deterministic = c.kappa, mu, 4, true }))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -156,7 +156,7 @@ func (f *fitter) run(ctx context.Context) (Stats, error) {
 		}
 	}
 	prev := math.NaN()
-	for e := 0; e < f.o.Epochs; e++ {
+	for e := 0; e < f.o.MaxIter; e++ {
 		if e > 0 && len(f.order) <= fullShuffleMax {
 			shuffle64(rng, f.order)
 		}
@@ -172,7 +172,7 @@ func (f *fitter) run(ctx context.Context) (Stats, error) {
 		if f.o.Progress != nil {
 			f.o.Progress(e+1, mean)
 		}
-		if f.o.Tol > 0 && math.Abs(mean-prev) < f.o.Tol {
+		if !f.o.FixedIter && math.Abs(mean-prev) < f.o.Tol {
 			st.Converged = true
 			break
 		}

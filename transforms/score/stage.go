@@ -2,8 +2,6 @@ package score
 
 import (
 	"context"
-	"errors"
-	"math"
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -13,52 +11,10 @@ import (
 // Stage fits SCORE maps to a triplet table: the score stage.
 type Stage struct{}
 
-// StageOptions are the options of Stage.
-type StageOptions struct {
-	triplets.FitInput
-	SingleMap     bool    `opt:"single-map" help:"pool all triplets into one map (the paper's single-map comparison)"`
-	Dims          int     `opt:"dims" help:"output dimensions K, at least 1 (objects live on the sphere S^K)"`
-	Alpha         float64 `opt:"alpha" help:"scaling factor α (> 0)"`
-	LearningRate  float64 `opt:"learning-rate" help:"SGD step ε (> 0)"`
-	Kappa         float64 `opt:"kappa" help:"von Mises-Fisher prior concentration κ (≥ 0; 0: flat)"`
-	Epochs        int     `opt:"epochs" help:"maximum epochs (at least 1)"`
-	Tol           float64 `opt:"tol" help:"stop when the mean log-likelihood changes less than this per epoch (> 0)"`
-	Deterministic bool    `opt:"deterministic" help:"one ordered SGD stream: bit-identical results for a seed (slower)"`
-	Seed          uint64  `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
-}
-
-// NewOptions returns the defaults (the paper's settings).
+// NewOptions returns the defaults (DefaultOptions: the paper's settings).
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{FitInput: triplets.DefaultFitInput(), Dims: DefaultDims, Alpha: DefaultAlpha,
-		LearningRate: DefaultLearningRate, Epochs: DefaultEpochs, Tol: DefaultTol, Seed: 1}
-}
-
-// Validate checks the options; the zero values that Options would replace
-// by defaults are errors here, where every default is explicit.
-func (o *StageOptions) Validate() error {
-	_, err := o.fitOptions(0).withDefaults()
-	switch {
-	case o.Dims < 1:
-		return transforms.Optionf("dims", "%d: want ≥ 1", o.Dims)
-	case !(o.Alpha > 0):
-		return transforms.Optionf("alpha", "%g: %w", o.Alpha, ErrAlpha)
-	case !(o.LearningRate > 0):
-		return transforms.Optionf("learning-rate", "%g: %w", o.LearningRate, ErrLearningRate)
-	case o.Epochs < 1:
-		return transforms.Optionf("epochs", "%d: want ≥ 1", o.Epochs)
-	case !(o.Tol > 0) || math.IsInf(o.Tol, 0):
-		return transforms.Optionf("tol", "%g: want a finite value > 0", o.Tol)
-	case errors.Is(err, ErrKappa):
-		return transforms.Optionf("kappa", "%g: %w", o.Kappa, ErrKappa)
-	case err != nil:
-		return err
-	}
-	return nil
-}
-
-func (o *StageOptions) fitOptions(threads int) Options {
-	return Options{Dims: o.Dims, Alpha: o.Alpha, LearningRate: o.LearningRate, Kappa: o.Kappa, Epochs: o.Epochs, Tol: o.Tol,
-		SingleMap: o.SingleMap, Deterministic: o.Deterministic, Threads: threads, Seed: o.Seed}
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -93,13 +49,14 @@ aspect, delta, pole_0 … pole_K; --sphere-out the objects' sphere coordinates.`
 // Run fits SCORE and writes the maps, and the aspects and the sphere when
 // they are wanted.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	so := opts.(*StageOptions)
+	so := opts.(*Options)
 	in, t, err := triplets.ReadFit(ctx, env, so.FitInput)
 	if err != nil {
 		return err
 	}
-	o := so.fitOptions(env.Threads)
-	env.Progress.Start("optimising", int64(o.Epochs))
+	o := *so
+	o.Threads = env.Threads
+	env.Progress.Start("optimising", int64(o.MaxIter))
 	o.Progress = func(epoch int, ll float64) { env.Progress.Add(1) }
 	m, st, err := Fit(ctx, t, in.Objects.Len(), in.Aspects.Len(), o)
 	env.Progress.Finish()
@@ -113,7 +70,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	env.Figures(figures)
 	if !st.Converged {
-		env.Warn("SCORE did not converge in %d epochs (tol %g); raise epochs", st.Epochs, o.Tol)
+		env.Warn("SCORE did not converge in %d epochs (tol %g); raise max-iter", st.Epochs, o.Tol)
 	}
 	names := in.Aspects.Names
 	if o.SingleMap {

@@ -42,7 +42,7 @@ func ExampleStage() {
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "aspects-out")
 	defer tables.Release()
 
-	opts := score.Stage{}.NewOptions().(*score.StageOptions)
+	opts := score.Stage{}.NewOptions().(*score.Options)
 	opts.Deterministic = true // bit-identical for a seed, whatever the thread count
 	if err := transforms.Run(context.Background(), score.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
 		log.Fatal(err)

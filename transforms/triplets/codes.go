@@ -67,60 +67,25 @@ func Encode(values [][]string) Codes {
 	return codes
 }
 
-// Pairs is the convention for the pair (i, j) that shares a value.
-type Pairs int
+// Pairs is the convention for the pair (i, j) that shares a value: an
+// option enum.
+type Pairs string
 
 const (
 	// Ordered counts both orders of each pair: every i ≠ j.
-	Ordered Pairs = iota
+	Ordered Pairs = "ordered"
 	// Unordered counts each pair once, as i < j.
-	Unordered
+	Unordered Pairs = "unordered"
 )
 
-// ErrPairs marks an unknown pair convention name.
-var ErrPairs = transforms.NewSentinel(transforms.ErrInvalidOption, "unknown pair convention")
+// Values lists the conventions.
+func (Pairs) Values() []string { return []string{string(Ordered), string(Unordered)} }
 
-// String returns "ordered" or "unordered".
-func (p Pairs) String() string {
-	switch p {
-	case Ordered:
-		return "ordered"
-	case Unordered:
-		return "unordered"
-	}
-	return fmt.Sprintf("Pairs(%d)", int(p))
-}
-
-// ParsePairs parses "ordered" or "unordered".
-func ParsePairs(s string) (Pairs, error) {
-	switch s {
-	case "ordered":
-		return Ordered, nil
-	case "unordered":
-		return Unordered, nil
-	}
-	return 0, fmt.Errorf("%w %q (want ordered or unordered)", ErrPairs, s)
-}
-
-// Values lists the names of the conventions (an option enum).
-func (Pairs) Values() []string { return []string{"ordered", "unordered"} }
-
-// MarshalText gives the convention's name.
-func (p Pairs) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
-
-// UnmarshalText parses "ordered" or "unordered".
-func (p *Pairs) UnmarshalText(b []byte) error {
-	v, err := ParsePairs(string(b))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
-
+// check panics on a value that is not a convention: Options.Validate
+// refuses those, so this is a programmer error.
 func (p Pairs) check() {
-	if p != Ordered && p != Unordered {
-		panic("triplets: invalid " + p.String())
+	if !transforms.EnumValid(p) {
+		panic(fmt.Sprintf("triplets: invalid pair convention %q", string(p)))
 	}
 }
 

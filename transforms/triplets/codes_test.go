@@ -1,10 +1,11 @@
 package triplets
 
 import (
-	"errors"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 func TestEncode(t *testing.T) {
@@ -67,19 +68,16 @@ func TestParsePairs(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want Pairs
-		err  error
+		ok   bool
 	}{
-		{"ordered", Ordered, nil},
-		{"unordered", Unordered, nil},
-		{"Ordered", 0, ErrPairs},
-		{"", 0, ErrPairs},
+		{"ordered", Ordered, true},
+		{"unordered", Unordered, true},
+		{"Ordered", "", false},
+		{"", "", false},
 	} {
-		got, err := ParsePairs(tc.in)
-		if !errors.Is(err, tc.err) || (err == nil && got != tc.want) {
-			t.Errorf("ParsePairs(%q) = %v, %v; want %v, %v", tc.in, got, err, tc.want, tc.err)
-		}
-		if err == nil && got.String() != tc.in {
-			t.Errorf("ParsePairs(%q).String() = %q", tc.in, got.String())
+		got, err := transforms.ParseEnum[Pairs](tc.in)
+		if (err == nil) != tc.ok || (tc.ok && got != tc.want) {
+			t.Errorf("ParseEnum[Pairs](%q) = %q, %v; want %q, ok %v", tc.in, got, err, tc.want, tc.ok)
 		}
 	}
 }
@@ -91,7 +89,7 @@ func TestCodesPanics(t *testing.T) {
 	}{
 		{"ragged", func() { Count(Codes{{0, 1}, {0}}, Ordered) }},
 		{"below -1", func() { Count(Codes{{0, -2}}, Ordered) }},
-		{"bad pairs", func() { Count(Codes{{0}}, Pairs(7)) }},
+		{"bad pairs", func() { Count(Codes{{0}}, Pairs("sideways")) }},
 	} {
 		func() {
 			defer func() {

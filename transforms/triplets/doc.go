@@ -56,8 +56,10 @@
 // Stage is the triplets stage: it reads an attribute table (role "in"; one
 // categorical column per aspect, an optional unique id column), streams the
 // triplets to "out" (a table.Triplets table: i, j, k, aspect and, with
-// StageOptions.SplitObjects, split) and writes the observed objects to
-// "split-out" (a table.Split table) when that output is wanted. The stages
+// Options.SplitObjects, split) and writes the observed objects to
+// "split-out" (a table.Split table) when that output is wanted. Its
+// options are Options; DefaultOptions gives the defaults (every column an
+// aspect, Ordered pairs, all triplets, no split, seed 1). The stages
 // that fit maps to triplets (score, tste, soe) share its input side:
 // FitInput declares their reading options, FitRoles their input roles and
 // ReadFit reads the table and picks the triplets to fit.

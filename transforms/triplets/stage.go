@@ -17,32 +17,27 @@ import (
 // attributes, one aspect per attribute column: the triplets stage.
 type Stage struct{}
 
-// StageOptions are the options of Stage.
-type StageOptions struct {
+// Options are the options of Stage.
+type Options struct {
 	ID           string   `opt:"id" help:"object id column (unique; default: a row column of 0-based row numbers)"`
 	Aspects      []string `opt:"aspects" help:"attribute columns, comma list of names and globs (default: every column but the id)"`
 	Exclude      []string `opt:"exclude" help:"columns to leave out of the aspects (names and globs)"`
-	Pairs        Pairs    `opt:"pairs" help:"ordered (i != j, both orders) or unordered (i < j)"`
-	PerAspect    int      `opt:"per-aspect" help:"sample this many triplets per aspect uniformly (≥ 0; 0: all)"`
-	SplitObjects float64  `opt:"split-objects" help:"observe this fraction of the objects per aspect, in [0, 1) (0: no split)"`
+	Pairs        Pairs    `opt:"pairs" help:"the pairs (i, j) that share a value: i != j in both orders (ordered) or i < j (unordered)"`
+	PerAspect    int      `opt:"per-aspect" range:"[0,)" help:"sample this many triplets per aspect uniformly (0: all)"`
+	SplitObjects float64  `opt:"split-objects" range:"[0,1)" help:"observe this fraction of the objects per aspect (0: no split)"`
 	Seed         uint64   `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 }
 
-// Validate checks the options.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.PerAspect < 0:
-		return transforms.Optionf("per-aspect", "%d: want 0 (all) or a positive count", o.PerAspect)
-	case !(o.SplitObjects >= 0 && o.SplitObjects < 1):
-		return transforms.Optionf("split-objects", "%g: want a fraction in [0, 1) (0: no split)", o.SplitObjects)
-	}
-	return nil
+// DefaultOptions returns the defaults: every column an aspect, ordered
+// pairs, all triplets, no split, seed 1.
+func DefaultOptions() Options {
+	return Options{Aspects: []string{"*"}, Exclude: []string{}, Pairs: Ordered, Seed: 1}
 }
 
-// NewOptions returns the defaults: every column an aspect, ordered pairs,
-// all triplets, no split, seed 1.
+// NewOptions returns the defaults (DefaultOptions).
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Aspects: []string{"*"}, Exclude: []string{}, Pairs: Ordered, Seed: 1}
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -78,7 +73,7 @@ the observed objects (aspect, id, observed) so that the same split can be scored
 // Run generates the triplets and writes them, streaming, to "out", and
 // the split to "split-out" when it is wanted.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
+	o := opts.(*Options)
 	if env.Has("split-out") && o.SplitObjects == 0 {
 		return transforms.Optionf("split-out", "needs split-objects (the fraction of objects to observe)")
 	}
@@ -185,7 +180,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 
 // readAttributes reads the id column and the aspect columns (as text) of
 // the input, and checks that the ids are unique.
-func readAttributes(ctx context.Context, env *transforms.Env, o *StageOptions) (*arrowio.Frame, []string, error) {
+func readAttributes(ctx context.Context, env *transforms.Env, o *Options) (*arrowio.Frame, []string, error) {
 	r, err := env.Open(ctx, "in")
 	if err != nil {
 		return nil, nil, err

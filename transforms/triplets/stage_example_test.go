@@ -37,7 +37,7 @@ func ExampleStage() {
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "split-out")
 	defer tables.Release()
 
-	opts := triplets.Stage{}.NewOptions().(*triplets.StageOptions)
+	opts := triplets.Stage{}.NewOptions().(*triplets.Options)
 	opts.ID = "name"
 	opts.Pairs = triplets.Unordered
 	opts.SplitObjects = 0.5

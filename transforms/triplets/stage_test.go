@@ -20,7 +20,7 @@ func TestStageMemory(t *testing.T) {
 	rec := animals()
 	defer rec.Release()
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out", "split-out")
-	opts := triplets.Stage{}.NewOptions().(*triplets.StageOptions)
+	opts := triplets.Stage{}.NewOptions().(*triplets.Options)
 	opts.SplitObjects = 0.5
 	if err := transforms.Run(context.Background(), triplets.Stage{}, opts, &transforms.Env{Tables: tables, Mem: mem}); err != nil {
 		t.Fatal(err)
@@ -37,18 +37,18 @@ func TestStageErrors(t *testing.T) {
 	defer rec.Release()
 	for _, tc := range []struct {
 		name string
-		set  func(o *triplets.StageOptions)
+		set  func(o *triplets.Options)
 		want []string // roles wanted besides "out"
 		err  string
 		kind error
 	}{
-		{"split-out without split", func(o *triplets.StageOptions) {}, []string{"split-out"}, `option "split-out": needs split-objects`, transforms.ErrInvalidOption},
-		{"bad fraction", func(o *triplets.StageOptions) { o.SplitObjects = 1 }, nil, `option "split-objects"`, transforms.ErrInvalidOption},
-		{"no aspects", func(o *triplets.StageOptions) { o.Aspects = []string{"z*"} }, nil, "selects no column", transforms.ErrInvalidOption},
-		{"duplicate ids", func(o *triplets.StageOptions) { o.ID = "legs" }, nil, "duplicate id", transforms.ErrInvalidData},
+		{"split-out without split", func(o *triplets.Options) {}, []string{"split-out"}, `option "split-out": needs split-objects`, transforms.ErrInvalidOption},
+		{"bad fraction", func(o *triplets.Options) { o.SplitObjects = 1 }, nil, `option "split-objects"`, transforms.ErrInvalidOption},
+		{"no aspects", func(o *triplets.Options) { o.Aspects = []string{"z*"} }, nil, "selects no column", transforms.ErrInvalidOption},
+		{"duplicate ids", func(o *triplets.Options) { o.ID = "legs" }, nil, "duplicate id", transforms.ErrInvalidData},
 	} {
 		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, append([]string{"out"}, tc.want...)...)
-		opts := triplets.Stage{}.NewOptions().(*triplets.StageOptions)
+		opts := triplets.Stage{}.NewOptions().(*triplets.Options)
 		tc.set(opts)
 		err := transforms.Run(context.Background(), triplets.Stage{}, opts, &transforms.Env{Tables: tables})
 		if err == nil || !strings.Contains(err.Error(), tc.err) || !errors.Is(err, tc.kind) {
@@ -58,5 +58,33 @@ func TestStageErrors(t *testing.T) {
 			t.Errorf("%s: outputs %v written", tc.name, tables.Outputs())
 		}
 		tables.Release()
+	}
+}
+
+// TestOptionRanges: the defaults validate, and transforms.Validate refuses
+// an out-of-range or unknown value of each ranged or enum option with an
+// *OptionError naming it.
+func TestOptionRanges(t *testing.T) {
+	o := triplets.DefaultOptions()
+	if err := transforms.Validate(&o); err != nil {
+		t.Fatalf("defaults: %v", err)
+	}
+	for _, tc := range []struct {
+		name string
+		set  func(o *triplets.Options)
+	}{
+		{"per-aspect", func(o *triplets.Options) { o.PerAspect = -1 }},
+		{"split-objects", func(o *triplets.Options) { o.SplitObjects = -0.1 }},
+		{"split-objects", func(o *triplets.Options) { o.SplitObjects = 1 }},
+		{"pairs", func(o *triplets.Options) { o.Pairs = "" }},
+		{"pairs", func(o *triplets.Options) { o.Pairs = "both" }},
+	} {
+		o := triplets.DefaultOptions()
+		tc.set(&o)
+		err := transforms.Validate(&o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.name || !errors.Is(err, transforms.ErrInvalidOption) {
+			t.Errorf("%s: error %v, want an *OptionError naming it", tc.name, err)
+		}
 	}
 }

@@ -44,7 +44,7 @@ func BenchmarkTSNE(b *testing.B) {
 			b.Run(fmt.Sprintf("N=%d/%v", n, m), func(b *testing.B) {
 				var kl float64
 				for b.Loop() {
-					r, err := FromFeatures(context.Background(), x, n, 50, Options{Method: m})
+					r, err := FromFeatures(context.Background(), x, n, 50, with(func(o *Options) { o.Method = m }))
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -46,8 +46,8 @@
 // kernels.FindKNN: exactly up to kernels.AutoApproxKNNAbove rows or
 // kernels.KDTreeMaxDims features (a k-d tree), and by NN-descent
 // (kernels.ApproxKNN, seeded by Seed, joining KNNCandidates = 60
-// candidates per point) otherwise, unless Options.Neighbors asks for one
-// of them; Result.KNN says which ran. The search reports its passes to the
+// candidates per point) otherwise, unless Options.KNN asks for one of
+// them; Result.KNN says which ran. The search reports its passes to the
 // Reporter as phase "neighbours", so a run of 10⁶ rows is not silent for
 // the many minutes NN-descent takes there.
 //
@@ -56,6 +56,18 @@
 // and returns them in input order: the attraction reads y_j for every
 // entry of P, and in input order those reads miss the caches (7× slower at
 // 10⁶ points). The order changes only the rounding.
+//
+// # Options
+//
+// One Options struct serves the core and the stage: its tagged fields are
+// the stage's options (flags, help, ranges and defaults come from the
+// tags), the others (ExaggerationIters, Momentum, FinalMomentum, Interp,
+// Threads, Progress, Reporter) the library's alone. Start from
+// DefaultOptions (perplexity 30, 1000 iterations, method auto, PCA start,
+// seed 1, …); the zero value is not valid. The entry points check the
+// options with transforms.Validate (the ranges of the tags, then
+// Options.Validate: bh needs Dims ≤ 3, fft Dims ≤ 2) and the perplexity
+// against N once they know it.
 //
 // # Optimiser
 //
@@ -113,9 +125,12 @@
 // # Errors
 //
 // Errors wrap the sentinels of errors.go; bad values at a position are
-// *transforms.DataError naming the matrix, row and column. Perplexity errors wrap both ErrPerplexity and, where they
-// come from calibration, kernels.ErrPerplexity. A cancelled context stops
-// the run between iterations with ctx.Err().
+// *transforms.DataError naming the matrix, row and column, and errors about
+// an option *transforms.OptionError naming it ("perplexity", "method",
+// "dims", …). Perplexity errors of the data (against N or k) wrap
+// ErrPerplexity and, where they come from calibration,
+// kernels.ErrPerplexity. A cancelled context stops the run between
+// iterations with ctx.Err().
 //
 // # Gradients
 //
@@ -159,9 +174,11 @@
 // long distance table of role "distances" (i, j, distance; all pairs for
 // the dense path, each row's k nearest neighbours for Barnes–Hut) with an
 // optional "labels" table for the row order, ids and pass-through columns.
-// It writes an embedding ("out", kind embedding) and records kl,
-// iterations, method, learning_rate, perplexity, init and neighbors as
-// figures. Its standardize option is off by default, unlike the linear
+// It writes an embedding ("out", kind embedding) and records what the run
+// resolved or measured as figures: kl, iterations, method,
+// learning_rate, early_learning_rate, init, neighbors and, for the
+// sparse methods on features, knn (the options themselves are in the
+// provenance's params). Its standardize option is off by default, unlike the linear
 // stages: t-SNE is usually run on features that are already comparable, as
 // openTSNE and scikit-learn do. Progress phases: "neighbours" and
 // "affinities" (rows), then "optimising" (iterations, with the total).

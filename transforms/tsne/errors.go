@@ -2,9 +2,7 @@ package tsne
 
 import (
 	"errors"
-	"fmt"
 
-	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -12,11 +10,12 @@ import (
 // with errors.Is); errors about one position of the input are
 // *transforms.DataError (arrowio.Error) naming the matrix ("x", "dist" or
 // "idx"), row and column.
-// Perplexity errors also wrap kernels.ErrPerplexity.
 //
-// Data errors wrap transforms.ErrInvalidData, option errors (perplexity,
-// method, option) transforms.ErrInvalidOption; ErrNumerical is a runtime
-// failure.
+// Data errors wrap transforms.ErrInvalidData. Errors about an option are
+// *transforms.OptionError naming it ("perplexity", "method", "dims", …);
+// those about the perplexity also wrap ErrPerplexity (and, where they come
+// from calibration, kernels.ErrPerplexity), those about the method
+// ErrMethod. ErrNumerical is a runtime failure.
 var (
 	ErrNoData     = transforms.NewSentinel(transforms.ErrInvalidData, "no data")
 	ErrLength     = transforms.NewSentinel(transforms.ErrInvalidData, "length mismatch")
@@ -25,18 +24,5 @@ var (
 	ErrNeighbor   = transforms.NewSentinel(transforms.ErrInvalidData, "bad neighbour index")
 	ErrPerplexity = transforms.NewSentinel(transforms.ErrInvalidOption, "perplexity out of range")
 	ErrMethod     = transforms.NewSentinel(transforms.ErrInvalidOption, "method not available")
-	ErrOption     = transforms.NewSentinel(transforms.ErrInvalidOption, "invalid option")
 	ErrNumerical  = errors.New("numerical failure")
 )
-
-// wrapf wraps sentinel with a formatted detail and the package prefix.
-func wrapf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("tsne: %w: "+format, append([]any{sentinel}, args...)...)
-}
-
-// inputError returns the error for the bad value at row, col of the input
-// named matrix: a *transforms.DataError that wraps sentinel with a
-// formatted detail.
-func inputError(matrix string, row, col int, sentinel error, format string, args ...any) *transforms.DataError {
-	return arrowio.MatrixError(matrix, row, col, fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...))
-}

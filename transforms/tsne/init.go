@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
 
@@ -22,7 +23,7 @@ func pcaInit(x []float64, n, d, dims int) ([]float64, error) {
 	xm := mat.NewDense(n, d, append([]float64(nil), x...))
 	pca, err := linear.PCA(xm, dims)
 	if err != nil {
-		return nil, wrapf(ErrNumerical, "PCA initialisation: %v", err)
+		return nil, transforms.Errorf(ErrNumerical, "PCA initialisation: %v", err)
 	}
 	y := mat.NewDense(n, dims, nil)
 	pca.Transform(y, xm)
@@ -125,7 +126,7 @@ func mdsInit(ctx context.Context, d2 []float64, n, dims, threads int) ([]float64
 	}
 	var es mat.EigenSym
 	if !es.Factorize(h, true) {
-		return nil, wrapf(ErrNumerical, "MDS initialisation: eigendecomposition failed")
+		return nil, transforms.Errorf(ErrNumerical, "MDS initialisation: eigendecomposition failed")
 	}
 	vals := es.Values(nil) // ascending
 	var ev mat.Dense

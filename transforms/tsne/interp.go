@@ -6,6 +6,7 @@ import (
 	"math"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // FFT-accelerated interpolation of t-SNE's repulsive forces (FIt-SNE,
@@ -43,60 +44,55 @@ const (
 // MaxInterpDims is the largest output dimension the interpolation supports.
 const MaxInterpDims = 2
 
-// InterpSettings tunes the interpolation; zero values take the defaults.
+// InterpSettings tunes the interpolation. Start from
+// DefaultInterpSettings; transforms.Validate checks the ranges of the
+// tags and then Validate.
 type InterpSettings struct {
 	// NodesPerInterval is the number p of Lagrange nodes per interval and
-	// axis (0 → 3, at most MaxNodesPerInterval); the interpolation has
-	// degree p − 1.
-	NodesPerInterval int
-	// MinIntervals is the least number of intervals per axis (0 → 50).
-	MinIntervals int
-	// IntervalWidth is the widest an interval may be, in map units
-	// (0 → 1): an axis of extent L has max(MinIntervals, ⌈L/IntervalWidth⌉)
+	// axis (at most MaxNodesPerInterval); the interpolation has degree
+	// p − 1.
+	NodesPerInterval int `range:"[1,10]"`
+	// MinIntervals is the least number of intervals per axis.
+	MinIntervals int `range:"[1,)"`
+	// IntervalWidth is the widest an interval may be, in map units: an
+	// axis of extent L has max(MinIntervals, ⌈L/IntervalWidth⌉)
 	// intervals, capped by MaxIntervals.
-	IntervalWidth float64
-	// MaxIntervals caps the intervals per axis (0 → 500), which bounds
-	// memory (five spectra of about 2·(p·MaxIntervals)² complex values in
-	// 2-D, 72 MiB each at the defaults); beyond it the intervals widen
-	// and the error grows.
-	MaxIntervals int
+	IntervalWidth float64 `range:"(0,)"`
+	// MaxIntervals caps the intervals per axis (at least MinIntervals),
+	// which bounds memory (five spectra of about 2·(p·MaxIntervals)²
+	// complex values in 2-D, 72 MiB each at the defaults); beyond it the
+	// intervals widen and the error grows.
+	MaxIntervals int `range:"[1,)"`
 }
 
-// resolved returns the settings with defaults filled in.
-func (s InterpSettings) resolved() InterpSettings {
-	if s.NodesPerInterval == 0 {
-		s.NodesPerInterval = DefaultNodesPerInterval
-	}
-	if s.MinIntervals == 0 {
-		s.MinIntervals = DefaultMinIntervals
-	}
-	if s.MaxIntervals == 0 {
-		s.MaxIntervals = max(DefaultMaxIntervals, s.MinIntervals)
-	}
-	if s.IntervalWidth == 0 {
-		s.IntervalWidth = DefaultIntervalWidth
-	}
-	return s
+// DefaultInterpSettings returns the defaults: DefaultNodesPerInterval,
+// DefaultMinIntervals, DefaultIntervalWidth and DefaultMaxIntervals.
+func DefaultInterpSettings() InterpSettings {
+	return InterpSettings{NodesPerInterval: DefaultNodesPerInterval, MinIntervals: DefaultMinIntervals,
+		IntervalWidth: DefaultIntervalWidth, MaxIntervals: DefaultMaxIntervals}
 }
 
-// Validate reports settings that Grad would reject.
+// Validate checks the rule that ties the settings together, MaxIntervals ≥
+// MinIntervals (the ranges are the tags').
 func (s InterpSettings) Validate() error {
-	r := s.resolved()
-	if r.NodesPerInterval < 1 || r.NodesPerInterval > MaxNodesPerInterval || r.MinIntervals < 1 || r.MaxIntervals < r.MinIntervals ||
-		!(r.IntervalWidth > 0) || math.IsInf(r.IntervalWidth, 1) {
-		return wrapf(ErrOption, "NodesPerInterval = %d, MinIntervals = %d, MaxIntervals = %d, IntervalWidth = %v: want 1 ≤ p ≤ %d, 1 ≤ min ≤ max, 0 < width < ∞",
-			s.NodesPerInterval, s.MinIntervals, s.MaxIntervals, s.IntervalWidth, MaxNodesPerInterval)
+	if s.MaxIntervals < s.MinIntervals {
+		return transforms.Optionf("MaxIntervals", "%d: want at least MinIntervals = %d", s.MaxIntervals, s.MinIntervals)
 	}
 	return nil
 }
 
 // InterpGradient computes t-SNE gradients with the repulsive term and Z by
 // FFT-accelerated interpolation, for dims 1 and 2, in O(N·p^dims + M log M)
-// for M grid nodes. The settings are read at every call. The other fields
-// are reusable buffers: once the grid size is stable a call allocates
-// nothing that grows with N. It is not safe for concurrent use.
+// for M grid nodes. The settings are read at every call (and checked when
+// they change); set them, from DefaultInterpSettings, before the first:
+// the zero value is not valid. The other fields are reusable buffers: once
+// the grid size is stable a call allocates nothing that grows with N. It is
+// not safe for concurrent use.
 type InterpGradient struct {
 	InterpSettings
+
+	checked      InterpSettings // the settings last validated, if valid
+	checkedValid bool
 
 	rowZ, rep []float64
 	box       []int32 // box row of each point (its last coordinate)
@@ -172,10 +168,13 @@ func (g *InterpGradient) Grad(ctx context.Context, grad, y []float64, p *SparseA
 
 // grid resolves the settings and lays the grid over the bounding box of y.
 func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
-	if err := g.Validate(); err != nil {
-		panic(fmt.Sprintf("tsne: %v", err))
+	if !g.checkedValid || g.InterpSettings != g.checked {
+		if err := transforms.Validate(&g.InterpSettings); err != nil {
+			panic(fmt.Sprintf("tsne: interpolation settings: %v", err))
+		}
+		g.checked, g.checkedValid = g.InterpSettings, true
 	}
-	set := g.resolved()
+	set := g.InterpSettings
 	gr := interpGrid{dims: dims, p: set.NodesPerInterval}
 	minI, maxI, width := set.MinIntervals, set.MaxIntervals, set.IntervalWidth
 	for k := range gr.p {

@@ -69,7 +69,7 @@ func BenchmarkInterpGradient(b *testing.B) {
 				p = benchRandomP(n, 90)
 			}
 			b.Run(fmt.Sprintf("N=%d/%s/interp", n, kind), func(b *testing.B) {
-				var g InterpGradient
+				g := newInterp()
 				for b.Loop() {
 					if _, err := g.Grad(ctx, grad, y, p, 2, 1, 0); err != nil {
 						b.Fatal(err)

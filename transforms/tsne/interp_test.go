@@ -98,7 +98,7 @@ func TestInterpGradientAccuracy(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%s/N=%d/dims=%d", tc.kind, tc.n, tc.dims)
 		y := interpMap(tc.kind, tc.n, tc.dims, 1)
-		var g InterpGradient
+		g := newInterp()
 		ze, re := interpRepErr(t, &g, y, tc.n, tc.dims)
 		t.Logf("%s: relative error of Z %.2g, of the repulsive sums %.2g", name, ze, re)
 		if ze > tc.zTol || re > tc.repTol {
@@ -115,7 +115,8 @@ func TestInterpGradientConverges(t *testing.T) {
 			prevZ, prevR := math.Inf(1), math.Inf(1)
 			for _, nodes := range []int{2, 3, 5} {
 				name := fmt.Sprintf("%s/dims=%d/p=%d", kind, dims, nodes)
-				g := InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: nodes}}
+				g := newInterp()
+				g.NodesPerInterval = nodes
 				ze, re := interpRepErr(t, &g, y, n, dims)
 				t.Logf("%s: relative error of Z %.2g, of the repulsive sums %.2g", name, ze, re)
 				if !(ze < prevZ && re < prevR) {
@@ -133,7 +134,8 @@ func TestInterpGradientConverges(t *testing.T) {
 			prevR = math.Inf(1)
 			for _, width := range []float64{4, 2, 1, 0.5} {
 				name := fmt.Sprintf("%s/dims=%d/width=%v", kind, dims, width)
-				g := InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: 2, MinIntervals: 1, IntervalWidth: width}}
+				g := newInterp()
+				g.NodesPerInterval, g.MinIntervals, g.IntervalWidth = 2, 1, width
 				ze, re := interpRepErr(t, &g, y, n, dims)
 				t.Logf("%s: relative error of Z %.2g, of the repulsive sums %.2g", name, ze, re)
 				if prevZ := zs[len(zs)-2]; !(ze < prevZ && re < prevR) {
@@ -164,7 +166,7 @@ func TestInterpGradientFull(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := make([]float64, n*dims)
-				var g InterpGradient
+				g := newInterp()
 				zg, err := g.Grad(ctx, got, y, p, dims, alpha, 0)
 				if err != nil {
 					t.Fatal(err)
@@ -199,7 +201,7 @@ func TestInterpGradientDeterministic(t *testing.T) {
 		y := interpMap("clusters", n, dims, 4)
 		var ref []float64
 		var zref float64
-		var g InterpGradient // reused across thread counts and calls
+		g := newInterp() // reused across thread counts and calls
 		for _, threads := range []int{1, 2, 3, 8} {
 			grad := make([]float64, n*dims)
 			z, err := g.Grad(ctx, grad, y, p, dims, 4, threads)
@@ -238,7 +240,7 @@ func TestInterpGradientEdgeCases(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := make([]float64, len(tc.y))
-		var g InterpGradient
+		g := newInterp()
 		zg, err := g.Grad(ctx, got, tc.y, p, tc.dims, 1, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +262,7 @@ func TestInterpGradientEdgeCases(t *testing.T) {
 			t.Errorf("%s: Z %v vs %v, gradient %v vs %v", tc.name, zg, zw, got, want)
 		}
 	}
-	var g InterpGradient
+	g := newInterp()
 	if z, err := g.Grad(ctx, nil, nil, emptyP(0), 2, 1, 1); z != 0 || err != nil {
 		t.Errorf("empty: %v, %v", z, err)
 	}
@@ -271,10 +273,37 @@ func TestInterpGradientCancel(t *testing.T) {
 	cancel()
 	const n = 500
 	y := interpMap("spread", n, 2, 5)
-	var g InterpGradient
+	g := newInterp()
 	if _, err := g.Grad(ctx, make([]float64, 2*n), y, emptyP(n), 2, 1, 2); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
 	}
+}
+
+// newInterp returns an InterpGradient with the default settings.
+func newInterp() InterpGradient { return InterpGradient{InterpSettings: DefaultInterpSettings()} }
+
+// interpWith returns an InterpGradient with the default settings changed
+// by set.
+func interpWith(set func(s *InterpSettings)) InterpGradient {
+	g := newInterp()
+	set(&g.InterpSettings)
+	return g
+}
+
+// A change of the settings between calls is checked again.
+func TestInterpGradientRechecks(t *testing.T) {
+	y := interpMap("spread", 10, 2, 6)
+	g := newInterp()
+	if _, err := g.Grad(context.Background(), make([]float64, 20), y[:20], emptyP(10), 2, 1, 1); err != nil {
+		t.Fatal(err)
+	}
+	g.IntervalWidth = 0
+	defer func() {
+		if recover() == nil {
+			t.Error("no panic for IntervalWidth 0 after a valid call")
+		}
+	}()
+	_, _ = g.Grad(context.Background(), make([]float64, 20), y[:20], emptyP(10), 2, 1, 1)
 }
 
 func TestInterpGradientPanics(t *testing.T) {
@@ -284,10 +313,11 @@ func TestInterpGradientPanics(t *testing.T) {
 		g    InterpGradient
 		dims int
 	}{
-		{"dims 3", InterpGradient{}, 3},
-		{"too many nodes", InterpGradient{InterpSettings: InterpSettings{NodesPerInterval: MaxNodesPerInterval + 1}}, 2},
-		{"negative width", InterpGradient{InterpSettings: InterpSettings{IntervalWidth: -1}}, 2},
-		{"max below min", InterpGradient{InterpSettings: InterpSettings{MinIntervals: 60, MaxIntervals: 40}}, 2},
+		{"dims 3", newInterp(), 3},
+		{"zero settings", InterpGradient{}, 2},
+		{"too many nodes", interpWith(func(s *InterpSettings) { s.NodesPerInterval = MaxNodesPerInterval + 1 }), 2},
+		{"negative width", interpWith(func(s *InterpSettings) { s.IntervalWidth = -1 }), 2},
+		{"max below min", interpWith(func(s *InterpSettings) { s.MinIntervals, s.MaxIntervals = 60, 40 }), 2},
 	} {
 		func() {
 			defer func() {
@@ -312,7 +342,7 @@ func TestInterpGradientAllocs(t *testing.T) {
 		y := interpMap("clusters", n, 2, 7)
 		p := emptyP(n)
 		grad := make([]float64, 2*n)
-		var g InterpGradient
+		g := newInterp()
 		allocs := testing.AllocsPerRun(3, func() {
 			if _, err := g.Grad(ctx, grad, y, p, 2, 1, 1); err != nil {
 				t.Fatal(err)
@@ -344,7 +374,7 @@ func TestInterpKernelCache(t *testing.T) {
 			wide[i] *= 1.5
 		}
 		p := emptyP(n)
-		var reused InterpGradient
+		reused := newInterp()
 		for _, step := range []struct {
 			name  string
 			y     []float64
@@ -360,7 +390,7 @@ func TestInterpKernelCache(t *testing.T) {
 			if kept := before == reused.kernelKey; kept != step.cache {
 				t.Errorf("%s: spectra kept = %v, want %v", name, kept, step.cache)
 			}
-			var fresh InterpGradient
+			fresh := newInterp()
 			want := make([]float64, n*dims)
 			zw, err := fresh.Grad(ctx, want, step.y, p, dims, 1, 2)
 			if err != nil {

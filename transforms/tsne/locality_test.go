@@ -61,7 +61,7 @@ func TestLocalityOptimize(t *testing.T) {
 	x, labels := clusters(rng, 5, 60, 8, 6)
 	n := len(labels)
 	for _, m := range []Method{BH, Interp} {
-		o := Options{Method: m, Perplexity: 15, Iterations: 300, Seed: 1}
+		o := with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.Seed = m, 15, 300, 1 })
 		plain, err := FromFeatures(context.Background(), x, n, 8, o)
 		if err != nil {
 			t.Fatal(err)

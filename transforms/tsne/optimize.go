@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"math"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Gains of the delta-bar-delta rule of van der Maaten's implementation.
@@ -48,9 +50,9 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	if minN := cmp.Or(o.reorderMin, localityMin); a.sparse != nil && n >= minN {
 		loc = newLocality(n, dims)
 	}
-	o.Reporter.Start("optimising", int64(o.Iterations))
+	o.Reporter.Start("optimising", int64(o.MaxIter))
 	defer o.Reporter.Finish()
-	for it := range o.Iterations {
+	for it := range o.MaxIter {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -98,20 +100,20 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 	}
 	for k, v := range y {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, wrapf(ErrNumerical, "coordinate %d of point %d is %v; try a smaller learning rate", k%dims, k/dims, v)
+			return nil, transforms.Errorf(ErrNumerical, "coordinate %d of point %d is %v; try a smaller learning rate", k%dims, k/dims, v)
 		}
 	}
 	if o.Progress != nil {
-		o.Progress(o.Iterations, final)
+		o.Progress(o.MaxIter, final)
 	}
 	return &Result{
 		Y:            y,
 		KL:           final,
-		Iterations:   o.Iterations,
+		Iterations:   o.MaxIter,
 		Perplexity:   o.Perplexity,
 		LearningRate: o.learningRate(n, 1),
 		EarlyRate:    o.learningRate(n, o.EarlyExaggeration),
-		Method:       o.Method.String(),
+		Method:       string(o.Method),
 		Init:         initName,
 		Neighbors:    a.k,
 	}, nil

@@ -2,11 +2,8 @@ package tsne
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/ordinate/ordinate/arrowio"
-	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/place"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -16,45 +13,10 @@ import (
 // long distance table (role "distances"), written as an embedding ("out").
 type Stage struct{}
 
-// StageOptions are the options of the tsne stage.
-type StageOptions struct {
-	transforms.Columns
-	transforms.Standardization
-	Dims              int               `opt:"dims" help:"output dimensions (at least 1; Barnes-Hut: at most 3)"`
-	Perplexity        float64           `opt:"perplexity" help:"perplexity of the input affinities (> 0, below N − 1; 3·perplexity ≤ N − 1 for Barnes-Hut)"`
-	Method            Method            `opt:"method" help:"exact (O(N²)), bh (Barnes-Hut), fft (FIt-SNE interpolation, 1 or 2 dims) or auto (exact up to 1000 rows, bh up to 20000, fft above)"`
-	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 20000 rows or 8 features)"`
-	Theta             float64           `opt:"theta" help:"Barnes-Hut accuracy (≥ 0; 0: exact repulsion)"`
-	Iterations        int               `opt:"iterations" help:"gradient iterations (at least 1)"`
-	LearningRate      float64           `opt:"learning-rate" help:"step size (≥ 0; 0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`
-	EarlyExaggeration float64           `opt:"early-exaggeration" help:"P is multiplied by this (> 0) for the first 250 iterations"`
-	Init              Init              `opt:"init" help:"pca (classical MDS for distances), scaled to std 1e-4, or random"`
-	Seed              uint64            `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
-}
-
-// Validate checks the options that need no data.
-func (o *StageOptions) Validate() error {
-	switch {
-	case o.Dims < 1:
-		return transforms.Optionf("dims", "%d: want at least 1", o.Dims)
-	case o.Iterations < 1:
-		return transforms.Optionf("iterations", "%d: want at least 1", o.Iterations)
-	case !(o.Perplexity > 0):
-		return transforms.Optionf("perplexity", "%g: want a value > 0", o.Perplexity)
-	case !(o.Theta >= 0):
-		return transforms.Optionf("theta", "%g: want a value ≥ 0", o.Theta)
-	case !(o.LearningRate >= 0):
-		return transforms.Optionf("learning-rate", "%g: want a value ≥ 0 (0: the default)", o.LearningRate)
-	case !(o.EarlyExaggeration > 0):
-		return transforms.Optionf("early-exaggeration", "%g: want a value > 0", o.EarlyExaggeration)
-	}
-	return nil
-}
-
-// NewOptions returns the defaults.
+// NewOptions returns DefaultOptions.
 func (Stage) NewOptions() transforms.Options {
-	return &StageOptions{Columns: transforms.DefaultColumns(), KNN: kernels.KNNAuto, Dims: 2, Perplexity: 30, Method: Auto, Theta: 0.5, Iterations: 1000,
-		EarlyExaggeration: 12, Init: InitPCA, Seed: 1}
+	o := DefaultOptions()
+	return &o
 }
 
 // Info describes the stage.
@@ -101,7 +63,7 @@ a warning.`,
 
 // Run fits t-SNE and writes the embedding.
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
-	o := opts.(*StageOptions)
+	o := opts.(*Options)
 	hasIn, hasDist := env.Has("in"), env.Has("distances")
 	switch {
 	case hasIn == hasDist:
@@ -109,12 +71,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	case env.Has("labels") && !hasDist:
 		return transforms.Optionf("labels", "goes with distances; a feature table carries its own labels")
 	}
-	to := Options{
-		Dims: o.Dims, Perplexity: o.Perplexity, Method: o.Method, Neighbors: o.KNN, Theta: o.Theta,
-		Iterations: o.Iterations, LearningRate: o.LearningRate, EarlyExaggeration: o.EarlyExaggeration,
-		Init: o.Init, Seed: o.Seed, Threads: env.Threads, Reporter: env.Progress,
-		Progress: func(iter int, kl float64) { env.Log.Debug("tsne", "iteration", iter, "kl", kl) },
-	}
+	to := *o
+	to.Threads, to.Reporter = env.Threads, env.Progress
+	to.Progress = func(iter int, kl float64) { env.Log.Debug("tsne", "iteration", iter, "kl", kl) }
 	var (
 		rows  *arrowio.Frame
 		res   *Result
@@ -129,7 +88,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		rows = ft.Frame
 		res, err = FromFeatures(ctx, ft.Z, ft.N, ft.K(), to)
 		if err != nil {
-			return stageError(err)
+			return err
 		}
 		if env.Has("model-out") {
 			if model, err = transforms.NewFeaturePlacement(ctx, "tsne", ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.Neighbors, env.Threads); err != nil {
@@ -152,14 +111,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 		defer rows.Release()
 		if res, err = fromPairs(ctx, pairs, rows, to); err != nil {
-			return stageError(err)
+			return err
 		}
 		if env.Has("model-out") {
 			model = transforms.NewDistancePlacement("tsne", rows.ID, res.Y, o.Dims)
 		}
 	}
 	figures := map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
-		"learning_rate": res.LearningRate, "early_learning_rate": res.EarlyRate, "perplexity": res.Perplexity, "init": res.Init, "neighbors": res.Neighbors}
+		"learning_rate": res.LearningRate, "early_learning_rate": res.EarlyRate, "init": res.Init, "neighbors": res.Neighbors}
 	if res.KNN != "" {
 		figures["knn"] = res.KNN
 	}
@@ -194,61 +153,6 @@ func fromPairs(ctx context.Context, pairs, rows *arrowio.Frame, o Options) (*Res
 		return nil, err
 	}
 	return FromNeighbors(ctx, idx, dist, n, k, o)
-}
-
-// stageError names the option an error of the core is about.
-func stageError(err error) error {
-	switch {
-	case errors.Is(err, ErrPerplexity):
-		return &transforms.OptionError{Option: "perplexity", Err: err}
-	case errors.Is(err, ErrMethod):
-		return &transforms.OptionError{Option: "method", Err: err}
-	}
-	return err
-}
-
-// Values lists the text forms of Method.
-func (Method) Values() []string { return []string{"auto", "exact", "bh", "fft"} }
-
-// MarshalText returns the method's name.
-func (m Method) MarshalText() ([]byte, error) {
-	if m < Auto || m > Interp {
-		return nil, fmt.Errorf("tsne: unknown method %d", int(m))
-	}
-	return []byte(m.String()), nil
-}
-
-// UnmarshalText parses auto, exact, bh or fft.
-func (m *Method) UnmarshalText(b []byte) error {
-	for i, v := range m.Values() {
-		if string(b) == v {
-			*m = Method(i)
-			return nil
-		}
-	}
-	return fmt.Errorf("%q: want auto, exact, bh or fft", b)
-}
-
-// Values lists the text forms of Init.
-func (Init) Values() []string { return []string{"pca", "random"} }
-
-// MarshalText returns the initialisation's name.
-func (i Init) MarshalText() ([]byte, error) {
-	if i < InitPCA || i > InitRandom {
-		return nil, fmt.Errorf("tsne: unknown init %d", int(i))
-	}
-	return []byte(i.String()), nil
-}
-
-// UnmarshalText parses pca or random.
-func (i *Init) UnmarshalText(b []byte) error {
-	for k, v := range i.Values() {
-		if string(b) == v {
-			*i = Init(k)
-			return nil
-		}
-	}
-	return fmt.Errorf("%q: want pca or random", b)
 }
 
 // init registers the stage (package all imports every method).

@@ -41,10 +41,10 @@ func ExampleStage() {
 
 	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
 	defer tables.Release()
-	opts := tsne.Stage{}.NewOptions().(*tsne.StageOptions)
+	opts := tsne.Stage{}.NewOptions().(*tsne.Options)
 	opts.Label = "cluster"
 	opts.Perplexity = 10
-	opts.Iterations = 300
+	opts.MaxIter = 300
 	if err := transforms.Run(context.Background(), tsne.Stage{}, opts, &transforms.Env{Tables: tables}); err != nil {
 		fmt.Println(err)
 		return

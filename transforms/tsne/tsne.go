@@ -3,7 +3,6 @@ package tsne
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -12,46 +11,28 @@ import (
 )
 
 // Method selects how the gradient is computed.
-type Method int
+type Method string
 
 const (
-	Auto   Method = iota // Exact for N ≤ AutoExactMax (or Dims > 3), Interp above AutoInterpAbove (Dims ≤ 2), else BH
-	Exact                // dense P, exact O(N²) gradient
-	BH                   // sparse P from 3·perplexity neighbours, Barnes–Hut repulsion
-	Interp               // sparse P as BH, FFT-interpolated repulsion (FIt-SNE; Dims ≤ 2)
+	Auto   Method = "auto"  // Exact for N ≤ AutoExactMax (or Dims > 3), Interp above AutoInterpAbove (Dims ≤ 2), else BH
+	Exact  Method = "exact" // dense P, exact O(N²) gradient
+	BH     Method = "bh"    // sparse P from 3·perplexity neighbours, Barnes–Hut repulsion (Dims ≤ 3)
+	Interp Method = "fft"   // sparse P as BH, FFT-interpolated repulsion (FIt-SNE; Dims ≤ 2)
 )
 
-func (m Method) String() string {
-	switch m {
-	case Auto:
-		return "auto"
-	case Exact:
-		return "exact"
-	case BH:
-		return "bh"
-	case Interp:
-		return "fft"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+// Values lists the methods.
+func (Method) Values() []string { return []string{"auto", "exact", "bh", "fft"} }
 
 // Init selects the initial embedding.
-type Init int
+type Init string
 
 const (
-	InitPCA    Init = iota // principal axes (classical MDS for distances), scaled to std 1e-4 on axis 1
-	InitRandom             // independent N(0, (1e-4)²) coordinates from Seed
+	InitPCA    Init = "pca"    // principal axes (classical MDS for distances), scaled to std 1e-4 on axis 1
+	InitRandom Init = "random" // independent N(0, (1e-4)²) coordinates from Seed
 )
 
-func (i Init) String() string {
-	switch i {
-	case InitPCA:
-		return "pca"
-	case InitRandom:
-		return "random"
-	}
-	return fmt.Sprintf("Init(%d)", int(i))
-}
+// Values lists the initialisations.
+func (Init) Values() []string { return []string{"pca", "random"} }
 
 // AutoExactMax is the largest N for which Auto picks the exact method.
 const AutoExactMax = 1000
@@ -81,28 +62,37 @@ const initStd = 1e-4
 // klEvery is the interval, in iterations, at which Progress receives the KL.
 const klEvery = 50
 
-// Options configures a run. The zero value of each field selects the default
-// given in its comment.
+// Options configures a run, of the core (FromFeatures, FromDistances,
+// FromNeighbors) and of the tsne stage alike: the tagged fields are the
+// stage's options, the others the library's alone. Start from
+// DefaultOptions; the zero value is not valid.
 type Options struct {
-	Dims       int     // output dimension; 0 → 2 (BH needs ≤ 3)
-	Perplexity float64 // 0 → 30
-	Method     Method  // Auto, Exact, BH or Interp
-	Theta      float64 // Barnes–Hut angle; 0 → 0.5
-	// Neighbors selects the k-NN search of the sparse methods on features:
+	transforms.Columns
+	transforms.Standardization
+	Dims       int     `opt:"dims" range:"[1,)" help:"output dimensions (bh: at most 3, fft: at most 2)"`
+	Perplexity float64 `opt:"perplexity" range:"[1,)" help:"perplexity of the input affinities: below N − 1, and 3·perplexity ≤ N − 1 for bh and fft"`
+	Method     Method  `opt:"method" help:"exact is O(N²), bh Barnes-Hut, fft FIt-SNE interpolation (1 or 2 dims), auto exact up to 1000 rows, bh up to 20000, fft above"`
+	// KNN selects the k-NN search of the sparse methods on features:
 	// exact up to kernels.AutoApproxKNNAbove rows or kernels.KDTreeMaxDims
-	// features, NN-descent otherwise (KNNAuto), or either always. It is seeded by Seed.
-	Neighbors kernels.KNNMethod
-	// Interp tunes the interpolation of the Interp method (zero: defaults).
-	Interp            InterpSettings
-	Iterations        int     // total iterations; 0 → 1000
-	EarlyExaggeration float64 // α applied to P early on; 0 → 12 (1 disables)
-	ExaggerationIters int     // iterations with α and Momentum; 0 → 250, < 0 → none
-	LearningRate      float64 // 0 → max(N/α, 50) in each phase, α its exaggeration; see the package doc
-	Momentum          float64 // during exaggeration; 0 → 0.5
-	FinalMomentum     float64 // afterwards; 0 → 0.8
-	Init              Init    // InitPCA or InitRandom
-	Seed              uint64  // seeds random initialisation
-	Threads           int     // ≤ 0 → GOMAXPROCS
+	// features, NN-descent otherwise (KNNAuto), or either always. It is
+	// seeded by Seed.
+	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact (a k-d tree for up to 8 features), approx (NN-descent), auto (exact up to 20000 rows or 8 features)"`
+	Theta             float64           `opt:"theta" range:"[0,)" help:"Barnes-Hut accuracy (0: exact repulsion)"`
+	MaxIter           int               `opt:"max-iter" alias:"iterations" range:"[1,)" help:"gradient iterations, all of which are run"`
+	LearningRate      float64           `opt:"learning-rate" range:"[0,)" help:"step size (0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`
+	EarlyExaggeration float64           `opt:"early-exaggeration" range:"(0,)" help:"P is multiplied by this for the first 250 iterations"`
+	Init              Init              `opt:"init" help:"initial embedding: pca (classical MDS for distances) scaled to std 1e-4, or random"`
+	Seed              uint64            `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
+
+	// ExaggerationIters is the number of iterations with
+	// EarlyExaggeration and Momentum (0: none).
+	ExaggerationIters int `range:"[0,)"`
+	// Momentum applies during the exaggeration, FinalMomentum after it.
+	Momentum      float64 `range:"[0,1)"`
+	FinalMomentum float64 `range:"[0,1)"`
+	// Interp tunes the interpolation of the Interp method.
+	Interp  InterpSettings
+	Threads int // ≤ 0: GOMAXPROCS
 
 	// Progress, if not nil, is called every 50 iterations and after the
 	// last one with the number of iterations done and the KL divergence
@@ -115,6 +105,36 @@ type Options struct {
 
 	// reorderMin overrides localityMin (tests only; 0: localityMin).
 	reorderMin int
+}
+
+// DefaultOptions returns the defaults: 2 dimensions, perplexity 30, method
+// auto, 1000 iterations, exaggeration 12 for 250 iterations with momentum
+// 0.5 (0.8 after), the automatic learning rate, PCA start, seed 1.
+func DefaultOptions() Options {
+	return Options{
+		Columns: transforms.DefaultColumns(), Dims: 2, Perplexity: 30, Method: Auto, KNN: kernels.KNNAuto,
+		Theta: 0.5, MaxIter: 1000, EarlyExaggeration: 12, Init: InitPCA, Seed: 1,
+		ExaggerationIters: 250, Momentum: 0.5, FinalMomentum: 0.8, Interp: DefaultInterpSettings(),
+	}
+}
+
+// Validate checks the rules that tie options together: the dimensions an
+// explicit method supports, and the interpolation settings.
+func (o *Options) Validate() error {
+	switch {
+	case o.Method == BH && o.Dims > kernels.MaxBHDims:
+		return transforms.Optionf("method", "%w: bh supports dims ≤ %d, got %d; use exact", ErrMethod, kernels.MaxBHDims, o.Dims)
+	case o.Method == Interp && o.Dims > MaxInterpDims:
+		return transforms.Optionf("method", "%w: fft supports dims ≤ %d, got %d; use bh or exact", ErrMethod, MaxInterpDims, o.Dims)
+	}
+	if err := transforms.Validate(&o.Interp); err != nil {
+		var oe *transforms.OptionError
+		if errors.As(err, &oe) {
+			return &transforms.OptionError{Option: "Interp." + oe.Option, Err: oe.Err}
+		}
+		return err
+	}
+	return nil
 }
 
 // Result is a finished embedding.
@@ -135,78 +155,8 @@ type Result struct {
 	NeighborIdx []int32
 }
 
-func (o Options) withDefaults(n int) (Options, error) {
-	if o.Reporter == nil {
-		o.Reporter = transforms.NoProgress{}
-	}
-	if o.Dims == 0 {
-		o.Dims = 2
-	}
-	if o.Neighbors == "" {
-		o.Neighbors = kernels.KNNAuto
-	}
-	if o.Perplexity == 0 {
-		o.Perplexity = 30
-	}
-	if o.Theta == 0 {
-		o.Theta = 0.5
-	}
-	if o.Iterations == 0 {
-		o.Iterations = 1000
-	}
-	if o.EarlyExaggeration == 0 {
-		o.EarlyExaggeration = 12
-	}
-	switch {
-	case o.ExaggerationIters == 0:
-		o.ExaggerationIters = 250
-	case o.ExaggerationIters < 0:
-		o.ExaggerationIters = 0
-	}
-	if o.Momentum == 0 {
-		o.Momentum = 0.5
-	}
-	if o.FinalMomentum == 0 {
-		o.FinalMomentum = 0.8
-	}
-	positive := func(name string, v float64) error {
-		if !(v > 0) || math.IsInf(v, 1) {
-			return wrapf(ErrOption, "%s = %v, want a finite value > 0", name, v)
-		}
-		return nil
-	}
-	switch {
-	case o.Dims < 1:
-		return o, wrapf(ErrOption, "Dims = %d, want ≥ 1", o.Dims)
-	case o.Iterations < 0:
-		return o, wrapf(ErrOption, "Iterations = %d, want ≥ 0", o.Iterations)
-	case o.Method < Auto || o.Method > Interp:
-		return o, wrapf(ErrOption, "unknown method %v", o.Method)
-	case !transforms.EnumValid(o.Neighbors):
-		return o, wrapf(ErrOption, "unknown k-NN method %v", o.Neighbors)
-	case o.Init < InitPCA || o.Init > InitRandom:
-		return o, wrapf(ErrOption, "unknown init %v", o.Init)
-	case !(o.Momentum >= 0 && o.Momentum < 1) || !(o.FinalMomentum >= 0 && o.FinalMomentum < 1):
-		return o, wrapf(ErrOption, "momentum %v → %v, want values in [0, 1)", o.Momentum, o.FinalMomentum)
-	}
-	if err := o.Interp.Validate(); err != nil {
-		return o, err
-	}
-	if !(o.LearningRate >= 0) || math.IsInf(o.LearningRate, 1) {
-		return o, wrapf(ErrOption, "LearningRate = %v, want a finite value ≥ 0 (0: automatic)", o.LearningRate)
-	}
-	for _, c := range []struct {
-		name string
-		v    float64
-	}{{"Perplexity", o.Perplexity}, {"Theta", o.Theta}, {"EarlyExaggeration", o.EarlyExaggeration}} {
-		if err := positive(c.name, c.v); err != nil {
-			return o, err
-		}
-	}
-	return o, nil
-}
-
 // resolveMethod picks the method for n points (sparse: neighbour input).
+// Validate has refused an explicit method the dimensions rule out.
 func (o *Options) resolveMethod(n int, sparse bool) error {
 	if o.Method == Auto {
 		switch {
@@ -218,14 +168,11 @@ func (o *Options) resolveMethod(n int, sparse bool) error {
 			o.Method = BH
 		}
 	}
-	if o.Method == BH && o.Dims > kernels.MaxBHDims {
-		return wrapf(ErrMethod, "Barnes–Hut supports Dims ≤ %d, got %d; use Exact", kernels.MaxBHDims, o.Dims)
-	}
-	if o.Method == Interp && o.Dims > MaxInterpDims {
-		return wrapf(ErrMethod, "interpolation supports Dims ≤ %d, got %d; use BH or Exact", MaxInterpDims, o.Dims)
-	}
-	if o.Method == Exact && sparse {
-		return wrapf(ErrMethod, "neighbour lists need a sparse method (bh or fft)")
+	switch {
+	case sparse && o.Method == Exact:
+		return transforms.Optionf("method", "%w: neighbour lists need a sparse method (bh or fft)", ErrMethod)
+	case o.Method == BH && o.Dims > kernels.MaxBHDims:
+		return transforms.Optionf("method", "%w: neighbour lists need bh, which supports dims ≤ %d, got %d", ErrMethod, kernels.MaxBHDims, o.Dims)
 	}
 	return nil
 }
@@ -233,14 +180,11 @@ func (o *Options) resolveMethod(n int, sparse bool) error {
 // checkPerplexity validates the perplexity against n points: dense P needs
 // perplexity < n−1, sparse P 3·perplexity ≤ n−1.
 func checkPerplexity(perp float64, n int, m Method) error {
-	if perp < 1 {
-		return wrapf(ErrPerplexity, "perplexity = %v, want ≥ 1", perp)
-	}
 	if m == Exact && !(perp < float64(n-1)) {
-		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, want perplexity < N−1 = %d", perp, n, n-1)
+		return transforms.Optionf("perplexity", "%w: %v with N = %d points, want perplexity < N−1 = %d", ErrPerplexity, perp, n, n-1)
 	}
 	if m.sparse() && !(3*perp <= float64(n-1)) {
-		return wrapf(ErrPerplexity, "perplexity = %v with N = %d points, method %v needs 3·perplexity ≤ N−1 = %d (use Exact or a smaller perplexity)", perp, n, m, n-1)
+		return transforms.Optionf("perplexity", "%w: %v with N = %d points, method %s needs 3·perplexity ≤ N−1 = %d (use exact or a smaller perplexity)", ErrPerplexity, perp, n, m, n-1)
 	}
 	return nil
 }
@@ -263,23 +207,26 @@ func bhNeighbors(perp float64, n int) int {
 // squared Euclidean distances. InitPCA uses the top Dims principal axes
 // (needs d ≥ Dims).
 func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
 	if n < 2 || d < 1 {
-		return nil, wrapf(ErrNoData, "n = %d points of dimension %d, want n ≥ 2, d ≥ 1", n, d)
+		return nil, transforms.Errorf(ErrNoData, "n = %d points of dimension %d, want n ≥ 2, d ≥ 1", n, d)
 	}
 	if len(x) != n*d {
-		return nil, wrapf(ErrLength, "len(x) = %d, want n·d = %d·%d", len(x), n, d)
+		return nil, transforms.Errorf(ErrLength, "len(x) = %d, want n·d = %d·%d", len(x), n, d)
 	}
 	for k, v := range x {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, inputError("x", k/d, k%d, ErrNonFinite, "%v", v)
+			return nil, transforms.MatrixErrorf("x", k/d, k%d, ErrNonFinite, "%v", v)
 		}
 	}
-	o, err := prepare(n, false, o)
+	o, err := prepare(n, o)
 	if err != nil {
 		return nil, err
 	}
 	if o.Init == InitPCA && d < o.Dims {
-		return nil, wrapf(ErrOption, "PCA initialisation needs d ≥ Dims, got d = %d, Dims = %d; use InitRandom", d, o.Dims)
+		return nil, transforms.Optionf("dims", "%d: pca initialisation needs dims ≤ the %d features; use init random", o.Dims, d)
 	}
 	a := &affinities{}
 	var (
@@ -299,8 +246,8 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
 		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: KNNCandidates, Progress: func(rows int) { o.Reporter.Add(int64(rows)) }}
-		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.Neighbors, set))
-		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.Neighbors, set)
+		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.KNN, set))
+		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.KNN, set)
 		knnName = string(ran)
 		o.Reporter.Finish()
 		if kerr != nil {
@@ -331,11 +278,14 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 // be symmetric (P is symmetrised). InitPCA is classical MDS of dist (for an
 // asymmetric dist only a rough start).
 func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
 	if n < 2 {
-		return nil, wrapf(ErrNoData, "n = %d points, want ≥ 2", n)
+		return nil, transforms.Errorf(ErrNoData, "n = %d points, want ≥ 2", n)
 	}
 	if len(dist) != n*n {
-		return nil, wrapf(ErrLength, "len(dist) = %d, want n² = %d", len(dist), n*n)
+		return nil, transforms.Errorf(ErrLength, "len(dist) = %d, want n² = %d", len(dist), n*n)
 	}
 	for k, v := range dist {
 		if k/n == k%n {
@@ -345,7 +295,7 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 			return nil, err
 		}
 	}
-	o, err := prepare(n, false, o)
+	o, err := prepare(n, o)
 	if err != nil {
 		return nil, err
 	}
@@ -384,29 +334,35 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 // FromNeighbors embeds n points given, for each point i, k neighbours
 // idx[i*k:(i+1)*k] (distinct, and not i itself) and their PLAIN
 // distances dist[i*k:(i+1)*k]. P is sparse over these neighbours (all k are
-// used), so only BH is available (Auto means BH), perplexity must be below k,
+// used), so only the sparse methods are available (Auto means BH up to
+// AutoInterpAbove points, Interp above in 1 or 2 dimensions), perplexity must be below k,
 // and the initialisation is always random (Result.Init = "random").
 func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o Options) (*Result, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
 	if n < 2 || k < 1 {
-		return nil, wrapf(ErrNoData, "n = %d points with k = %d neighbours, want n ≥ 2, k ≥ 1", n, k)
+		return nil, transforms.Errorf(ErrNoData, "n = %d points with k = %d neighbours, want n ≥ 2, k ≥ 1", n, k)
 	}
 	if len(idx) != n*k || len(dist) != n*k {
-		return nil, wrapf(ErrLength, "len(idx) = %d, len(dist) = %d, want n·k = %d·%d", len(idx), len(dist), n, k)
+		return nil, transforms.Errorf(ErrLength, "len(idx) = %d, len(dist) = %d, want n·k = %d·%d", len(idx), len(dist), n, k)
 	}
 	for q, j := range idx {
 		if j < 0 || int(j) >= n || int(j) == q/k {
-			return nil, inputError("idx", q/k, q%k, ErrNeighbor, "neighbour %d of point %d (n = %d)", j, q/k, n)
+			return nil, transforms.MatrixErrorf("idx", q/k, q%k, ErrNeighbor, "neighbour %d of point %d (n = %d)", j, q/k, n)
 		}
 		if err := checkDistance(dist[q], q/k, q%k); err != nil {
 			return nil, err
 		}
 	}
-	o, err := withDefaultsMethod(n, true, o)
-	if err != nil {
+	if o.Reporter == nil {
+		o.Reporter = transforms.NoProgress{}
+	}
+	if err := o.resolveMethod(n, true); err != nil {
 		return nil, err
 	}
 	if !(o.Perplexity < float64(k)) {
-		return nil, wrapf(ErrPerplexity, "perplexity = %v with k = %d neighbours, want perplexity < k", o.Perplexity, k)
+		return nil, transforms.Optionf("perplexity", "%w: %v with k = %d neighbours, want perplexity < k", ErrPerplexity, o.Perplexity, k)
 	}
 	d2 := make([]float64, n*k)
 	for q, v := range dist {
@@ -414,7 +370,7 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 	}
 	a := &affinities{}
 	o.Reporter.Start("affinities", int64(n))
-	err = a.fromSparse(ctx, idx, d2, n, k, o)
+	err := a.fromSparse(ctx, idx, d2, n, k, o)
 	o.Reporter.Finish()
 	if err != nil {
 		return nil, err
@@ -430,28 +386,20 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 func checkDistance(v float64, row, col int) error {
 	switch {
 	case math.IsNaN(v) || math.IsInf(v, 0):
-		return inputError("dist", row, col, ErrNonFinite, "%v", v)
+		return transforms.MatrixErrorf("dist", row, col, ErrNonFinite, "%v", v)
 	case v < 0:
-		return inputError("dist", row, col, ErrNegative, "%v", v)
+		return transforms.MatrixErrorf("dist", row, col, ErrNegative, "%v", v)
 	}
 	return nil
 }
 
-func withDefaultsMethod(n int, sparse bool, o Options) (Options, error) {
-	o, err := o.withDefaults(n)
-	if err != nil {
-		return o, err
+// prepare resolves the method and checks the perplexity against the n
+// points of features or a distance matrix.
+func prepare(n int, o Options) (Options, error) {
+	if o.Reporter == nil {
+		o.Reporter = transforms.NoProgress{}
 	}
-	if err := o.resolveMethod(n, sparse); err != nil {
-		return o, err
-	}
-	return o, nil
-}
-
-// prepare resolves defaults and the method and checks the perplexity.
-func prepare(n int, sparse bool, o Options) (Options, error) {
-	o, err := withDefaultsMethod(n, sparse, o)
-	if err != nil {
+	if err := o.resolveMethod(n, false); err != nil {
 		return o, err
 	}
 	return o, checkPerplexity(o.Perplexity, n, o.Method)
@@ -488,7 +436,7 @@ func (a *affinities) fromSparse(ctx context.Context, idx []int32, d2 []float64, 
 
 func perplexityErr(err error) error {
 	if errors.Is(err, kernels.ErrPerplexity) {
-		return fmt.Errorf("tsne: %w: %w", ErrPerplexity, err)
+		return transforms.Optionf("perplexity", "%w: %w", ErrPerplexity, err)
 	}
 	return err
 }

@@ -19,7 +19,9 @@ func ExampleFromFeatures() {
 		}
 		x[i*d+i/30] += 10
 	}
-	r, err := tsne.FromFeatures(context.Background(), x, n, d, tsne.Options{Perplexity: 10, Iterations: 300, Seed: 1})
+	o := tsne.DefaultOptions()
+	o.Perplexity, o.MaxIter = 10, 300
+	r, err := tsne.FromFeatures(context.Background(), x, n, d, o)
 	if err != nil {
 		fmt.Println(err)
 		return

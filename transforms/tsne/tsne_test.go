@@ -59,6 +59,13 @@ func oneNNErrors(y []float64, n, dims int, labels []int) int {
 	return errs
 }
 
+// with returns DefaultOptions changed by set.
+func with(set func(o *Options)) Options {
+	o := DefaultOptions()
+	set(&o)
+	return o
+}
+
 func pairwise(x []float64, n, d int) []float64 {
 	dist := make([]float64, n*n)
 	for i := range n {
@@ -95,21 +102,21 @@ func TestClustersSeparated(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"exact pca", Options{Method: Exact, Perplexity: 10, Iterations: 400}},
-		{"exact random", Options{Method: Exact, Perplexity: 10, Iterations: 400, Init: InitRandom, Seed: 3}},
-		{"bh pca", Options{Method: BH, Perplexity: 10, Iterations: 400}},
-		{"bh 3-D", Options{Method: BH, Dims: 3, Perplexity: 10, Iterations: 400}},
-		{"fft pca", Options{Method: Interp, Perplexity: 10, Iterations: 400}},
-		{"fft reordered", Options{Method: Interp, Perplexity: 10, Iterations: 400, reorderMin: 1}},
-		{"bh reordered", Options{Method: BH, Perplexity: 10, Iterations: 400, reorderMin: 1}},
-		{"exact 5-D", Options{Method: Exact, Dims: 5, Perplexity: 10, Iterations: 300}},
+		{"exact pca", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter = Exact, 10, 400 })},
+		{"exact random", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.Init, o.Seed = Exact, 10, 400, InitRandom, 3 })},
+		{"bh pca", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter = BH, 10, 400 })},
+		{"bh 3-D", with(func(o *Options) { o.Method, o.Dims, o.Perplexity, o.MaxIter = BH, 3, 10, 400 })},
+		{"fft pca", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter = Interp, 10, 400 })},
+		{"fft reordered", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.reorderMin = Interp, 10, 400, 1 })},
+		{"bh reordered", with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.reorderMin = BH, 10, 400, 1 })},
+		{"exact 5-D", with(func(o *Options) { o.Method, o.Dims, o.Perplexity, o.MaxIter = Exact, 5, 10, 300 })},
 	} {
 		r, err := FromFeatures(ctx, x, n, 10, c.o)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		checkFiniteY(t, c.name, r)
-		dims := max(c.o.Dims, 2)
+		dims := c.o.Dims
 		if e := oneNNErrors(r.Y, n, dims, labels); e != 0 {
 			t.Errorf("%s: %d 1-NN errors, want 0", c.name, e)
 		}
@@ -127,8 +134,10 @@ func TestKLDecreases(t *testing.T) {
 	for _, m := range []Method{Exact, BH, Interp} {
 		var iters []int
 		var kls []float64
-		o := Options{Method: m, Perplexity: 15, Iterations: 600, ExaggerationIters: 100, Seed: 1,
-			Progress: func(it int, kl float64) { iters = append(iters, it); kls = append(kls, kl) }}
+		o := with(func(o *Options) {
+			o.Method, o.Perplexity, o.MaxIter, o.ExaggerationIters, o.Seed = m, 15, 600, 100, 1
+			o.Progress = func(it int, kl float64) { iters = append(iters, it); kls = append(kls, kl) }
+		})
 		r, err := FromFeatures(ctx, x, n, 8, o)
 		if err != nil {
 			t.Fatalf("%v: %v", m, err)
@@ -156,7 +165,7 @@ func TestFinalKLExact(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	const n, d = 60, 4
 	x, _ := clusters(rng, 3, n/3, d, 4)
-	r, err := FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: 7, Iterations: 200})
+	r, err := FromFeatures(ctx, x, n, d, with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter = Exact, 7, 200 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +215,9 @@ func TestThreadsBitIdentical(t *testing.T) {
 	for _, m := range []Method{Exact, BH} {
 		var ref *Result
 		for _, threads := range []int{1, 2, 3} {
-			r, err := FromFeatures(ctx, x, n, 6, Options{Method: m, Perplexity: 20, Iterations: 150, Threads: threads, Init: InitRandom, Seed: 42})
+			r, err := FromFeatures(ctx, x, n, 6, with(func(o *Options) {
+				o.Method, o.Perplexity, o.MaxIter, o.Threads, o.Init, o.Seed = m, 20, 150, threads, InitRandom, 42
+			}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +267,7 @@ func TestFromDistancesMatchesFeatures(t *testing.T) {
 	n := len(li)
 	di := pairwise(xi, n, 1)
 	for _, m := range []Method{Exact, BH} {
-		o := Options{Method: m, Perplexity: 8, Iterations: 300, Init: InitRandom, Seed: 7}
+		o := with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.Init, o.Seed = m, 8, 300, InitRandom, 7 })
 		rf, err := FromFeatures(ctx, xi, n, 1, o)
 		if err != nil {
 			t.Fatal(err)
@@ -279,7 +290,7 @@ func TestFromDistancesMatchesFeatures(t *testing.T) {
 	x, labels := clusters(rng, 4, 30, 5, 6)
 	n = len(labels)
 	dist := pairwise(x, n, 5)
-	o := Options{Method: Exact, Perplexity: 10, Iterations: 50, Init: InitRandom, Seed: 7}
+	o := with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter, o.Init, o.Seed = Exact, 10, 50, InitRandom, 7 })
 	rf, err := FromFeatures(ctx, x, n, 5, o)
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +304,7 @@ func TestFromDistancesMatchesFeatures(t *testing.T) {
 		t.Errorf("exact: distances vs features: max |ΔY| = %.3g, KL %v vs %v", w, rf.KL, rd.KL)
 	}
 	// The MDS start of Euclidean distances separates the clusters too.
-	r, err := FromDistances(ctx, dist, n, Options{Perplexity: 10, Iterations: 300})
+	r, err := FromDistances(ctx, dist, n, with(func(o *Options) { o.Perplexity, o.MaxIter = 10, 300 }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +331,7 @@ func TestFromNeighbors(t *testing.T) {
 	for i, v := range d2 {
 		dist[i] = math.Sqrt(v)
 	}
-	o := Options{Perplexity: 10, Iterations: 300, Init: InitRandom, Seed: 2}
+	o := with(func(o *Options) { o.Perplexity, o.MaxIter, o.Init, o.Seed = 10, 300, InitRandom, 2 })
 	r, err := FromNeighbors(ctx, idx, dist, n, k, o)
 	if err != nil {
 		t.Fatal(err)
@@ -346,7 +357,7 @@ func TestFromNeighbors(t *testing.T) {
 	for i, v := range d2 {
 		dist[i] = math.Sqrt(v)
 	}
-	o = Options{Perplexity: 5, Iterations: 200, Init: InitRandom, Seed: 2}
+	o = with(func(o *Options) { o.Perplexity, o.MaxIter, o.Init, o.Seed = 5, 200, InitRandom, 2 })
 	rn, err := FromNeighbors(ctx, idx, dist, ni, ki, o)
 	if err != nil {
 		t.Fatal(err)
@@ -379,7 +390,7 @@ func TestDuplicates(t *testing.T) {
 	for _, m := range []Method{Exact, BH} {
 		for _, init := range []Init{InitPCA, InitRandom} {
 			name := fmt.Sprintf("%v %v", m, init)
-			r, err := FromFeatures(ctx, x, n, d, Options{Method: m, Init: init, Perplexity: 10, Iterations: 200})
+			r, err := FromFeatures(ctx, x, n, d, with(func(o *Options) { o.Method, o.Init, o.Perplexity, o.MaxIter = m, init, 10, 200 }))
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -389,7 +400,7 @@ func TestDuplicates(t *testing.T) {
 	// All points identical: no spread for PCA, every distance 0.
 	same := make([]float64, 40*2)
 	for _, m := range []Method{Exact, BH} {
-		r, err := FromFeatures(ctx, same, 40, 2, Options{Method: m, Perplexity: 5, Iterations: 100})
+		r, err := FromFeatures(ctx, same, 40, 2, with(func(o *Options) { o.Method, o.Perplexity, o.MaxIter = m, 5, 100 }))
 		if err != nil {
 			t.Fatalf("identical %v: %v", m, err)
 		}
@@ -417,35 +428,44 @@ func TestErrors(t *testing.T) {
 	negDist[1*n+4] = -1
 	selfIdx := append([]int32(nil), idx...)
 	selfIdx[3*5+2] = 3
+	opt := func(method Method, dims int, perp float64) Options {
+		return with(func(o *Options) { o.Method, o.Dims, o.Perplexity = method, dims, perp })
+	}
 	for _, c := range []struct {
 		name     string
 		err      error
 		want     error
+		option   string // of the *transforms.OptionError, "" if none
 		matrix   string // of the *transforms.DataError, "" if none
 		row, col int
 	}{
-		{"exact perplexity = N−1", run(FromFeatures(ctx, x, n, d, Options{Method: Exact, Perplexity: n - 1})), ErrPerplexity, "", -1, 0},
-		{"exact perplexity > N", run(FromDistances(ctx, dist, n, Options{Method: Exact, Perplexity: 100})), ErrPerplexity, "", -1, 0},
-		{"bh 3·perplexity > N−1", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Perplexity: 10})), ErrPerplexity, "", -1, 0},
-		{"auto default perplexity 30", run(FromFeatures(ctx, x, n, d, Options{})), ErrPerplexity, "", -1, 0},
-		{"perplexity below 1", run(FromFeatures(ctx, x, n, d, Options{Perplexity: 0.5})), ErrPerplexity, "", -1, 0},
-		{"neighbours perplexity = k", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Perplexity: 5})), ErrPerplexity, "", -1, 0},
-		{"neighbours exact", run(FromNeighbors(ctx, idx, nd, n, 5, Options{Method: Exact, Perplexity: 2})), ErrMethod, "", -1, 0},
-		{"bh 4-D", run(FromFeatures(ctx, x, n, d, Options{Method: BH, Dims: 4, Perplexity: 3})), ErrMethod, "", -1, 0},
-		{"pca dims > d", run(FromFeatures(ctx, x, n, d, Options{Dims: 4, Perplexity: 3})), ErrOption, "", -1, 0},
-		{"negative theta", run(FromFeatures(ctx, x, n, d, Options{Theta: -1, Perplexity: 3})), ErrOption, "", -1, 0},
-		{"bad method", run(FromFeatures(ctx, x, n, d, Options{Method: 7, Perplexity: 3})), ErrOption, "", -1, 0},
-		{"length", run(FromFeatures(ctx, x[:10], n, d, Options{Perplexity: 3})), ErrLength, "", -1, 0},
-		{"one point", run(FromDistances(ctx, []float64{0}, 1, Options{})), ErrNoData, "", -1, 0},
-		{"NaN feature", run(FromFeatures(ctx, bad, n, d, Options{Perplexity: 3})), ErrNonFinite, "x", 2, 1},
-		{"negative distance", run(FromDistances(ctx, negDist, n, Options{Perplexity: 3})), ErrNegative, "dist", 1, 4},
-		{"self neighbour", run(FromNeighbors(ctx, selfIdx, nd, n, 5, Options{Perplexity: 2})), ErrNeighbor, "idx", 3, 2},
+		{"exact perplexity = N−1", run(FromFeatures(ctx, x, n, d, opt(Exact, 2, n-1))), ErrPerplexity, "perplexity", "", -1, 0},
+		{"exact perplexity > N", run(FromDistances(ctx, dist, n, opt(Exact, 2, 100))), ErrPerplexity, "perplexity", "", -1, 0},
+		{"bh 3·perplexity > N−1", run(FromFeatures(ctx, x, n, d, opt(BH, 2, 10))), ErrPerplexity, "perplexity", "", -1, 0},
+		{"auto default perplexity 30", run(FromFeatures(ctx, x, n, d, DefaultOptions())), ErrPerplexity, "perplexity", "", -1, 0},
+		{"perplexity below 1", run(FromFeatures(ctx, x, n, d, opt(Auto, 2, 0.5))), transforms.ErrInvalidOption, "perplexity", "", -1, 0},
+		{"neighbours perplexity = k", run(FromNeighbors(ctx, idx, nd, n, 5, opt(Auto, 2, 5))), ErrPerplexity, "perplexity", "", -1, 0},
+		{"neighbours exact", run(FromNeighbors(ctx, idx, nd, n, 5, opt(Exact, 2, 2))), ErrMethod, "method", "", -1, 0},
+		{"neighbours auto 4-D", run(FromNeighbors(ctx, idx, nd, n, 5, opt(Auto, 4, 2))), ErrMethod, "method", "", -1, 0},
+		{"bh 4-D", run(FromFeatures(ctx, x, n, d, opt(BH, 4, 3))), ErrMethod, "method", "", -1, 0},
+		{"fft 3-D", run(FromFeatures(ctx, x, n, d, opt(Interp, 3, 3))), ErrMethod, "method", "", -1, 0},
+		{"pca dims > d", run(FromFeatures(ctx, x, n, d, opt(Auto, 4, 3))), transforms.ErrInvalidOption, "dims", "", -1, 0},
+		{"negative theta", run(FromFeatures(ctx, x, n, d, with(func(o *Options) { o.Theta, o.Perplexity = -1, 3 }))), transforms.ErrInvalidOption, "theta", "", -1, 0},
+		{"bad method", run(FromFeatures(ctx, x, n, d, opt("tree", 2, 3))), transforms.ErrInvalidOption, "method", "", -1, 0},
+		{"length", run(FromFeatures(ctx, x[:10], n, d, opt(Auto, 2, 3))), ErrLength, "", "", -1, 0},
+		{"one point", run(FromDistances(ctx, []float64{0}, 1, DefaultOptions())), ErrNoData, "", "", -1, 0},
+		{"NaN feature", run(FromFeatures(ctx, bad, n, d, opt(Auto, 2, 3))), ErrNonFinite, "", "x", 2, 1},
+		{"negative distance", run(FromDistances(ctx, negDist, n, opt(Auto, 2, 3))), ErrNegative, "", "dist", 1, 4},
+		{"self neighbour", run(FromNeighbors(ctx, selfIdx, nd, n, 5, opt(Auto, 2, 2))), ErrNeighbor, "", "idx", 3, 2},
 	} {
 		if !errors.Is(c.err, c.want) {
 			t.Errorf("%s: error %v, want %v", c.name, c.err, c.want)
 			continue
 		}
-		if c.want == ErrPerplexity && c.name != "neighbours perplexity = k" && c.name != "perplexity below 1" {
+		var oe *transforms.OptionError
+		if isOpt := errors.As(c.err, &oe); isOpt != (c.option != "") || isOpt && oe.Option != c.option {
+			t.Errorf("%s: error %v, want an OptionError naming %q", c.name, c.err, c.option)
+		} else if isOpt {
 			t.Logf("%s: %v", c.name, c.err)
 		}
 		var ie *transforms.DataError
@@ -469,11 +489,14 @@ func TestCancel(t *testing.T) {
 	x, labels := clusters(rng, 2, 50, 3, 3)
 	n := len(labels)
 	ctx, cancel := context.WithCancel(context.Background())
-	o := Options{Perplexity: 10, Progress: func(it int, _ float64) {
-		if it >= 100 {
-			cancel()
+	o := with(func(o *Options) {
+		o.Perplexity = 10
+		o.Progress = func(it int, _ float64) {
+			if it >= 100 {
+				cancel()
+			}
 		}
-	}}
+	})
 	if _, err := FromFeatures(ctx, x, n, 3, o); !errors.Is(err, context.Canceled) {
 		t.Errorf("error %v, want context.Canceled", err)
 	}
@@ -488,8 +511,10 @@ func TestOptimizerSteps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	const n, d, dims = 30, 4, 2
 	x, _ := clusters(rng, 3, 10, d, 3)
-	o := Options{Method: Exact, Perplexity: 5, Iterations: 6, ExaggerationIters: 3, EarlyExaggeration: 4,
-		LearningRate: 100, Init: InitRandom, Seed: 99}
+	o := with(func(o *Options) {
+		o.Method, o.Perplexity, o.MaxIter, o.ExaggerationIters, o.EarlyExaggeration = Exact, 5, 6, 3, 4
+		o.LearningRate, o.Init, o.Seed = 100, InitRandom, 99
+	})
 	r, err := FromFeatures(ctx, x, n, d, o)
 	if err != nil {
 		t.Fatal(err)
@@ -584,7 +609,7 @@ func TestNeighboursProgress(t *testing.T) {
 		knn  kernels.KNNMethod
 	}{{"exact", kernels.KNNExact}, {"approx", kernels.KNNApprox}} {
 		var log phaseLog
-		o := Options{Method: BH, Neighbors: c.knn, Iterations: 1, Reporter: &log}
+		o := with(func(o *Options) { o.Method, o.KNN, o.MaxIter, o.Reporter = BH, c.knn, 1, &log })
 		res, err := FromFeatures(context.Background(), x, n, 5, o)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
