@@ -2,14 +2,17 @@
 // share: a deterministic chunked parallel-for, pairwise distances, exact
 // k-nearest neighbours and neighbour ranks, a graph index for the nearest
 // reference rows of new points (Index: approximate search, exact
-// distances), kernel (Gram) matrices (Kernel), perplexity calibration,
-// spectrum corrections and the Barnes–Hut tree (BHTree) over an embedding.
-// It knows nothing of Arrow.
+// distances; t-SNE and NeRV placement share it through package
+// placement), kernel (Gram) matrices (Kernel), perplexity calibration,
+// spectrum corrections, symmetric eigensolvers, the FFT of t-SNE's
+// interpolation (and of its placement field), and the Barnes–Hut tree
+// (BHTree) over an embedding. It knows nothing of Arrow.
 //
 // Numerics that serve a single method live in that method's package: the
 // t-SNE gradients and KL in transforms/tsne, the NeRV stresses (exact and
-// Barnes–Hut) in transforms/nerv, the Fisher path sums in transforms/fisher
-// and the sphere-constrained quadratic of cKPCA in transforms/ckpca. They
+// Barnes–Hut) and the cell grid of its cutoff sums in transforms/nerv, the
+// Fisher path sums in transforms/fisher and the sphere-constrained
+// quadratic of cKPCA in transforms/ckpca. They
 // follow the conventions below and build on the exported helpers here
 // (SqDist, EmbedSqDist, CheckEmbedding, KernelSqDistRow, RowKNN, Grow).
 //
@@ -43,10 +46,11 @@
 // without FMA). The fused form is half the instructions of a multiply and an
 // add: the subtracts go to the two adder pipes and the FMAs to the two FMA
 // pipes of a Zen 3 core, eight terms a cycle. One distance is a single chain of additions, so its
-// speed is one vector per add latency: about 1.3× (SqDist) to 2× (long
-// rows, and the bounded distance of the neighbour searches) the pure-Go
-// speed (BenchmarkSqDist). NN-descent's local join computes two distances
-// from one point at once, whose chains overlap.
+// speed is one vector per add latency, which still beats the pure-Go loop,
+// most on long rows and in the bounded distance of the neighbour searches
+// (BenchmarkSqDist; BENCHMARKS.md, "t-SNE side by side (issue 15)").
+// NN-descent's local join computes two distances from one point at once,
+// whose chains overlap.
 //
 // # Ties
 //
@@ -73,8 +77,9 @@
 // Chunks are sized to take well under a second at n = 20,000. EigenSym
 // checks ctx between its steps and chunks (its longest piece without a
 // check is one block of 64 reflectors); CorrectSpectrumContext still runs
-// it under Detach, which returns ctx.Err() at once on cancellation and
-// lets the abandoned computation run on until its next check of ctx. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
+// it under parallel.Detach (internal/parallel), which returns ctx.Err() at
+// once on cancellation and lets the abandoned computation run on until its
+// next check of ctx. ExtremeEigenvalues (Lanczos, O(n²) per step) estimates the
 // extreme eigenvalues of a large symmetric matrix without an n×n
 // decomposition, for callers that only need to know whether it is
 // positive semi-definite.
@@ -106,17 +111,17 @@
 // element is summed in the same order whatever the thread count, so the
 // result is the same bits for any thread count; the FMA and pure-Go
 // kernels agree to rounding, not to the bit (TestGemm, TestGemmKernel).
-// On this 2-core Zen 3 it runs at 59–68 GFLOP/s for n = 2,000 squares and
-// 59–81 GFLOP/s for the 10,000-row Gram product X·Xᵀ at D = 512, 70–80 % of
-// the measured peak (BenchmarkGemm; scripts/linalg/bench.py compares with
-// numpy).
+// Its speed against the measured peak and against numpy is in BENCHMARKS.md,
+// "Dense linear algebra beside numpy" (BenchmarkGemm,
+// scripts/linalg/bench.py).
 // SqDistances is not a Gemm: it keeps the exact difference form above, and
 // computes four rows against two columns per AVX2 pass instead. From 64
 // features on (sqdistblock.go) it works on tiles of 128 × 128 rows whose
 // rows are packed, 256 terms at a time, into panels off the 4 KiB aliasing
 // stride, each pair keeping its four lanes between runs (so still SqDist's
-// bits); the 4×2 pass then runs from L1 at about 50 GFLOP/s a core (three
-// flops a term), and packing and the n² output take the rest.
+// bits); the 4×2 pass then runs from L1 instead of waiting on L2, and
+// packing and the n² output take the rest (BENCHMARKS.md, "Dense linear
+// algebra beside numpy").
 //
 // # Symmetric eigendecomposition
 //
@@ -140,11 +145,10 @@
 // that split: the scaled residual ‖AV − VΛ‖_max/(n·ε·‖A‖) stays below 0.7
 // and the orthogonality loss ‖VᵀV − I‖_max/(n·ε) below 1.4 (the tests
 // require both below 30, LAPACK's threshold), and the eigenvalues agree
-// with gonum's within 10·n·ε·‖A‖. Measured time with eigenvectors on two
-// cores (BenchmarkEigenSym, a random matrix, one run each): 0.31 s at
-// n = 1,000 (mat.EigenSym 2.9 s) and 1.8 s at 2,000 (80 s); numpy's eigh
-// (LAPACK dsyevd on OpenBLAS) takes 0.14 s and 1.17 s
-// (scripts/linalg/bench.py). The reduction's symmetric matrix–vector
+// with gonum's within 10·n·ε·‖A‖. Its time with eigenvectors, against
+// gonum's mat.EigenSym and numpy's eigh (LAPACK dsyevd), is in
+// BENCHMARKS.md, "Dense linear algebra beside numpy" (BenchmarkEigenSym,
+// scripts/linalg/bench.py). The reduction's symmetric matrix–vector
 // products read the lower triangle once for both of their halves
 // (symvLower, an AVX2/FMA dot-and-axpy) and are still the largest part,
 // with the Gemm products next. The results are the same bits for any
@@ -174,24 +178,6 @@
 // way: all of them on the exact kernel path, the later components' on the
 // others (package ckpca, "Low-rank updates").
 //
-// EigenSymExtreme finds a few eigenpairs at one end of the spectrum by
-// block Lanczos with full reorthogonalisation and restarts from a seeded
-// random block (a randomized block Krylov method), stopping when every
-// residual ‖Av − λv‖ is below Tol (1e-10) times the largest Ritz value in
-// magnitude; each value is then within its residual of an eigenvalue, and
-// an unconverged run says so (Converged) with the same bound. Tested on
-// known spectra (clustered and repeated wanted values, both ends,
-// indefinite) and against EigenSym. Its speed depends on the gaps at the
-// wanted end relative to the spectrum's width (BenchmarkEigenSymExtreme,
-// n = 2,000, the 5 largest, two cores under load): a Gram matrix with a
-// decaying spectrum, as kernel matrices have, 0.34 s in 13 block products
-// against 1.8 s for EigenSym on a quiet machine; a random symmetric matrix,
-// whose semicircle spectrum has small gaps at its edge, 3.1 s in 130
-// products, slower than EigenSym. Most of that time is Gemm packing the
-// n×n matrix again for each thin product (58 % of the CPU profile), which a
-// product kernel for thin right-hand sides would avoid. No stage calls it
-// yet; the stages that decompose need the whole spectrum.
-//
 // # Errors
 //
 // Wrong slice lengths and out-of-range arguments (k, row index) are
@@ -211,17 +197,17 @@
 // graph whose updates are applied per target chunk in source order, so the
 // graph depends on the seed and settings but not on the thread count. Below
 // 2,000 rows, or for k ≥ n/8, it runs KNN. Measured recall of the true
-// k = 90 neighbours at N = 10⁵, D = 50 (BenchmarkApproxKNN, 2 cores, other
-// jobs running, 2026-11-26): with the default max(k + k/3, 60) = 120 join
-// candidates 0.9998 on a 10-cluster mixture in 52 s and 0.9928 on an
-// isotropic Gaussian, the hardest case, in 68 s (with 90 candidates 0.9855
-// in 59 s, with 150 0.9955 in 73 s; t-SNE joins 60, 0.998 on the mixture).
-// Exact KNN takes about 180 s there, from 7.2 s at N = 20,000. The descent
-// converges: more iterations do not help, more candidates do. A profile at N = 30,000 (isotropic) puts 56 % of the
-// time in the candidate distances of the local join (early abandonment
-// included) and 9 % in the heap pushes: the cost is the n·MaxCandidates²
-// join itself, which only vectorised distances (issue 16) or fewer, better
-// chosen candidates would cut.
+// k = 90 neighbours at N = 10⁵, D = 50 (BenchmarkApproxKNN): with the
+// default max(k + k/3, 60) = 120 join candidates 0.9998 on a 10-cluster
+// mixture and 0.9928 on an isotropic Gaussian, the hardest case (with 90
+// candidates 0.9855, with 150 0.9955; t-SNE joins 60, 0.998 on the
+// mixture), in a fraction of the exact search's time; the times are in
+// BENCHMARKS.md, "t-SNE side by side (issue 15)" and "Neighbour searches".
+// The descent converges: more iterations do not help, more candidates do.
+// A profile puts most of the time in the candidate distances of the local
+// join (BENCHMARKS.md, "Neighbour searches"): the cost is the
+// n·MaxCandidates² join itself, which only faster distances or fewer,
+// better chosen candidates would cut.
 //
 // # Exact neighbours for few features
 //
@@ -229,19 +215,21 @@
 // splits of the widest side, leaves of 32 points, the nearer child first,
 // a box skipped when its bound exceeds the k-th distance) and returns the
 // exhaustive search's neighbours and distances bit for bit, ties included
-// (TestKDTreeKNNMatchesExhaustive). BenchmarkKNNTree, n = 20,000, k = 30,
-// two cores: a 10-cluster mixture 0.18 s against 3.2 s at d = 3 and 0.61
-// against 3.0 s at d = 8; an isotropic Gaussian, where the boxes prune
-// least, 0.16 against 2.6 s at d = 3, 1.3 against 2.8 s at d = 8, and 3.4
-// against 3.1 s at d = 12, hence the limit of 8. The tree's cost grows
-// about as n log n, the exhaustive search's as n², so at 10⁶ rows of 3
-// features 183 neighbours per row take about 36 s.
+// (TestKDTreeKNNMatchesExhaustive). BenchmarkKNNTree (n = 20,000, k = 30)
+// compares it with the exhaustive search on a 10-cluster mixture and on an
+// isotropic Gaussian, where the boxes prune least: the tree is far ahead at
+// d = 3 and still ahead at d = 8, and at d = 12 on the isotropic set the
+// exhaustive search is faster, hence the limit of 8 (BENCHMARKS.md,
+// "Neighbour searches"). The tree's cost grows about as n log n, the
+// exhaustive search's as n², so it stays practical at 10⁶ rows of 3
+// features with 183 neighbours per row (BENCHMARKS.md, "NeRV (issue 5)").
 //
 // FindKNN is the one entry point of the stages: KNNAuto runs the exact
 // search up to AutoApproxRows rows (20,000, or 4c² for NN-descent's c
 // candidates per point: t-SNE's 60 give 20,000, the default 234 of k = 176
 // give 219,024), where the exhaustive search is as fast as NN-descent and
-// needs a tenth of its memory or less, and for
+// needs a tenth of its memory or less (BENCHMARKS.md, "Neighbour
+// searches"), and for
 // up to KDTreeMaxDims features at any size, where the tree is exact and
 // faster than NN-descent; NN-descent otherwise. It returns the method that
 // ran.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/ordinate/ordinate/internal/parallel"
 )
 
 // Correction is an eigenvalue correction that turns a symmetric, possibly
@@ -61,7 +63,7 @@ func CorrectSpectrum(dst, s []float64, n int, c Correction) (negShare float64, e
 // CorrectSpectrumContext is CorrectSpectrum with a context and a thread
 // count (≤ 0: GOMAXPROCS). The symmetric eigendecomposition is EigenSym
 // (divide and conquer, O(n³)), values only for c = None. It runs under
-// Detach: on cancellation the call returns ctx.Err() at once, and the
+// parallel.Detach: on cancellation the call returns ctx.Err() at once, and the
 // abandoned decomposition, on its own copy of s, stops at its next check
 // of ctx (dst is not touched after the return).
 // The other O(n²) and O(n³) steps (copies, the reconstruction U f(Λ) Uᵀ by
@@ -75,7 +77,7 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 	if c < Clip || c > None {
 		panic("kernels: CorrectSpectrum: unknown correction")
 	}
-	// EigenSym checks ctx between its steps and chunks; under Detach, on a
+	// EigenSym checks ctx between its steps and chunks; under parallel.Detach, on a
 	// copy of s's lower triangle and buffers of its own, the call returns
 	// at once even between two checks.
 	low := make([]float64, n*n)
@@ -87,7 +89,7 @@ func CorrectSpectrumContext(ctx context.Context, dst, s []float64, n int, c Corr
 		return 0, err
 	}
 	type eigen struct{ lam, u []float64 }
-	eig, err := Detach(ctx, func() (eigen, error) {
+	eig, err := parallel.Detach(ctx, func() (eigen, error) {
 		if eigenHook != nil {
 			eigenHook()
 		}

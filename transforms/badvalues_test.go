@@ -1,17 +1,13 @@
 package transforms
 
 import (
-	"context"
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
 )
@@ -112,37 +108,6 @@ func TestCheckRange(t *testing.T) {
 	}
 	if err := CheckRange(f, names, []float64{1, 0, math.NaN(), 0, 3, 0}); !errors.As(err, &de) || de.Column != "u" || de.Row != 1 {
 		t.Errorf("NaN: %v", err)
-	}
-}
-
-// A model with a non-finite value is refused and never written; nothing is
-// left behind.
-func TestWriteModelRefusesNonFinite(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	for name, spoil := range map[string]func(m *Affine){
-		"scale": func(m *Affine) { m.Scale[1] = math.Inf(1) },
-		"mean":  func(m *Affine) { m.Mean[0] = math.NaN() },
-		"axis":  func(m *Affine) { m.Axes.Set(2, 1, math.Inf(-1)) },
-	} {
-		m := testModel()
-		spoil(m)
-		path := filepath.Join(dir, name+".parquet")
-		err := saveModel(ctx, path, m)
-		if !errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: %v, want a data error naming the column", name, err)
-		}
-		if _, serr := os.Stat(path); serr == nil {
-			t.Errorf("%s: the model was written", name)
-		}
-	}
-	km := &KernelModel{Stage: "ckpca", Scaling: &Scaling{Names: []string{"a"}, Cols: []int{0}, Mean: []float64{0}, Scale: []float64{1}},
-		Ref: mat.NewDense(2, 1, []float64{0, 1}), Alpha: mat.NewDense(2, 1, []float64{1, math.NaN()})}
-	if err := CheckModel(km); !errors.Is(err, ErrInvalidData) || !strings.Contains(err.Error(), "alpha_0") {
-		t.Errorf("kernel model: %v", err)
-	}
-	if err := CheckModel(testModel()); err != nil {
-		t.Errorf("a sound model: %v", err)
 	}
 }
 

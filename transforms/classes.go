@@ -63,7 +63,7 @@ func NominalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 
 func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 	l := f.Label
-	text := labelText(l)
+	text := LabelText(l)
 	var names []string
 	if len(order) > 0 {
 		seen := map[string]bool{}
@@ -123,7 +123,9 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 	return c, nil
 }
 
-func labelText(l *arrowio.Labels) []string {
+// LabelText returns the labels as text: text labels as they are, numeric
+// ones formatted as FormatLabel does.
+func LabelText(l *arrowio.Labels) []string {
 	if !l.Numeric {
 		return l.Str
 	}

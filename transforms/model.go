@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
 )
@@ -25,7 +24,7 @@ const (
 type ModelHeader struct {
 	Format       string         `json:"format"`
 	Version      int            `json:"version"`
-	Kind         string         `json:"kind"` // "affine", "kernel" or "placement"
+	Kind         string         `json:"kind"` // a registered ModelKind: "affine", "kernel", "placement"
 	Stage        string         `json:"stage"`
 	Dims         int            `json:"dims"`
 	Features     int            `json:"features"`
@@ -34,23 +33,72 @@ type ModelHeader struct {
 	Params       map[string]any `json:"params,omitempty"`
 }
 
-// WriteModel writes m (an *Affine or a *KernelModel) as the output table of
-// role (kind table.Model), with its header and the run's provenance. A
-// model with a non-finite value is refused (CheckModel) and not written.
+// Model places new rows in a fitted embedding. Each kind of model lives
+// with the methods that fit it and registers how it is read (ModelKind);
+// the contract knows only this interface. A host places rows with package
+// apply, which also uses the optional capabilities a model may have (see
+// apply's doc: columns, labels, distances, placement settings).
+type Model interface {
+	// Header describes the model (kind, stage, dims, inputs, parameters).
+	Header() ModelHeader
+	// InputFeatures are the feature columns Transform expects, in order
+	// (nil for a model that places objects by their distances). When
+	// Header().FeatureList is set they are the elements of that list
+	// column.
+	InputFeatures() []string
+	// Transform maps the n×D row-major x (raw features, in InputFeatures
+	// order) to the n×d row-major dst, on up to threads goroutines (≤ 0:
+	// all cores). A row's result depends on the model and that row alone.
+	// A row that cannot be placed fails the call with an *ItemError naming
+	// it. It is safe for concurrent use.
+	Transform(ctx context.Context, dst, x []float64, n, threads int) error
+	// Record is the model's table: one row per feature or reference row,
+	// as the model's kind lays it out. WriteModel adds the header.
+	Record(mem memory.Allocator) (arrow.RecordBatch, error)
+	// Check refuses a model with a NaN or ±Inf (or a scale that is not
+	// positive) with a *DataError naming the model column and row
+	// (ModelValueError): such a model would place rows wrongly, so it is
+	// never written.
+	Check() error
+}
+
+// ItemError is the failure of one row (or object) of a Transform call, by
+// its index in the call. Hosts name the row of the input it came from.
+type ItemError struct {
+	Item int
+	Err  error
+}
+
+func (e *ItemError) Error() string { return fmt.Sprintf("item %d: %v", e.Item, e.Err) }
+func (e *ItemError) Unwrap() error { return e.Err }
+
+// LargeModelBytes is the model size above which writing or loading one is
+// a warning: a model that keeps its reference rows grows with them.
+const LargeModelBytes = 1 << 30
+
+// sizer is a model that knows its size in memory (one that keeps its
+// reference rows).
+type sizer interface{ SizeBytes() int64 }
+
+// WriteModel writes m as the output table of role (kind table.Model), with
+// its header and the run's provenance. A model with a non-finite value is
+// refused (Model.Check) and not written.
 func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
-	if err := CheckModel(m); err != nil {
+	if err := m.Check(); err != nil {
 		return err
 	}
-	if p, ok := m.(*Placement); ok && p.SizeBytes() > LargeModelBytes {
-		env.Warn("the %s model holds all %d reference rows and takes %.1f GB; apply loads all of it (fit on a sample to make it smaller)",
-			p.Stage, p.N(), float64(p.SizeBytes())/1e9)
+	h := m.Header()
+	if s, ok := m.(sizer); ok && s.SizeBytes() > LargeModelBytes {
+		env.Warn("the %s model takes %.1f GB; apply loads all of it (fit on a sample to make it smaller)",
+			h.Stage, float64(s.SizeBytes())/1e9)
 	}
-	rec, err := modelRecord(env.Mem, m)
+	rec, err := m.Record(env.Mem)
 	if err != nil {
 		return err
 	}
 	defer rec.Release()
-	hdr, err := json.Marshal(m.Header())
+	h.Format, h.Version = ModelFormat, ModelVersion
+	hdr, err := json.Marshal(h)
 	if err != nil {
 		return fmt.Errorf("transforms: encoding model header: %w", err)
 	}
@@ -66,260 +114,156 @@ func (env *Env) WriteModel(ctx context.Context, role string, m Model) error {
 	return env.Close(role, w)
 }
 
-// CheckModel refuses a fitted model that holds a NaN or ±Inf (a mean,
-// scale, origin, axis, reference row or coefficient) or a scale that is not
-// positive, with a *DataError (ErrInvalidData) naming the model column and
-// the feature or reference row: such a model would place rows wrongly, or
-// be refused by apply, so it is never written.
-func CheckModel(m Model) error {
-	bad := func(column string, row int, what string, v float64) error {
-		return &DataError{Matrix: m.Header().Stage + " model", Column: column, Row: int64(row),
-			Err: fmt.Errorf("%w: %s is %g; the fit overflowed and the model is not written (rescale the features, or standardise them)", arrowio.ErrInvalidValue, what, v)}
-	}
-	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
-	scales := func(names []string, mean, scale []float64) error {
-		for f, name := range names {
-			if !finite(mean[f]) {
-				return bad("mean", f, fmt.Sprintf("the mean of feature %q", name), mean[f])
-			}
-			if !finite(scale[f]) || !(scale[f] > 0) {
-				return bad("scale", f, fmt.Sprintf("the scale of feature %q", name), scale[f])
-			}
-		}
-		return nil
-	}
-	dense := func(prefix string, a *mat.Dense, what string) error {
-		r, c := a.Dims()
-		for i := range r {
-			for j := range c {
-				if v := a.At(i, j); !finite(v) {
-					return bad(fmt.Sprintf("%s%d", prefix, j), i, fmt.Sprintf("%s %d, column %d", what, i, j), v)
-				}
-			}
-		}
-		return nil
-	}
-	switch m := m.(type) {
-	case *Affine:
-		if err := scales(m.Features, m.Mean, m.Scale); err != nil {
-			return err
-		}
-		for f, v := range m.Origin {
-			if !finite(v) {
-				return bad("origin", f, fmt.Sprintf("the origin of feature %q", m.Features[f]), v)
-			}
-		}
-		return dense("axis_", m.Axes, "axis row")
-	case *KernelModel:
-		if err := scales(m.Scaling.Names, m.Scaling.Mean, m.Scaling.Scale); err != nil {
-			return err
-		}
-		if err := dense("ref_", m.Ref, "reference row"); err != nil {
-			return err
-		}
-		return dense("alpha_", m.Alpha, "coefficient row")
-	case *Placement:
-		if m.Scaling != nil {
-			if err := scales(m.Scaling.Names, m.Scaling.Mean, m.Scaling.Scale); err != nil {
-				return err
-			}
-		}
-		return checkPlacement(m, bad)
-	}
-	return nil
-}
-
-// modelRecord is the table of a model: one row per input feature for an
-// affine model, one per reference row for a kernel model.
-func modelRecord(mem memory.Allocator, m Model) (arrow.RecordBatch, error) {
-	switch m := m.(type) {
-	case *Affine:
-		return affineRecord(mem, m), nil
-	case *KernelModel:
-		return kernelRecord(mem, m), nil
-	case *Placement:
-		return placementRecord(mem, m), nil
-	}
-	panic(fmt.Sprintf("transforms: unsupported model %T", m))
-}
-
-func affineRecord(mem memory.Allocator, m *Affine) arrow.RecordBatch {
-	D, d := len(m.Features), m.Dims()
-	fields := []arrow.Field{
-		{Name: "feature", Type: arrow.BinaryTypes.String},
-		{Name: "mean", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "scale", Type: arrow.PrimitiveTypes.Float64},
-		{Name: "origin", Type: arrow.PrimitiveTypes.Float64},
-	}
-	for j := range d {
-		fields = append(fields, arrow.Field{Name: fmt.Sprintf("axis_%d", j), Type: arrow.PrimitiveTypes.Float64})
-	}
-	schema := arrow.NewSchema(fields, nil)
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
-	b.Field(0).(*array.StringBuilder).AppendValues(m.Features, nil)
-	b.Field(1).(*array.Float64Builder).AppendValues(m.Mean, nil)
-	b.Field(2).(*array.Float64Builder).AppendValues(m.Scale, nil)
-	b.Field(3).(*array.Float64Builder).AppendValues(m.Origin, nil)
-	for j := range d {
-		col := make([]float64, D)
-		for f := range D {
-			col[f] = m.Axes.At(f, j)
-		}
-		b.Field(4+j).(*array.Float64Builder).AppendValues(col, nil)
-	}
-	return b.NewRecordBatch()
-}
-
 // ReadModel reads the model table of role (written by WriteModel, or by
-// --model-out of a fitting stage) and records it as an input of the run. It
-// returns the model and the provenance of the run that fitted it (nil when
-// the table carries none). A table that is not a model, or a model of
-// another format version, is refused with an error wrapping ErrModel or
-// ErrModelFormat (both ErrInvalidData).
+// --model-out of a fitting stage) with the kind registered for it, and
+// records it as an input of the run. It returns the model and the
+// provenance of the run that fitted it (nil when the table carries none).
+// A table that is not a model, a model of another format version or of a
+// kind no imported package registers is refused with an error wrapping
+// ErrModel or ErrModelFormat (both ErrInvalidData).
 func (env *Env) ReadModel(ctx context.Context, role string) (Model, *arrowio.Provenance, error) {
 	r, err := env.Open(ctx, role)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer r.Release()
-	m, rows, err := readModel(r)
+	cr := &rowCounter{Reader: r}
+	m, err := LoadModel(cr)
 	if err != nil {
 		return nil, nil, err
 	}
-	if p, ok := m.(*Placement); ok && p.SizeBytes() > LargeModelBytes {
-		env.Warn("%s: the %s model holds %d reference rows and takes %.1f GB in memory", r.Source().Path, p.Stage, p.N(), float64(p.SizeBytes())/1e9)
+	if s, ok := m.(sizer); ok && s.SizeBytes() > LargeModelBytes {
+		env.Warn("%s: the %s model takes %.1f GB in memory", r.Source().Path, m.Header().Stage, float64(s.SizeBytes())/1e9)
 	}
 	prov := TableProvenance(r.Schema())
-	env.Input(role, r.Source(), rows, 0, prov)
+	env.Input(role, r.Source(), cr.rows, 0, prov)
 	return m, prov, nil
 }
 
-// readModel reads a model from r: the header from the schema metadata, the
-// body from its batches. It returns the model and the rows read.
-func readModel(r arrowio.Reader) (Model, int64, error) {
+// rowCounter counts the rows a model's loader reads.
+type rowCounter struct {
+	arrowio.Reader
+	rows int64
+}
+
+func (c *rowCounter) Next() bool {
+	if !c.Reader.Next() {
+		return false
+	}
+	c.rows += c.Reader.RecordBatch().NumRows()
+	return true
+}
+
+// LoadModel reads a model from r: the header from the schema metadata, the
+// body with the registered kind's Load.
+func LoadModel(r arrowio.Reader) (Model, error) {
 	path := r.Source().Path
 	md := r.Schema().Metadata()
 	i := md.FindKey(ModelMetadataKey)
 	if i < 0 {
-		return nil, 0, fmt.Errorf("%s: %w: no %q key in the table metadata; is this a model written by a stage's model-out?", path, ErrModel, ModelMetadataKey)
+		return nil, fmt.Errorf("%s: %w: no %q key in the table metadata; is this a model written by a stage's model-out?", path, ErrModel, ModelMetadataKey)
 	}
 	var h ModelHeader
 	if err := json.Unmarshal([]byte(md.Values()[i]), &h); err != nil {
-		return nil, 0, fmt.Errorf("%s: %w: model header is not valid JSON: %v", path, ErrModel, err)
+		return nil, fmt.Errorf("%s: %w: model header is not valid JSON: %v", path, ErrModel, err)
 	}
 	if h.Format != ModelFormat {
-		return nil, 0, fmt.Errorf("%s: %w: format %q, want %q", path, ErrModel, h.Format, ModelFormat)
+		return nil, fmt.Errorf("%s: %w: format %q, want %q", path, ErrModel, h.Format, ModelFormat)
 	}
 	if h.Version != ModelVersion {
-		return nil, 0, fmt.Errorf("%s: %w: the model has format version %d; this ordinate reads version %d (use the ordinate version that wrote it, or fit the model again)",
+		return nil, fmt.Errorf("%s: %w: the model has format version %d; this ordinate reads version %d (use the ordinate version that wrote it, or fit the model again)",
 			path, ErrModelFormat, h.Version, ModelVersion)
 	}
-	switch h.Kind {
-	case "affine":
-		m, err := loadAffine(r, h)
-		if err != nil {
-			return nil, 0, err
-		}
-		return m, int64(len(m.Features)), nil // one row per feature
-	case "kernel":
-		m, err := loadKernelModel(r, h)
-		if err != nil {
-			return nil, 0, err
-		}
-		rows, _ := m.Ref.Dims() // one row per reference row
-		return m, int64(rows), nil
-	case "placement":
-		m, err := loadPlacement(r, h)
-		if err != nil {
-			return nil, 0, err
-		}
-		return m, int64(m.N()), nil // one row per reference row
+	k, ok := lookupModel(h.Kind, h.Stage)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: unknown model kind %q of stage %q (a program that reads it must import the package that registers it; the CLI knows every kind)", path, ErrModel, h.Kind, h.Stage)
 	}
-	return nil, 0, fmt.Errorf("%s: %w: unknown model kind %q", path, ErrModel, h.Kind)
+	return k.Load(r, h)
 }
 
-// loadAffine reads the body of an affine model from r.
-func loadAffine(r arrowio.Reader, h ModelHeader) (*Affine, error) {
-	path := r.Source().Path
-	m := &Affine{Stage: h.Stage, FeatureList: h.FeatureList, Standardized: h.Standardized, Params: h.Params}
-	axes := make([][]float64, h.Dims)
-	bad := func(format string, a ...any) error {
-		return fmt.Errorf("%s: %w: %s", path, ErrModel, fmt.Sprintf(format, a...))
-	}
-	for r.Next() {
-		rec := r.RecordBatch()
-		col := func(name string) (arrow.Array, error) {
-			idx := rec.Schema().FieldIndices(name)
-			if len(idx) != 1 {
-				return nil, bad("column %q missing", name)
-			}
-			return rec.Column(idx[0]), nil
+// ModelValueError is the error of Model.Check for a bad value of a model:
+// a *DataError naming the model (matrix "<stage> model"), its column and
+// row, and what the value is.
+func ModelValueError(stage, column string, row int, what string, v float64) error {
+	return &DataError{Matrix: stage + " model", Column: column, Row: int64(row),
+		Err: fmt.Errorf("%w: %s is %g; the fit overflowed and the model is not written (rescale the features, or standardise them)", arrowio.ErrInvalidValue, what, v)}
+}
+
+// CheckScaling is Model.Check for a model's standardisation: every mean
+// finite and every scale finite and positive.
+func CheckScaling(stage string, s *Scaling) error {
+	for f, name := range s.Names {
+		if v := s.Mean[f]; math.IsNaN(v) || math.IsInf(v, 0) {
+			return ModelValueError(stage, "mean", f, fmt.Sprintf("the mean of feature %q", name), v)
 		}
-		fa, err := col("feature")
-		if err != nil {
-			return nil, err
-		}
-		names, ok := fa.(*array.String)
-		if !ok || names.NullN() > 0 {
-			return nil, bad("column \"feature\" must be non-null text")
-		}
-		for i := range names.Len() {
-			m.Features = append(m.Features, names.Value(i))
-		}
-		floats := func(name string, dst *[]float64) error {
-			a, err := col(name)
-			if err != nil {
-				return err
-			}
-			vals, err := modelFloats(a, name, bad)
-			*dst = append(*dst, vals...)
-			return err
-		}
-		for _, c := range []struct {
-			name string
-			dst  *[]float64
-		}{{"mean", &m.Mean}, {"scale", &m.Scale}, {"origin", &m.Origin}} {
-			if err := floats(c.name, c.dst); err != nil {
-				return nil, err
-			}
-		}
-		for j := range h.Dims {
-			if err := floats(fmt.Sprintf("axis_%d", j), &axes[j]); err != nil {
-				return nil, err
-			}
+		if v := s.Scale[f]; math.IsNaN(v) || math.IsInf(v, 0) || !(v > 0) {
+			return ModelValueError(stage, "scale", f, fmt.Sprintf("the scale of feature %q", name), v)
 		}
 	}
-	if err := r.Err(); err != nil {
+	return nil
+}
+
+// ModelFile is how a model kind's Load reads a model table: its path for
+// messages, and the columns of one batch by name, as non-null finite
+// float64 values.
+type ModelFile struct {
+	Path string
+}
+
+// Errorf is an error about a damaged model file: it wraps ErrModel and
+// names the file.
+func (f ModelFile) Errorf(format string, a ...any) error {
+	return fmt.Errorf("%s: %w: %s", f.Path, ErrModel, fmt.Sprintf(format, a...))
+}
+
+// Column returns the column name of rec, or an error when it is missing.
+func (f ModelFile) Column(rec arrow.RecordBatch, name string) (arrow.Array, error) {
+	idx := rec.Schema().FieldIndices(name)
+	if len(idx) != 1 {
+		return nil, f.Errorf("column %q missing", name)
+	}
+	return rec.Column(idx[0]), nil
+}
+
+// Floats returns the values of column name of rec, which must be
+// non-null, finite float64.
+func (f ModelFile) Floats(rec arrow.RecordBatch, name string) ([]float64, error) {
+	a, err := f.Column(rec, name)
+	if err != nil {
 		return nil, err
 	}
-	D := len(m.Features)
-	if D == 0 || D != h.Features || h.Dims < 1 {
-		return nil, bad("header says %d features and %d dims, the table has %d rows", h.Features, h.Dims, D)
-	}
-	m.Axes = mat.NewDense(D, h.Dims, nil)
-	for j := range h.Dims {
-		for f := range D {
-			m.Axes.Set(f, j, axes[j][f])
-		}
-	}
-	if err := m.prepare(); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
-}
-
-// modelFloats returns the values of column name of a model table, which
-// must be non-null, finite float64; bad formats the error.
-func modelFloats(a arrow.Array, name string, bad func(format string, a ...any) error) ([]float64, error) {
 	fa, ok := a.(*array.Float64)
 	if !ok || fa.NullN() > 0 {
-		return nil, bad("column %q must be non-null float64", name)
+		return nil, f.Errorf("column %q must be non-null float64", name)
 	}
 	for _, v := range fa.Float64Values() {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, bad("column %q holds %v", name, v)
+			return nil, f.Errorf("column %q holds %v", name, v)
 		}
 	}
 	return fa.Float64Values(), nil
+}
+
+// CheckScaling refuses a standardisation read from a model header whose
+// names, means and scales disagree in length or hold a bad value.
+func (f ModelFile) CheckScaling(names []string, mean, scale []float64) error {
+	if len(mean) != len(names) || len(scale) != len(names) {
+		return f.Errorf("header has %d feature names, %d means and %d scales", len(names), len(mean), len(scale))
+	}
+	for j, s := range scale {
+		if !(s > 0) || math.IsInf(s, 1) || math.IsNaN(mean[j]) || math.IsInf(mean[j], 0) {
+			return f.Errorf("feature %q has mean %g and scale %g", names[j], mean[j], s)
+		}
+	}
+	return nil
+}
+
+// Float64Fields are the float64 fields prefix0 … prefix{n−1} of a model
+// table.
+func Float64Fields(prefix string, n int) []arrow.Field {
+	f := make([]arrow.Field, n)
+	for j := range f {
+		f[j] = arrow.Field{Name: fmt.Sprintf("%s%d", prefix, j), Type: arrow.PrimitiveTypes.Float64}
+	}
+	return f
 }

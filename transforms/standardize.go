@@ -175,6 +175,13 @@ func (s *Scaling) Apply(dst, x []float64, n, d int) []float64 {
 
 // standardized is (v − mean) / scale, computed as v/scale − mean/scale when
 // the difference overflows (v and mean near ±1e308 of opposite signs).
+// Standardize returns the raw value v of feature j (of Names) standardised
+// as the fit was: (v − Mean[j]) / Scale[j], computed as v/scale − mean/scale
+// where the difference would overflow.
+func (s *Scaling) Standardize(j int, v float64) float64 {
+	return standardized(v, s.Mean[j], s.Scale[j])
+}
+
 func standardized(v, mean, scale float64) float64 {
 	z := (v - mean) / scale
 	if math.IsInf(z, 0) {

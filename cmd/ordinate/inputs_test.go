@@ -7,8 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ordinate/ordinate/arrowio"
 	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/arrowio"
 )
 
 // featureTable writes a CSV that a new user might bring: an id column, a

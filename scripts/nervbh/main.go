@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms/nerv"

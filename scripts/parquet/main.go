@@ -30,6 +30,7 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
 )
 
 const cols = 32
@@ -93,7 +94,7 @@ func gen(rows int, table, model, coefs string) error {
 		axes.Set(f, 0, mrng.NormFloat64())
 		axes.Set(f, 1, mrng.NormFloat64())
 	}
-	m := transforms.NewAffine("bvp", s, "", true, origin, axes, nil)
+	m := affine.New("bvp", s, "", true, origin, axes, nil)
 	env := &transforms.Env{
 		Tables:  &transforms.FileTables{Paths: map[string]string{"model-out": model}},
 		Threads: 1, Mem: memory.DefaultAllocator, Version: "bench",

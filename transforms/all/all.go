@@ -8,6 +8,8 @@
 package all
 
 import (
+	_ "github.com/ordinate/ordinate/transforms/affine"
+	_ "github.com/ordinate/ordinate/transforms/apply"
 	_ "github.com/ordinate/ordinate/transforms/bvp"
 	_ "github.com/ordinate/ordinate/transforms/ckpca"
 	_ "github.com/ordinate/ordinate/transforms/figure"

@@ -106,6 +106,6 @@
 // default, z-scores the rest), resolves the ordinal classes, fits, and
 // writes the embedding ("out") and, when asked, the affine model
 // ("model-out"); the embedding is the model's placement of the training
-// rows, so transforms.ApplyStage reproduces it. ExampleStage runs it on
+// rows, so apply.Stage reproduces it. ExampleStage runs it on
 // in-memory Arrow records.
 package bvp

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -87,7 +88,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		env.Figure("iterations", res.Iterations)
 	}
 	params := map[string]any{"order": cls.Names, "solver": string(opts.Solver), "standardize": opts.Standardize, "dims": opts.Dims}
-	_, err = env.WriteLinear(ctx, "bvp", ft, opts.Standardize, res.Origin, res.Axes, params)
+	_, err = affine.Write(ctx, env, "bvp", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
 }
 

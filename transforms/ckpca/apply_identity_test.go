@@ -15,6 +15,8 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
+	"github.com/ordinate/ordinate/transforms/apply"
 )
 
 // applyInMemory places the rows of rec with the model table of a run, as
@@ -23,9 +25,9 @@ func applyInMemory(t *testing.T, model *transforms.MemTable, rec arrow.RecordBat
 	t.Helper()
 	place := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"model": model.Records, "in": {rec}}, Want: []string{"out"}}
 	defer place.Release()
-	opts := transforms.ApplyStage{}.NewOptions().(*transforms.ApplyOptions)
+	opts := apply.Stage{}.NewOptions().(*apply.Options)
 	opts.ID = "id"
-	if err := transforms.Run(context.Background(), transforms.ApplyStage{}, opts, &transforms.Env{Tables: place}); err != nil {
+	if err := transforms.Run(context.Background(), apply.Stage{}, opts, &transforms.Env{Tables: place}); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	return embedding(t, place.Out("out"))
@@ -138,9 +140,9 @@ func TestStagePlacementMatchesFit(t *testing.T) {
 			var sc *transforms.Scaling
 			kern := kernels.Kernel{Kind: "linear"}
 			switch m := m.(type) {
-			case *transforms.Affine:
+			case *affine.Model:
 				sc = &transforms.Scaling{Names: m.Features, Cols: []int{0, 1, 2, 3}, Mean: m.Mean, Scale: m.Scale}
-			case *transforms.KernelModel:
+			case *KernelModel:
 				sc, kern = m.Scaling, m.Kernel
 			}
 			n, p := 40, 4
@@ -157,7 +159,7 @@ func TestStagePlacementMatchesFit(t *testing.T) {
 			case o.Landmarks > 0:
 				// The landmarks are the model's reference rows.
 				var lm []int
-				ref := m.(*transforms.KernelModel).Ref
+				ref := m.(*KernelModel).Ref
 				for r := range o.Landmarks {
 					for i := range n {
 						if slices.Equal(xs.RawRowView(i), ref.RawRowView(r)) {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/internal/parallel"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
@@ -75,7 +76,7 @@ func FitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (
 
 // fitFeatures is FitFeatures on options already validated (the stage's).
 func fitFeatures(ctx context.Context, feat *Features, ctrl Control, o Options) (*Result, error) {
-	return kernels.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o, lowRankMaxTerms) })
+	return parallel.Detach(ctx, func() (*Result, error) { return fit(ctx, feat.F, feat.Lambda, ctrl, o, lowRankMaxTerms) })
 }
 
 // fit is Fit on validated options; lambda, if not nil, is the diagonal of
@@ -349,9 +350,9 @@ func (c *constraints) norm(y []float64) float64 {
 
 // FitContext is Fit under a context. Fit's dense steps (the p×p covariance
 // of the features, the factorisation of the first sphere problem) cannot be
-// interrupted inside gonum, so Fit runs detached (kernels.Detach): on
+// interrupted inside gonum, so Fit runs detached (parallel.Detach): on
 // cancellation FitContext returns ctx.Err() at once and the abandoned fit
 // finishes in the background (f is only read).
 func FitContext(ctx context.Context, f *mat.Dense, ctrl Control, o Options) (*Result, error) {
-	return kernels.Detach(ctx, func() (*Result, error) { return Fit(f, ctrl, o) })
+	return parallel.Detach(ctx, func() (*Result, error) { return Fit(f, ctrl, o) })
 }

@@ -144,7 +144,7 @@
 // with the tridiagonal's eigenvectors that a solve never needs) cannot be
 // interrupted everywhere (gonum's QR factorisations), so it runs
 // detached through KernelFeaturesContext, NystromFeaturesContext,
-// FitContext and FitFeatures (kernels.Detach): a cancelled context makes the stage return
+// FitContext and FitFeatures (parallel.Detach): a cancelled context makes the stage return
 // ctx.Err() at once, and the abandoned computation finishes in the
 // background (the CLI exits right after; the n×n eigendecomposition stops
 // at its next check of the context). Kernel rows, Nyström products and

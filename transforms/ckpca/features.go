@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/ordinate/ordinate/internal/parallel"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
@@ -173,12 +174,12 @@ func NystromFeatures(x *mat.Dense, landmarks []int, k kernels.Kernel) (*Features
 
 // KernelFeaturesContext is KernelFeatures under a context. The n×n
 // symmetric eigendecomposition (kernels.EigenSym) checks ctx between its
-// steps and chunks; the call runs detached (kernels.Detach), so that on
+// steps and chunks; the call runs detached (parallel.Detach), so that on
 // cancellation the call returns ctx.Err() at once and the abandoned
 // computation, on its own copies (k is only read), stops at the
 // eigensolver's next check of ctx.
 func KernelFeaturesContext(ctx context.Context, k *mat.Dense) (*Features, error) {
-	return kernels.Detach(ctx, func() (*Features, error) { return kernelFeatures(ctx, k) })
+	return parallel.Detach(ctx, func() (*Features, error) { return kernelFeatures(ctx, k) })
 }
 
 // NystromFeaturesContext is NystromFeatures under a context: the landmark

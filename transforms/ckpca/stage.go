@@ -11,6 +11,7 @@ import (
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -277,7 +278,7 @@ func fitKernel(ctx context.Context, env *transforms.Env, ft *transforms.FeatureT
 	// The linear primal path is an affine map; every other path evaluates
 	// f_s(x) = Σⱼ α_sj k(rⱼ, x) over reference rows.
 	if feat.Coef == nil {
-		res.model = transforms.NewAffine("ckpca", ft.Scaling, ft.FeatureList, fo.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
+		res.model = affine.New("ckpca", ft.Scaling, ft.FeatureList, fo.Standardize, make([]float64, p), mat.DenseCopyOf(res.u), params)
 	} else {
 		var alpha mat.Dense
 		alpha.Mul(feat.Coef, res.u)
@@ -288,7 +289,7 @@ func fitKernel(ctx context.Context, env *transforms.Env, ft *transforms.FeatureT
 				ref.SetRow(r, xs.RawRowView(i))
 			}
 		}
-		res.model = &transforms.KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: fo.Standardize,
+		res.model = &KernelModel{Stage: "ckpca", Scaling: ft.Scaling, FeatureList: ft.FeatureList, Standardized: fo.Standardize,
 			Kernel: kern, Ref: ref, Alpha: &alpha, Params: params}
 	}
 	// The written embedding is the model's own placement of the training
@@ -300,27 +301,20 @@ func fitKernel(ctx context.Context, env *transforms.Env, ft *transforms.FeatureT
 	return res, nil
 }
 
-// placeGrain is the number of rows placed per parallel chunk.
-const placeGrain = 64
-
 // place returns the n×d row-major embedding of the training rows of ft as
 // the model m places them: m.Transform on the raw kept features, exactly
 // as apply places rows, so that apply on the same rows is bit-identical to
-// the stage's own output by construction. Rows are independent, so the
-// chunks over the run's threads do not change the result.
+// the stage's own output by construction.
 func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *transforms.FeatureTable) ([]float64, error) {
-	n, D, d := ft.N, ft.K(), m.Header().Dims
+	n, d := ft.N, m.Header().Dims
 	x := ft.Scaling.Select(nil, ft.X, ft.N, ft.D)
 	emb := make([]float64, n*d)
 	env.Progress.Start("placing", int64(n))
 	defer env.Progress.Finish()
-	err := kernels.ParallelFor(ctx, n, env.Threads, placeGrain, func(lo, hi int) {
-		m.Transform(emb[lo*d:hi*d], x[lo*D:hi*D], hi-lo)
-		env.Progress.Add(int64(hi - lo))
-	})
-	if err != nil {
+	if err := m.Transform(ctx, emb, x, n, env.Threads); err != nil {
 		return nil, err
 	}
+	env.Progress.Add(int64(n))
 	return emb, nil
 }
 

@@ -159,9 +159,11 @@ func withPlaced(p *Points) (*Points, []bool, error) {
 // ForPlaced is the spec that reads the rows placed into a map drawn with s
 // from a table with the given schema: s without the colour, soft-label and
 // facet columns that the table lacks (its rows are then drawn neutral, or
-// in every panel).
+// in every panel), and without control points: a placed row is never one
+// (apply does not pass a fit's control columns through).
 func (s Spec) ForPlaced(schema *arrow.Schema) Spec {
 	q := s
+	q.Control, q.ControlIDColumn, q.ControlIDs = nil, "", nil
 	if q.Color != "" && !schema.HasField(q.Color) {
 		q.Color = ""
 	}
@@ -192,6 +194,7 @@ func PointsWithPlaced(f, placed *arrowio.Frame, s Spec) (*Points, error) {
 		return nil, err
 	}
 	ps := s
+	ps.Control, ps.ControlIDColumn, ps.ControlIDs = nil, "", nil // placed rows are never control points
 	has := func(name string) bool {
 		return slices.ContainsFunc(placed.KeepFields, func(fl arrow.Field) bool { return fl.Name == name })
 	}

@@ -102,6 +102,9 @@ func TestPointsWithPlaced(t *testing.T) {
 		{"placed rows without the column", embTable(t, 4, 2, nil, false, applyProv("r1")), Spec{Color: "label"}, []string{"1", "2"}, false, false},
 		{"soft labels", embTable(t, 4, 2, nil, true, applyProv("r1")), Spec{SoftLabels: []string{"p_*"}}, nil, false, true},
 		{"placed rows without soft labels", embTable(t, 4, 2, []string{"1"}, false, applyProv("r1")), Spec{SoftLabels: []string{"p_*"}}, nil, false, false},
+		// The demo's cKPCA map: control points in the map, an apply output
+		// without the control columns.
+		{"control points in the map only", embTable(t, 4, 2, nil, false, applyProv("r1")), Spec{Control: []string{"p_a", "p_b"}}, nil, false, false},
 	} {
 		defer tc.placed.Release()
 		f := frameOf(t, emb, tc.spec.Selection())

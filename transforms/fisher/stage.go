@@ -2,6 +2,7 @@ package fisher
 
 import (
 	"context"
+
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"

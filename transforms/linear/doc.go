@@ -73,6 +73,6 @@
 // transforms.Env.ReadFeatures (constant columns are dropped with a warning;
 // --standardize, on by default, z-scores the rest), fit, and write the
 // embedding ("out") and, when asked, the affine model ("model-out") that
-// transforms.ApplyStage uses to place new rows exactly as the fit placed
+// apply.Stage uses to place new rows exactly as the fit placed
 // the training rows. The examples run them on in-memory Arrow records.
 package linear

@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -99,7 +100,7 @@ func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	}
 	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
 	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
-	_, err = env.WriteLinear(ctx, "pca", ft, opts.Standardize, res.Origin, res.Axes, params)
+	_, err = affine.Write(ctx, env, "pca", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
 }
 
@@ -131,7 +132,7 @@ func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	}
 	env.Figures(map[string]any{"eigenvalues": res.Eigenvalues, "shrinkage": res.Shrinkage})
 	params := map[string]any{"order": cls.Names, "shrinkage": res.Shrinkage, "standardize": opts.Standardize, "dims": opts.Dims}
-	_, err = env.WriteLinear(ctx, "lda", ft, opts.Standardize, res.Origin, res.Axes, params)
+	_, err = affine.Write(ctx, env, "lda", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
 }
 

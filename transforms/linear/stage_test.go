@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/apply"
 	"github.com/ordinate/ordinate/transforms/bvp"
 	"github.com/ordinate/ordinate/transforms/linear"
 )
@@ -93,9 +94,9 @@ func TestConstantColumn(t *testing.T) {
 					Want: []string{"out"},
 				}
 				defer place.Release()
-				ao := transforms.ApplyStage{}.NewOptions().(*transforms.ApplyOptions)
+				ao := apply.Stage{}.NewOptions().(*apply.Options)
 				ao.ID = "key"
-				if err := transforms.Run(ctx, transforms.ApplyStage{}, ao, &transforms.Env{Tables: place, Mem: mem}); err != nil {
+				if err := transforms.Run(ctx, apply.Stage{}, ao, &transforms.Env{Tables: place, Mem: mem}); err != nil {
 					t.Fatal(err)
 				}
 				want, got := fit.Out("out").Records[0], place.Out("out").Records[0]

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/affine"
 	"github.com/ordinate/ordinate/transforms/ckpca"
 	"github.com/ordinate/ordinate/transforms/table"
 )
@@ -135,7 +136,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		// to rounding), exactly as apply places rows, so apply on the same
 		// rows gives the same bits.
 		params := map[string]any{"variant": string(o.Variant), "control_points": len(ctrl.Rows)}
-		if _, err := env.WriteLinear(ctx, "lsp", ft, o.Standardize, make([]float64, p), pm, params); err != nil {
+		if _, err := affine.Write(ctx, env, "lsp", ft, o.Standardize, make([]float64, p), pm, params); err != nil {
 			return err
 		}
 	} else {

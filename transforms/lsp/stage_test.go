@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/apply"
 )
 
 // controlRecord is n rows with an id, features x1…x3 on unequal scales and
@@ -72,9 +73,9 @@ func TestStageApplyIdentity(t *testing.T) {
 		fit := embedding(t, tables.Out("out"))
 
 		place := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"model": tables.Out("model-out").Records, "in": {rec}}, Want: []string{"out"}}
-		ao := transforms.ApplyStage{}.NewOptions().(*transforms.ApplyOptions)
+		ao := apply.Stage{}.NewOptions().(*apply.Options)
 		ao.ID = "id"
-		if err := transforms.Run(ctx, transforms.ApplyStage{}, ao, &transforms.Env{Tables: place}); err != nil {
+		if err := transforms.Run(ctx, apply.Stage{}, ao, &transforms.Env{Tables: place}); err != nil {
 			t.Fatalf("standardize=%v: apply: %v", std, err)
 		}
 		applied := embedding(t, place.Out("out"))

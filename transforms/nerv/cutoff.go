@@ -26,7 +26,7 @@ import (
 // The Gaussian falls so fast that the bound is loose: TestCutoffApprox
 // measures stress errors of 1e-5 and gradient errors of 1e-4 relative at
 // tol = 1e-2, against Barnes–Hut's 3e-5 to 5e-2 and 1e-3 to 7e-2 at its
-// default. The points in reach are found on a kernels.CellGrid of cells one
+// default. The points in reach are found on a CellGrid of cells one
 // output width wide, so a row costs the number of points within about
 // √(2(m_i + T_i)) widths of it.
 //
@@ -48,7 +48,7 @@ type CutoffStress struct {
 	// query meets) above which the row takes the Barnes–Hut sums; 0 means
 	// DefaultCutoffBHAbove, a negative value never.
 	BHAbove int
-	grid    kernels.CellGrid
+	grid    CellGrid
 	bh      BH // the Barnes–Hut sums of the rows with too many points in reach
 }
 

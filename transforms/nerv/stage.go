@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/ordinate/ordinate/transforms"
-	"github.com/ordinate/ordinate/transforms/place"
+	"github.com/ordinate/ordinate/transforms/placement"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -179,16 +179,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if !env.Has("model-out") {
 		return nil
 	}
-	model, err := transforms.NewFeaturePlacement(ctx, "nerv", ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
+	method := &placeMethod{o: PlaceOptions{Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma, Scale: res.Width,
+		MaxIter: DefaultPlaceMaxIter, Tol: DefaultPlaceTol, InitNeighbors: DefaultPlaceInitNeighbors}}
+	model, err := placement.NewFromFeatures(ctx, "nerv", method, ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
 	if err != nil {
 		return err
 	}
-	po := place.NeRVOptions{Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma, Scale: res.Width,
-		MaxIter: place.DefaultNeRVMaxIter, Tol: place.DefaultNeRVTol, InitNeighbors: place.DefaultNeRVInitNeighbors}
-	model.NeRV, model.Classes, model.Soft = &po, classes, soft
-	model.Params = map[string]any{"mode": mode, "method": string(o.Method), "output_scale": string(res.OutputScale),
-		"perplexity": o.Perplexity, "alpha": o.Alpha, "gamma": o.Gamma, "stress": res.Stress, "standardize": o.Standardize,
-		"knn": string(res.KNN)}
+	model.Classes, model.Soft = classes, soft
 	return env.WriteModel(ctx, "model-out", model)
 }
 

@@ -170,7 +170,7 @@ func spreadTo(y []float64, n, dims int, r, target float64) {
 			centroid[q] += y[i*dims+q] / float64(n)
 		}
 	}
-	var g kernels.CellGrid
+	var g CellGrid
 	for range 4 {
 		c := meanWithin(&g, y, n, dims, r)
 		if c <= 0 || math.Abs(c-target) <= 0.1*target {
@@ -188,7 +188,7 @@ func spreadTo(y []float64, n, dims int, r, target float64) {
 // meanWithin returns the mean number of other points within r of a point,
 // over spreadProbes rows evenly spaced (all rows when fewer), or −1 when
 // the grid cannot be built (non-finite coordinates).
-func meanWithin(g *kernels.CellGrid, y []float64, n, dims int, r float64) float64 {
+func meanWithin(g *CellGrid, y []float64, n, dims int, r float64) float64 {
 	if !g.Build(y, n, dims, r) {
 		return -1
 	}

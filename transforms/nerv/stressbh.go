@@ -356,7 +356,7 @@ type nervBHWalk struct {
 	logCount   []float64 // log of each node's point count
 	// Set by CutoffStress: rows with at most cutoffMax points in reach list
 	// them (cutoffList, bound cutTol), the others walk the tree.
-	grid      *kernels.CellGrid
+	grid      *CellGrid
 	cutTol    float64
 	cutoffMax int
 }

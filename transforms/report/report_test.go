@@ -15,6 +15,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/apply"
 	"github.com/ordinate/ordinate/transforms/figure"
 	"github.com/ordinate/ordinate/transforms/table"
 	"github.com/ordinate/ordinate/transforms/tsne"
@@ -328,9 +329,9 @@ func TestReportHeldOut(t *testing.T) {
 	}
 	place := &transforms.MemTables{In: map[string][]arrow.RecordBatch{"model": fit.Out("model-out").Records, "in": {newRec}}, Want: []string{"out"}}
 	defer place.Release()
-	ao := transforms.ApplyStage{}.NewOptions().(*transforms.ApplyOptions)
+	ao := apply.Stage{}.NewOptions().(*apply.Options)
 	ao.Keep = []string{"class"}
-	if err := transforms.Run(ctx, transforms.ApplyStage{}, ao, &transforms.Env{Tables: place}); err != nil {
+	if err := transforms.Run(ctx, apply.Stage{}, ao, &transforms.Env{Tables: place}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
-	"github.com/ordinate/ordinate/transforms/place"
+	"github.com/ordinate/ordinate/transforms/placement"
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
@@ -77,7 +77,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	var (
 		rows  *arrowio.Frame
 		res   *Result
-		model *transforms.Placement
+		model *placement.Model
 	)
 	if hasIn {
 		ft, err := env.ReadFeatures(ctx, "in", o.Columns.Selection(), o.Standardize)
@@ -91,7 +91,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			return err
 		}
 		if env.Has("model-out") {
-			if model, err = transforms.NewFeaturePlacement(ctx, "tsne", ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.Neighbors, env.Threads); err != nil {
+			if model, err = placement.NewFromFeatures(ctx, "tsne", newPlaceMethod(), ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.Neighbors, env.Threads); err != nil {
 				return err
 			}
 		}
@@ -114,7 +114,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			return err
 		}
 		if env.Has("model-out") {
-			model = transforms.NewDistancePlacement("tsne", rows.ID, res.Y, o.Dims)
+			model = placement.NewFromDistances("tsne", newPlaceMethod(), rows.ID, res.Y, o.Dims)
 		}
 	}
 	figures := map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
@@ -130,9 +130,6 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if model == nil {
 		return nil
 	}
-	po := place.DefaultTSNEOptions()
-	model.TSNE = &po
-	model.Params = map[string]any{"perplexity": res.Perplexity, "method": res.Method, "knn": res.KNN, "kl": res.KL, "iterations": res.Iterations, "standardize": o.Standardize}
 	return env.WriteModel(ctx, "model-out", model)
 }
 
