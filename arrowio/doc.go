@@ -100,13 +100,13 @@
 // writer is created in their folder (RemoveStale). Errors of the file
 // system name the output and wrap the system's error (syscall.ENOSPC).
 // Parquet outputs are zstd at level 1 (parquetZstdLevel: against the
-// default level 3, a third less writing for files up to 9 % larger, and
-// the same reading), without dictionaries for float columns nor for
-// integer and text columns whose first values are mostly distinct (row
-// numbers, ids: chooseNoDictionary), and with
+// default level 3, less writing for slightly larger files, and the same
+// reading; BENCHMARKS.md, "Parquet I/O (arrowio)"), without dictionaries
+// for float columns nor for integer and text columns whose first values are
+// mostly distinct (row numbers, ids: chooseNoDictionary), and with
 // BYTE_STREAM_SPLIT for the top-level float columns whose values compress
 // better split, as full-precision values do (chooseSplit, decided on the
-// first row group; 12 % smaller files for normal doubles, while values that
+// first row group; smaller files for normal doubles, while values that
 // repeat stay plain). DuckDB, pyarrow and Spark (3.2 and later) read
 // BYTE_STREAM_SPLIT. A full row group is encoded and compressed on a
 // goroutine of its own while the caller goes on (one at a time, so a writer

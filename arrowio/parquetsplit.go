@@ -9,18 +9,18 @@ import (
 // BYTE_STREAM_SPLIT stores byte k of every value of a page together, so
 // that zstd sees the sign and exponent bytes of floats, which vary little,
 // apart from the noisy low mantissa bytes. On full-precision doubles (the
-// embeddings and models that ordinate writes) it makes zstd files about
-// 12 % smaller and writing a third cheaper (1M × 32 normal values: 113
-// MiB against 128 MiB, which plain zstd cannot compress at all). On values
-// that repeat, such as decimals with few digits, it does the opposite:
-// zstd finds the repeated 8-byte values in plain pages but not in split
-// ones, and the file doubles (four-decimal values: 103 MiB against 54 MiB).
-// So the encoding is chosen per column from the values of the first row
-// group: splitSample values are compressed both ways and the split wins
-// when it is at least splitGain smaller. That costs 3–9 ms per float column
-// and file at 65,536 values, so the sample is half of that; at 16,384 the
-// gain on normal values (7 %) comes too close to splitGain, and at 4,096
-// zstd does not compress either way.
+// embeddings and models that ordinate writes, which plain zstd cannot
+// compress at all) it makes zstd files smaller and writing cheaper. On
+// values that repeat, such as decimals with few digits, it does the
+// opposite: zstd finds the repeated 8-byte values in plain pages but not in
+// split ones, and the file grows to about twice the plain one. So the
+// encoding is chosen per column from the values of the first row group:
+// splitSample values are compressed both ways and the split wins when it is
+// at least splitGain smaller. Sampling costs time per float column and
+// file, so the sample is half of the 65,536 values first tried; at 16,384
+// the gain on normal values comes too close to splitGain, and at 4,096
+// zstd does not compress either way (BENCHMARKS.md, "Parquet I/O
+// (arrowio)", the writer settings).
 const (
 	splitSample = 1 << 15
 	splitGain   = 0.95
@@ -90,8 +90,8 @@ const dictMaxDistinct = 0.5
 // should be written without a dictionary: a top-level integer or string
 // column with more than dictMaxDistinct distinct values among its first
 // splitSample (nulls do not count). Values are compared by their text
-// (ValueStr), which is distinct exactly when they are and costs a few
-// milliseconds once per file.
+// (ValueStr), which is distinct exactly when they are; it runs once per
+// file, on the sample only.
 func chooseNoDictionary(t arrow.DataType, recs []arrow.RecordBatch, c int) bool {
 	switch t.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,

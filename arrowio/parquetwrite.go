@@ -25,24 +25,25 @@ const (
 )
 
 // parquetZstdLevel is the zstd level of Parquet outputs. Measured on 512 Ki
-// rows × 32 float64 columns of four-decimal values (CPU seconds, min of 3):
-// level 1 gives 53.7 MiB in 1.9 s of writing, the default level 3 49.1 MiB
-// in 2.9 s, level 7 44.3 MiB in 5.9 s; reading costs the same 0.5 s at
-// every level. On full-precision values, written BYTE_STREAM_SPLIT, the
-// levels differ by under 0.5 % in size and not in time. Level 1 saves a
-// third of the writing for files 9 % larger at most.
+// rows × 32 float64 columns of four-decimal values, higher levels give
+// somewhat smaller files for much more writing time, and reading costs the
+// same at every level; on full-precision values, written BYTE_STREAM_SPLIT,
+// the levels hardly differ. Level 1 saves the most writing for files a
+// little larger (BENCHMARKS.md, "Parquet I/O (arrowio)", the writer
+// settings).
 const parquetZstdLevel = 1
 
 // parquetWriteBatch is the number of values pqarrow encodes at a time
 // (parquet.WithBatchSize; its default is 1024). On the same 512 Ki × 32
-// four-decimal table at level 1, writing took 1.9 s of CPU with 1024,
-// 1.75 s with 8192 and 1.6 s with 65536, sizes equal; the steps are near
-// the noise of the shared machine they were measured on, and 8192 keeps
-// pages close to their target size. Data pages stay at arrow-go's 1 MiB:
-// 256 KiB made the file 2 % larger and 4 MiB was no faster. Row groups keep
-// the rule below: 64 MiB of values (262,144 rows of 32 doubles) gives
-// DuckDB and Spark enough row groups to split a file between threads while
-// each column chunk stays large enough to read in one stretch.
+// four-decimal table at level 1, larger batches wrote a little faster at
+// equal sizes, in steps near the noise of the shared machine they were
+// measured on, and 8192 keeps pages close to their target size. Data pages
+// stay at arrow-go's 1 MiB: 256 KiB made the file larger and 4 MiB was no
+// faster (BENCHMARKS.md, "Parquet I/O (arrowio)", the writer settings). Row
+// groups keep the rule below: 64 MiB of values (262,144 rows of 32
+// doubles) gives DuckDB and Spark enough row groups to split a file between
+// threads while each column chunk stays large enough to read in one
+// stretch.
 const parquetWriteBatch = 8192
 
 // parquetEncoder writes Parquet through pqarrow. It gathers batches until

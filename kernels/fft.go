@@ -9,8 +9,8 @@ import (
 // placement field); a spectrum holds p1 rows of h0 = p0/2 + 1 coefficients. Every row
 // and column is transformed on its own, so results do not depend on the
 // thread count. The plans are kept while the sizes stay. The transforms are
-// this package's Stockham FFTs (stockham.go), four times as fast as
-// gonum's dsp/fourier.
+// this package's Stockham FFTs (stockham.go), several times as fast as
+// gonum's dsp/fourier (BENCHMARKS.md, "Kernels").
 type RealFFT2 struct {
 	p0, p1, h0 int
 	threads    int

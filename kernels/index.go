@@ -29,8 +29,8 @@ type IndexOptions struct {
 	// ⌈√n⌉, at most 64.
 	Pivots int
 	// ExactBelow: for n ≤ ExactBelow every search is exhaustive and no graph
-	// is built. Default 2048, where an exhaustive search (about 50 ns a
-	// distance at d = 50) costs about what a graph search does.
+	// is built. Default 2048, where an exhaustive search costs about what a
+	// graph search does (BENCHMARKS.md, "Neighbour searches").
 	ExactBelow int
 	// Exact makes every search exhaustive.
 	Exact bool
@@ -101,21 +101,18 @@ const (
 // BenchmarkIndex: n = 20,000 reference rows of dimension 50 from six
 // clusters of rank 8 plus noise, the 30-NN graph given, defaults (Degree
 // 16, Ef 32, 64 pivots), 500 held-out queries: recall@25 0.9994 with 461
-// distances per query, recall@96 1.000 with 1015, against 1.05 ms and
-// 1.42 ms for the exhaustive search; NewIndex 0.22 s on one core.
-// Search takes 78 µs at k = 25 and 187 µs at k = 96, against 104 µs and
-// 293 µs when the walk read x through two heaps (interleaved runs on the
-// 2-core machine at load 3.7 from other jobs; 90 µs and 250 µs before at
-// load 1.5). Run on the same query over and over, with every row in
-// cache, it takes 37 µs and 91 µs: the walk is now mostly arithmetic
-// (about 35 ns for a float32 distance of dimension 50, scalar, as Go does
-// not vectorise) rather than cache misses. At n = 5,000 the
-// tests measure recall ≥ 0.99 at k = 15 and 90 (index_test.go). Isotropic
-// Gaussian clusters of dimension 50 are the hard case of any graph index:
-// at n = 20,000, k = 25, Degree 16 the recall is 0.86 with Ef 32 and 0.98
-// with Ef 128 (and ~4× the time). Copies of a row share the beam, so data
-// with many exact duplicates needs Ef scaled by the number of copies (or
-// deduplicated rows).
+// distances per query, recall@96 1.000 with 1015, at a small fraction of
+// the exhaustive search's time. Reading the float32 walk copy instead of x
+// through two heaps made Search faster, and run on the same query over and
+// over, with every row in cache, it still takes a large part of that time:
+// the walk is now mostly arithmetic (scalar float32 distances, as Go does
+// not vectorise) rather than cache misses. The times are in BENCHMARKS.md,
+// "Neighbour searches". At n = 5,000 the tests measure recall ≥ 0.99 at
+// k = 15 and 90 (index_test.go). Isotropic Gaussian clusters of dimension
+// 50 are the hard case of any graph index: at n = 20,000, k = 25, Degree 16
+// the recall is 0.86 with Ef 32 and 0.98 with Ef 128, at a multiple of the
+// time. Copies of a row share the beam, so data with many exact duplicates
+// needs Ef scaled by the number of copies (or deduplicated rows).
 type Index struct {
 	x    []float64
 	n, d int

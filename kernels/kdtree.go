@@ -19,8 +19,9 @@ import (
 // rounding by which a summed bound can differ from a distance.
 
 // KDTreeMaxDims is the most features for which KNN searches a k-d tree
-// instead of every row (measured in BenchmarkKNNTree: at d = 8 the tree is
-// still several times faster at n = 20,000, at d = 16 it is not).
+// instead of every row (measured in BenchmarkKNNTree at n = 20,000: at d = 8
+// the tree is still clearly faster, at d = 12 on an isotropic Gaussian it is
+// not; BENCHMARKS.md, "Neighbour searches").
 const KDTreeMaxDims = 8
 
 // kdTreeMinRows is the fewest rows for which KNN builds the tree; below it

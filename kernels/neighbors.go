@@ -18,7 +18,8 @@ const (
 func (KNNMethod) Values() []string { return []string{"auto", "exact", "approx"} }
 
 // AutoApproxKNNAbove is the least of AutoApproxRows: below it the
-// exhaustive search costs seconds and is also the simpler answer.
+// exhaustive search is cheap (BENCHMARKS.md, "Neighbour searches") and
+// also the simpler answer.
 const AutoApproxKNNAbove = 20_000
 
 // AutoApproxRows is the largest number of rows for which KNNAuto runs the
@@ -28,11 +29,12 @@ const AutoApproxKNNAbove = 20_000
 // k = 90. NN-descent's local join costs about n·c² distances per iteration
 // and holds its proposed updates in memory, against the exhaustive
 // search's n²/2 distances in blocks, so the crossover grows as c².
-// Measured on two cores (six-cluster Gaussian mixture, exhaustive against
-// NN-descent with the default candidates): 30,000 × 50, k = 90: 11.8 s and
-// 46 MB against 17.1 s and 712 MB; 60,000 × 50, k = 90: 41.8 s and 90 MB
-// against 33.6 s and 879 MB; 30,000 × 10, k = 176 (NeRV's sparse methods
-// at perplexity 58.6, c = 234): 9.0 s and 67 MB against 64 s and 3.0 GB.
+// Measured on a six-cluster Gaussian mixture, exhaustive search against
+// NN-descent with the default candidates (BENCHMARKS.md, "Neighbour
+// searches"): at 30,000 × 50, k = 90 the exhaustive search was faster with
+// a small part of the memory, at 60,000 × 50 NN-descent was faster, and at
+// 30,000 × 10, k = 176 (NeRV's sparse methods at perplexity 58.6, c = 234)
+// NN-descent took several times as long and gigabytes of memory.
 func AutoApproxRows(c int) int { return max(AutoApproxKNNAbove, 4*c*c) }
 
 // Resolve returns the method that FindKNN runs for n rows of d features

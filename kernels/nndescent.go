@@ -25,9 +25,10 @@ type NNDescentSettings struct {
 	// costs about n·MaxCandidates² distances per iteration; the descent
 	// converges to a graph whose recall rises with it (isotropic 50-D
 	// Gaussian, k = 90: at N = 20,000 0.993 at 60, 0.998 at 90, 0.999 at
-	// 120, for 17, 19, 21 s; at N = 10⁵ 0.9855 at 90, 0.9928 at 120, 0.9955
-	// at 150, for 59, 68, 73 s), and fewer iterations make up for most of
-	// the larger join. The join's buffered updates stay within about
+	// 120; at N = 10⁵ 0.9855 at 90, 0.9928 at 120, 0.9955 at 150), and
+	// fewer iterations make up for most of the larger join: the time grows
+	// far less than c² (BENCHMARKS.md, "Neighbour searches" and "t-SNE side
+	// by side (issue 15)"). The join's buffered updates stay within about
 	// 512 MB whatever MaxCandidates is: the points are joined in blocks
 	// sized for it (nndBlocking).
 	MaxCandidates int
@@ -97,7 +98,8 @@ const (
 // c candidates, two updates each, so it buffers at most 3c² updates: 1.4 GB
 // for a block of 8,192 points at c = 60, and 23 GB at c = 244 (k = 183, a
 // NeRV level at perplexity 61), which the first iterations nearly reach
-// (3.0 GB measured at 30,000 rows and c = 234). Blocks shrink to fit.
+// (BENCHMARKS.md, "NeRV (issue 5)": the peak at 30,000 rows and c = 234
+// before the blocks). Blocks shrink to fit.
 const nndUpdateBudget = 512 << 20
 
 // nndBlocking returns the points per local-join block for mc candidates and
@@ -491,8 +493,9 @@ func (g *nnGraph) offer(row *[]nndUpdate, v, tp, tq float64, p, q int32) {
 // block's points and so their updates' targets can be concentrated (rows
 // sorted by time or place), and per-pair buffers kept each pair's largest
 // block, so their capacity summed over the blocks grew through an
-// iteration (3.7 GB at 10⁵ date-ordered rows of 12 columns against 0.5
-// GB for a random order).
+// iteration, to several times that of a random order on 10⁵ date-ordered
+// rows (BENCHMARKS.md, "t-SNE side by side (issue 15)", the flights
+// footnote).
 type nndBuffer struct {
 	ups, sorted []nndUpdate
 	start       []int32 // sorted[start[t]:start[t+1]] target chunk t

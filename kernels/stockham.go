@@ -9,9 +9,9 @@ import (
 // X_k = Σ_j x_j·e^{−2πijk/n}, by the Stockham autosort algorithm: one pass
 // per radix (4s first, then 2, 3, 5), each reading one buffer and writing
 // the other in order, so no bit reversal and unit-stride inner loops. It
-// is about four times as fast as gonum's dsp/fourier (FFTPACK) at the grid
-// lengths of t-SNE's interpolation (BenchmarkCmplxFFT). Not safe for
-// concurrent use: it owns its work buffer.
+// is several times as fast as gonum's dsp/fourier (FFTPACK) at the grid
+// lengths of t-SNE's interpolation (BenchmarkCmplxFFT; BENCHMARKS.md,
+// "Kernels"). Not safe for concurrent use: it owns its work buffer.
 type cmplxFFT struct {
 	n       int
 	radices []int

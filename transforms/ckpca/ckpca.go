@@ -261,7 +261,8 @@ func varianceMatrix(f *mat.Dense) *mat.SymDense {
 		}
 	}
 	// kernels.Gemm rather than gonum's Dsyrk: twice the flops (both
-	// triangles) at several times the speed. Element (i, j) and (j, i) sum
+	// triangles), but at a multiple of its rate (BENCHMARKS.md, "Dense
+	// linear algebra beside numpy"). Element (i, j) and (j, i) sum
 	// the same products in the same order, so the result is symmetric bit
 	// for bit, and the same for any thread count.
 	raw := hf.RawMatrix()

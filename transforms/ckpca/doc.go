@@ -94,11 +94,12 @@
 //     from k ≈ 640 on); with more control points C₁ is formed from Λ and μ
 //     (no n×p product) and factorised.
 //
-// No p×p matrix is then formed or decomposed: at n = 2,000 (RBF, 5 control
-// points, 2 dimensions) the fit takes 3.4 s where three decompositions took
-// 6–7 s, and 8.7 s at n = 3,000 where they took 22 s (BenchmarkFitRBF),
-// with results within 1e-13 of the dense path (TestFitFeaturesLowRank
-// compares both with fresh factorisations of every component). Fit on a
+// No p×p matrix is then formed or decomposed: at n = 2,000 and 3,000 (RBF,
+// 5 control points, 2 dimensions) the fit takes well under the time of the
+// three decompositions it replaces (BenchmarkFitRBF; BENCHMARKS.md, "cKPCA
+// and LSP (issue 6)", "Speed"), with results within 1e-13 of the dense path
+// (TestFitFeaturesLowRank compares both with fresh factorisations of every
+// component). Fit on a
 // plain feature matrix (the linear primal path, Nyström) forms W and
 // factorises C₁ densely, then updates between components.
 //

@@ -20,12 +20,12 @@ import (
 // sphere problem (order k) by updates of a diagonal beats forming and
 // factorising it: each update costs O(k²) (secular roots, Löwner vector,
 // carrying the later vectors through), a dense factorisation O(k³). Fits
-// of 2m + 1 = 11, 21 and 31 terms on this project's machine (RBF, 2
-// dimensions; updates against dense): k = 995: 0.40/0.48, 0.81/0.44,
-// 1.40/0.43 s; k = 1,495: 0.93/1.39, 1.97/1.45, 2.99/1.53 s; k = 2,489:
-// 2.77/5.58, 4.48/4.71, 6.78/3.64 s. The crossovers, near 13, 16 and 22
-// terms, fit 7 + k/160. With 50 control points (101 terms) at k = 1,500
-// updates took 10.6 s against 1.3 s: the rule matters.
+// of 2m + 1 = 11, 21 and 31 terms (RBF, 2 dimensions; updates against
+// dense) at k = 995, 1,495 and 2,489 cross over near 13, 16 and 22 terms,
+// which 7 + k/160 fits; with 50 control points (101 terms) at k = 1,500
+// the updates lose by a large factor, so the rule matters (the times are
+// in BENCHMARKS.md, "Dense linear algebra beside numpy", "Since the
+// low-rank updates").
 func lowRankMaxTerms(k int) int { return 7 + k/160 }
 
 // lowRankCheckTol is the largest relative error ‖C̃x − Cx‖/(‖C‖·‖x‖), for

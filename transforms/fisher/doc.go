@@ -143,8 +143,9 @@
 // # Spectrum correction in the sparse mode, and cancellation
 //
 // The dense mode corrects the matrix with its full eigendecomposition
-// (kernels.CorrectSpectrumContext, kernels.EigenSym): O(n³), about 4 s
-// at 2,000 objects on two cores, and it runs detached: on cancellation
+// (kernels.CorrectSpectrumContext, kernels.EigenSym): O(n³) (its time at
+// 2,000 objects: BENCHMARKS.md, "Fisher distances (transforms/fisher)",
+// "The dense spectrum correction"), and it runs detached: on cancellation
 // Fit returns ctx.Err()
 // at once and the abandoned factorisation stops at its next check of the
 // context in the background (the CLI exits right after). The sparse mode (Neighbors > 0), meant for large N, needs no

@@ -155,9 +155,10 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 // SparseEigenLimit is the largest number of objects for which the sparse
 // mode (Neighbors > 0) corrects a similarity matrix with the full n×n
 // eigendecomposition, as the dense mode does. Above it, the symmetric
-// eigendecomposition (O(n³), about 4 s at 2,000 objects on two cores,
-// 8× that at 4,000) would dominate the sparse computation, so
-// sparseCorrection decides from the extreme eigenvalues instead.
+// eigendecomposition (O(n³): 8 times the work at twice the objects; its
+// time at 2,000 is in BENCHMARKS.md, "Fisher distances (transforms/fisher)",
+// "The dense spectrum correction") would dominate the sparse computation,
+// so sparseCorrection decides from the extreme eigenvalues instead.
 const SparseEigenLimit = 2000
 
 // psdTol is the relative size of a smallest eigenvalue, against the

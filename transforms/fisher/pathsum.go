@@ -61,8 +61,10 @@ func checkFisher(s []float64, n int, classes []int, k int, p PathParams) {
 }
 
 // pathSumsDirect is PathSums by the definition's loops: per pair and path
-// point it streams the two table rows and g (about 6 GFLOP/s on the
-// benchmark machine). It is the reference of the tests for PathSums.
+// point it streams the two table rows and g, so it runs at the speed of the
+// cache, a small share of the machine's peak (BENCHMARKS.md, "Fisher
+// distances (transforms/fisher)", "Flops against the peak"). It is the
+// reference of the tests for PathSums.
 //
 // It computes the unscaled Fisher path integrands of every pair
 // of points of the symmetric n×n kernel s (already corrected to be PSD;

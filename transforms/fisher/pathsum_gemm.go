@@ -8,14 +8,16 @@ import (
 )
 
 // gemmMinN is the smallest n for which PathSums uses Gemm: below it the
-// products are too small for their per-call cost (N = 100: 22 ms of CPU
-// against 17 ms for the direct loop; N = 435: a draw).
+// products are too small for their per-call cost (the direct loop is
+// faster at N = 100, a draw at N = 435: BENCHMARKS.md, "Fisher distances
+// (transforms/fisher)", "Where the Gemm form starts").
 const gemmMinN = 256
 
 // gemmMinClass is the smallest mean class size for which PathSums uses
 // Gemm: the class sizes are the products' inner dimension (n = 800, T = 10:
-// 20 classes of 40 points take 4.4 CPU-s against 5.1 for the direct loop,
-// 40 classes of 20 points 6.7 against 6.5; 5 classes 2.0 against 4.1).
+// Gemm wins clearly with 5 classes, narrowly with 20 classes of 40 points,
+// and loses with 40 classes of 20 points; BENCHMARKS.md, "Fisher distances
+// (transforms/fisher)", "Where the Gemm form starts").
 const gemmMinClass = 32
 
 // gemmScratch bounds the per-block product buffers of PathSums (bytes):
@@ -75,8 +77,9 @@ const gemmScratch = 256 << 20
 // Memory: T+4 n×n float64 work arrays (X_0…X_T, H, and s and E with
 // columns in class order) besides s, f0 and mid, plus at most 256 MiB of
 // product strips, (T+1)·b·n path values and 2b·n block rows, b ≤ 1024
-// (b = 559 at n = 2,000 with 5 classes: about 1 GB live in all, 1.9 GB
-// peak RSS in the benchmark, against 0.54 GB for the direct loop).
+// (b = 559 at n = 2,000 with 5 classes: about 1 GB live in all; the
+// benchmark's peak RSS against the direct loop's is in BENCHMARKS.md,
+// "Fisher distances (transforms/fisher)").
 //
 // Wrong sizes, σ ≤ 0, T < 1 or a class out of range panic; the only error is
 // ctx.Err().

@@ -87,8 +87,8 @@ func (c *CutoffStress) Stress(ctx context.Context, grad, y []float64, dims int, 
 
 // DefaultCutoffBHAbove is CutoffStress's default BHAbove: with it the
 // evaluations from a dense PCA start cost what Barnes–Hut's do, and lower
-// thresholds (500, 600) were no faster there and up to 1.4 times slower on
-// spread maps (BENCHMARKS.md).
+// thresholds (500, 600) were no faster there and slower on spread maps
+// (BENCHMARKS.md, "NeRV (issue 5)", the cut-off against Barnes–Hut).
 const DefaultCutoffBHAbove = 2000
 
 // cutoffList lists in sc.list every point j ≠ i with a_ij ≤ m + T_i (see

@@ -50,10 +50,11 @@
 // to single points within a few widths anyway, where the Gaussian varies;
 // beyond, their cells stand for mass the cut-off bounds and drops. So the
 // cut-off is more accurate (TestCutoffApprox: gradient errors of 1e-4
-// against 1e-3 to 7e-2) and faster on a spread-out map (about twice at the
-// density of BenchmarkNeRVCutoff). Rows with more than CutoffStress's
-// BHAbove points in reach (the dense first iterations from a PCA start)
-// take the Barnes–Hut sums, which are cheaper there.
+// against 1e-3 to 7e-2) and faster on a spread-out map (BenchmarkNeRVCutoff;
+// BENCHMARKS.md, "NeRV (issue 5)", the cut-off against Barnes–Hut). Rows
+// with more than CutoffStress's BHAbove points in reach (the dense first
+// iterations from a PCA start) take the Barnes–Hut sums, which are cheaper
+// there.
 //
 // # Start
 //
@@ -62,9 +63,9 @@
 // fitted sample (StartSample, start.go). From the PCA start the map has
 // to spread from the data's extent to an area of about N·s²/K (s the
 // output width), so its first iterations see thousands of points within
-// reach of every point, a number that grows with N at a fixed extent:
-// about 7 s per evaluation at 10⁵ rows and minutes at 10⁶. The sample
-// start fits a random quarter of the rows (StartSeed) with the same
+// reach of every point, a number that grows with N at a fixed extent, and
+// so does the cost of an evaluation (BENCHMARKS.md, "NeRV (issue 5)"). The
+// sample start fits a random quarter of the rows (StartSeed) with the same
 // options but the coarse scales' stopping rule (it only starts the full
 // map), a sample above SampleStartAbove itself starting from its own
 // quarter; scales that map by (N/m)^(1/dims)·s/s_m; puts every other row
@@ -84,8 +85,8 @@
 // separate only locally, into finer domains that later iterations barely
 // merge. The exaggerated phase brings that gathering back; its own term
 // is a sum over the listed pairs, but it contracts the map, and a denser
-// map makes every evaluation dearer (about 1.5 times the time for the same
-// iterations at 62,500 rows). At 250,000 rows with 60 iterations it
+// map makes every evaluation dearer (BENCHMARKS.md, "Where the quality goes
+// at large N"). At 250,000 rows with 60 iterations it
 // raised 10-NN class accuracy on a 5,000-row sample from 0.778 to 0.870
 // (the input has 0.86), at a higher stress (6.79 against 6.41) and a lower
 // continuity; at 10⁶ rows with 50 iterations it did not help (stress
@@ -103,10 +104,10 @@
 // far too short on 2n coordinates, and its line search doubles it one
 // evaluation at a time: at 62,500 rows four evaluations for the first
 // step and two for the restart, now one each. At 10⁶ rows, where an
-// evaluation takes about a minute, the full map's first iteration took
-// 80 s instead of 7 minutes and the restart 2 minutes instead of 4.5 (52
-// evaluations for 50 iterations), the samples 6.5 minutes instead of 11,
-// and the whole fit 53 minutes instead of 72, for the same map quality.
+// evaluation is costly, the full map's 50 iterations then took 52
+// evaluations, and the first iteration, the restart, the samples and the
+// whole fit took far less time than with unit first steps, for the same
+// map quality (BENCHMARKS.md, "Where the quality goes at large N").
 // Fits from the PCA start are unchanged (their first step is unit length,
 // so BenchmarkStoppingRule's fits are the same).
 //
@@ -125,8 +126,9 @@
 // k-NN class gain higher: the supervised objective trades a little of the
 // plain neighbourhoods for class structure. A tenth of the rows instead
 // of a quarter ended 3.6 % above (before exaggeration), and running the
-// whole schedule after the sample start gained nothing (1.1 % above, 1.3
-// times the time). Result.SampleRows and the stage's figure "start" say
+// whole schedule after the sample start gained nothing (1.1 % above, in
+// more time than the PCA start; BENCHMARKS.md, "NeRV (issue 5)", "NeRV from
+// a sample"). Result.SampleRows and the stage's figure "start" say
 // which start ran.
 //
 // # Stopping rule
@@ -162,12 +164,13 @@
 // stresses lower by at most 0.001 and the same metrics; the cap of 150
 // stops that set at trustworthiness 0.0007 below the old rule's.
 //
-// Time is then bounded by the iteration cost, not by the data: one
-// iteration at N = 800 costs 17–20 ms on this 2-core machine (a Stress
-// evaluation takes 20 ms with two threads, 18 ms for one-hot labels, since
-// it keeps each pair's force from its first pass), so the four-cluster set
-// takes 2.4 s (126 iterations) and the slowest of the 13 sets 4.5 s (265
-// iterations, near the cap).
+// Time is then bounded by the iteration cost, not by the data: at N = 800
+// an iteration costs about one Stress evaluation, which keeps each pair's
+// force from its first pass and takes a shortcut for one-hot labels, so
+// the four-cluster set (126 iterations) and the slowest of the 13 sets (265
+// iterations, near the cap) stay under issue 15's 5 s (BENCHMARKS.md,
+// "NeRV (issue 5)", "ClassNeRV at 800 points on data the tests do not
+// contain").
 //
 // # Stresses
 //

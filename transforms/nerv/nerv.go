@@ -69,7 +69,8 @@ const DefaultCutoffTol = 1e-2
 // DefaultBHTol is the default Barnes–Hut cell tolerance (see BH):
 // on the data of TestNeRVBHApprox it gives stress errors of about 1e-4 and
 // gradient errors of about 1e-3 (relative), against 1e-6 and 3e-5 at 1e-4,
-// and is about 1.6 times faster than 1e-3 at N = 20,000.
+// and is faster than 1e-3 at N = 20,000 (BENCHMARKS.md, "NeRV (issue 5)",
+// the Barnes–Hut mode's cell test).
 const DefaultBHTol = 1e-2
 
 // MaxBHPerplexity caps the perplexities of the multiscale schedule with

@@ -20,8 +20,10 @@ const (
 )
 
 // bhSecondsPer1e5 is the measured time of one iteration of the full map
-// from the sample start per 10⁵ rows, on two cores: 50 iterations of
-// 10⁶ rows (25 exaggerated; 52 stress evaluations) took 47 minutes.
+// from the sample start per 10⁵ rows, on two cores: the 50 iterations of the
+// 10⁶-row run at e5da2a9 (25 exaggerated; 52 stress evaluations) divided by
+// 50 and by 10 (BENCHMARKS.md, "NeRV (issue 5)", the 10⁶-row fit with the
+// step scale carried).
 const bhSecondsPer1e5 = 5.6
 
 // sizeWarning returns the warning for fitting n rows with o, or "".

@@ -36,9 +36,10 @@ func (Start) Values() []string { return []string{"auto", "pca", "sample"} }
 // methods from a sample, and sampleFraction the sample's share of the rows
 // (BENCHMARKS.md, "NeRV from a sample"). From the PCA start the map must
 // spread from the data's extent to an area of about N·s²/K, so the first
-// iterations see thousands of points within reach of every point (about
-// 14 s per evaluation at 10⁵ rows, 10 minutes at 10⁶); the sample's map,
-// scaled, starts the full map at that area.
+// iterations see thousands of points within reach of every point, which
+// makes them costly at large N (BENCHMARKS.md, "NeRV (issue 5)": the 10⁵-
+// and 10⁶-row rows of its first table); the sample's map, scaled, starts
+// the full map at that area.
 const (
 	SampleStartAbove = 50_000
 	sampleFraction   = 4

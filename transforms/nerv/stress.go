@@ -73,8 +73,9 @@ type Input struct {
 	// Force, if it has length N², is scratch for the gradient: the first
 	// pass keeps each ordered pair's c_ij/s_i² in it, so that the second
 	// neither recomputes b_ij nor calls nervPair again (half the
-	// exponentials, about twice as fast); nil recomputes them in O(N)
-	// memory. Its contents are not part of the input.
+	// exponentials; BENCHMARKS.md, "NeRV (issue 5)", the exact stress
+	// rows); nil recomputes them in O(N) memory. Its contents are not part
+	// of the input.
 	Force []float64
 }
 

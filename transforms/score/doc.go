@@ -99,13 +99,13 @@
 //
 // # Speed
 //
-// One triplet update costs O(K). On the 2-core development machine (shared
-// with other jobs), BenchmarkSGD gives about 6 M updates/s on one core and
-// 9–11 M/s on two. The 23.5 M unordered HouseVote triplets (BenchmarkHouseVote)
-// take 2.6–3.5 s per epoch on 2 threads; the default Tol = 1e-3 stops after
-// 7 epochs (30 s, mean ln l −0.373, triplet accuracy 0.812), while Tol = 1e-4
-// stops after 27–29 epochs (80–100 s, −0.368, accuracy 0.813): the slow tail
-// hardly changes the maps, so the default stops before it.
+// One triplet update costs O(K); BenchmarkSGD measures the updates per
+// second on one thread and on two. On the 23.5 M unordered HouseVote
+// triplets (BenchmarkHouseVote) the default Tol = 1e-3 stops after 7 epochs
+// (mean ln l −0.373, triplet accuracy 0.812), while Tol = 1e-4 stops after
+// 27–29 epochs (−0.368, accuracy 0.813): the slow tail hardly changes the
+// maps, so the default stops before it. The times are in BENCHMARKS.md,
+// "Triplets and SCORE".
 //
 // # Maps
 //

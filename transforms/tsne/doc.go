@@ -33,14 +33,15 @@
 // (method "fft") with FFT-accelerated interpolation (InterpGradient), for
 // Dims ≤ 2. Auto takes Exact for N ≤ AutoExactMax (1000) or Dims > 3,
 // Interp for N > AutoInterpAbove (20,000) and Dims ≤ 2, BH otherwise; the
-// Result and the stage's figures say which ran. On the 2-core development
-// machine (50-D mixture of 10 Gaussians, defaults), Exact takes about 3 s at
-// N = 1000 and 11 s at N = 2000, BH about 2 s and 4 s, and Exact's KL
-// (against the dense P) is lower by about 2 %: up to N = 1000 the exact
-// answer is cheap, beyond it BH pulls away. The interpolated repulsion costs
-// about what Barnes–Hut costs at 10⁴ points, a third at 10⁵ and a
-// thirteenth at 10⁶, with a larger but bounded error (see InterpGradient),
-// so Auto switches at 2·10⁴ (openTSNE switches at 10⁴).
+// Result and the stage's figures say which ran. On a 50-D mixture of 10
+// Gaussians with the defaults, Exact's KL (against the dense P) is lower by
+// about 2 %, and its time is close to BH's at N = 1000 but well above it at
+// N = 2000: up to N = 1000 the exact answer is cheap, beyond it BH pulls
+// away (BENCHMARKS.md, "t-SNE (transforms/tsne)"). The interpolated
+// repulsion costs about what Barnes–Hut costs at 10⁴ points and ever less
+// of it beyond, with a larger but bounded error (see InterpGradient), so
+// Auto switches at 2·10⁴ (openTSNE switches at 10⁴; the measured times are
+// in BENCHMARKS.md, "t-SNE side by side (issue 15)").
 //
 // The sparse methods find the neighbours of feature rows with
 // kernels.FindKNN: exactly up to kernels.AutoApproxKNNAbove rows or
@@ -54,8 +55,9 @@
 // From 2¹⁵ points on, the optimiser stores the points in the Z-order of
 // the current map (re-sorted every 50 iterations, P relabelled with them)
 // and returns them in input order: the attraction reads y_j for every
-// entry of P, and in input order those reads miss the caches (7× slower at
-// 10⁶ points). The order changes only the rounding.
+// entry of P, and in input order those reads miss the caches (several times
+// slower at 10⁶ points; BENCHMARKS.md, "t-SNE side by side (issue 15)",
+// item "Locality"). The order changes only the rounding.
 //
 // # Options
 //
@@ -206,7 +208,8 @@
 // 5.6e-3, 1.1e-3, 3.8e-4, 1.2e-4 map units (maximum 2.7, 0.022, 0.012,
 // 0.0033). h = 0.5 keeps every row within a few hundredths of a unit of the
 // exact-field placement; h = 0.35 would double the nodes (the table's
-// memory and the build's FFTs; the build below takes 1.3 times as long).
+// memory and the build's FFTs, and a longer build: BENCHMARKS.md,
+// "Placement: `apply` on t-SNE and NeRV maps (issue 13)", "Speed").
 //
 // Building the table. In 1-D each node is an exact sum over the N points in
 // index order: O(nodes·N), at most 1024·N. In 2-D the node values are
@@ -232,10 +235,9 @@
 // is transformed on its own, so the table is bit-identical for any thread
 // count. The cost is O(N) for spreading and the near field (about 2,400
 // flops per point) plus seven 2-D FFTs of about 4·nodes points; the exact
-// node sums cost O(nodes·N). BenchmarkRepulsionField (20,000 points, 130×137
-// nodes at h = 0.5): 0.07 s CPU, where exact node sums took 1.05 s (2-core
-// machine at load 10); a 10⁶-point map of extent ±150 (751×741 nodes)
-// takes about 4.5 s on the 2 loaded cores.
+// node sums cost O(nodes·N) (BenchmarkRepulsionField; the times of both,
+// and of a 10⁶-point map, are in BENCHMARKS.md, "Placement: `apply` on
+// t-SNE and NeRV maps (issue 13)", "Speed").
 //
 // Optimiser. Each row starts at the median of its InitNeighbors nearest
 // reference rows and takes at most Iterations steps of openTSNE's gradient
@@ -276,9 +278,9 @@
 // takes 145 steps, median 1.2e-4, with the same mean KL (4.69981), accuracy
 // and travelling rows as 250 fixed steps, where 150 fixed steps give a mean
 // KL of 4.73217 and leave 1 % of the rows over 12 units away. Tol = 1e-4
-// moves rows by less than the grid does (above). With it,
-// BenchmarkTSNEPlace takes 22 µs per row (43 µs with all 250 steps; 48 µs
-// before this optimiser ran on scalars), on a loaded 2-core machine.
+// moves rows by less than the grid does (above). BenchmarkTSNEPlace times a
+// row with it and with all 250 steps (BENCHMARKS.md, "Placement: `apply` on
+// t-SNE and NeRV maps (issue 13)", "Speed").
 //
 // Difference from openTSNE. openTSNE's transform normalises the repulsion
 // of every new point by one Z summed over all new points of the batch, so a

@@ -323,9 +323,10 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 // w = 1/(1 + d²). The division dominates the loop (on this machine's
 // cores it is not pipelined well enough to hide behind the neighbours'
 // loads), so the entries go in pairs that share one: with q_a = 1 + d_a²,
-// w_a = q_b / (q_a q_b) and w_b = q_a / (q_a q_b), about 1.3× faster than a
-// division each (BenchmarkAttract), at a cost of two roundings; q_a q_b
-// cannot overflow for any map whose squared extent is below 1e150.
+// w_a = q_b / (q_a q_b) and w_b = q_a / (q_a q_b), faster than a division
+// each (BenchmarkAttract; BENCHMARKS.md, "t-SNE side by side (issue 15)"),
+// at a cost of two roundings; q_a q_b cannot overflow for any map whose
+// squared extent is below 1e150.
 func attract2(y []float64, col []int32, val []float64, y0, y1 float64) (float64, float64) {
 	val = val[:len(col)]
 	var a0, a1, b0, b1 float64

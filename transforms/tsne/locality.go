@@ -8,9 +8,10 @@ import (
 
 // Locality reordering. The attraction reads y_j for every entry of P in
 // row order; with points stored in input order those reads jump across the
-// whole map, and from about 10⁵ points on they miss the caches (at 10⁶
-// points and k = 90 a random order makes the attractive term about 7×
-// slower than an order in which neighbours sit close). t-SNE puts
+// whole map, and from about 10⁵ points on they miss the caches (a random
+// order makes the attractive term several times slower than an order in
+// which neighbours sit close: BenchmarkAttract; BENCHMARKS.md, "t-SNE side
+// by side (issue 15)", item "Locality"). t-SNE puts
 // neighbours close in the map, so the optimiser keeps the points sorted
 // along a Z-order curve of the current map, re-sorting every
 // localityEvery iterations, and undoes the permutation at the end.

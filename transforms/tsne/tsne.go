@@ -39,13 +39,14 @@ const AutoExactMax = 1000
 
 // KNNCandidates is the NN-descent join width (kernels.NNDescentSettings
 // MaxCandidates) for the k = 3·perplexity input neighbours. Measured at
-// N = 10⁵, D = 50, k = 90 on two cores: 60 candidates find 0.998 of the
-// true neighbours of a 10-cluster mixture in 74 s, where 90 candidates
-// took about 100 s for the same recall; on an isotropic Gaussian, the
-// hardest case, 0.966 against 0.986 with 90 and 0.993 with the kernels
-// default of 120 (kernels.NNDescentSettings). The affinities weight
-// the nearest neighbours most, and a missed 90th neighbour carries little
-// of P; the side-by-side table in BENCHMARKS.md shows no quality loss.
+// N = 10⁵, D = 50, k = 90: 60 candidates find 0.998 of the true neighbours
+// of a 10-cluster mixture, the recall of 90 candidates, in less time
+// (BENCHMARKS.md, "t-SNE side by side (issue 15)"); on an isotropic
+// Gaussian, the hardest case, 0.966 against 0.986 with 90 and 0.993 with
+// the kernels default of 120 (kernels.NNDescentSettings). The affinities
+// weight the nearest neighbours most, and a missed 90th neighbour carries
+// little of P; the side-by-side table in BENCHMARKS.md shows no quality
+// loss.
 const KNNCandidates = 60
 
 // AutoInterpAbove is the largest N for which Auto picks Barnes–Hut over
