@@ -2,7 +2,8 @@
 
 build_py runs `go build ./cmd/ordinate` from the repository root (the parent of
 this directory, or $ORDINATE_REPO) and puts the binary at ordinate/bin/ordinate
-in the build tree, so the wheel carries it. Such a wheel only runs on the
+in the build tree, so the wheel carries it, with the binary's self-description
+(`ordinate describe --json`) at ordinate/describe.json. Such a wheel only runs on the
 platform it was built on, so bdist_wheel tags it py3-none-<platform> (the
 Python code itself is version independent).
 
@@ -49,6 +50,10 @@ class BuildPyWithBinary(build_py):
         except subprocess.CalledProcessError as e:
             raise SystemExit(f"ordinate: go build failed (exit {e.returncode})")
         out.chmod(0o755)
+        # The description of this binary's stages, which ordinate.describe
+        # reads without running it (keyword checking, docs).
+        desc = subprocess.run([str(out), "describe", "--json"], check=True, capture_output=True).stdout
+        (out.parent.parent / "describe.json").write_bytes(desc)
 
 
 class PlatformWheel(bdist_wheel):

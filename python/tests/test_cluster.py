@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ordinate
+from ordinate import describe
 from cluster import alive, cmdline, descendants
 from ordinate import spark as ospark
 from thyroid import REPO, fit_models, noisy_rows
@@ -250,7 +251,7 @@ def scored(big):
 def evaluate_reference(scored, tmp_path, opts):
     out = tmp_path / "metrics-cli.parquet"
     ordinate.run(["evaluate", "--embedding", scored["embedding"], "--in", scored["data"], "--out", out, "--quiet",
-                  *ospark._flags(opts)])
+                  *describe.flags("evaluate", opts)])
     return pq.read_table(out).replace_schema_metadata(None)
 
 
@@ -267,7 +268,7 @@ def test_cluster_fisher_tiles(cluster, tmp_path):
     df = ospark.fisher_distances(str(VOTING), tiles=3, session=cluster.spark, **opts)
     got = ospark._collect(df).sort_by([("i", "ascending"), ("j", "ascending")])
     out = tmp_path / "fisher-cli.parquet"
-    ordinate.run(["fisher", "--similarity", VOTING, "--out", out, "--quiet", *ospark._flags(opts)])
+    ordinate.run(["fisher", "--similarity", VOTING, "--out", out, "--quiet", *describe.flags("fisher", opts)])
     want = pq.read_table(out).sort_by([("i", "ascending"), ("j", "ascending")])
     assert got.num_rows == want.num_rows == 435 * 434 // 2
     for name in ["i", "j"]:

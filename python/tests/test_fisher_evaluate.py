@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ordinate
+from ordinate import describe
 from ordinate import OrdinateError
 from ordinate import spark as ospark
 
@@ -41,7 +42,7 @@ def test_fisher_tiles_match_cli(spark, tmp_path, tiles, upper):
     assert df.rdd.getNumPartitions() == (tiles * (tiles + 1) // 2 if upper else tiles * tiles)
     got = sorted_pairs(ospark._collect(df))
     out = tmp_path / "fisher.parquet"
-    ordinate.run(["fisher", "--similarity", SONAR, "--out", out, "--quiet", *ospark._flags(opts)])
+    ordinate.run(["fisher", "--similarity", SONAR, "--out", out, "--quiet", *describe.flags("fisher", opts)])
     want = sorted_pairs(pq.read_table(out))
     same_bits(got, want)
     assert want.num_rows == (100 * 99 // 2 if upper else 100 * 99)
@@ -72,7 +73,7 @@ def test_evaluate_blocks_match_cli(spark, thyroid_tsne, tmp_path, blocks):
     opts = {"label": "label", "ordinal": True, "k": [3, 10, 30]}
     got = ospark._collect(ospark.evaluate(str(thyroid_tsne), str(THYROID), blocks=blocks, session=spark, **opts))
     out = tmp_path / "metrics.parquet"
-    ordinate.run(["evaluate", "--embedding", thyroid_tsne, "--in", THYROID, "--out", out, "--quiet", *ospark._flags(opts)])
+    ordinate.run(["evaluate", "--embedding", thyroid_tsne, "--in", THYROID, "--out", out, "--quiet", *describe.flags("evaluate", opts)])
     want = pq.read_table(out)
     assert got.column_names == ["metric", "k", "subset", "value"]
     assert got.num_rows == want.num_rows > 30
@@ -96,8 +97,9 @@ def test_evaluate_more_blocks_than_points(spark, thyroid_tsne):
 
 
 def test_flags():
-    assert ospark._flags({"upper": True, "k": [5, 10], "exclude_endpoints": False, "id": None, "steps": 5}) == [
-        "--upper", "--k", "5,10", "--exclude-endpoints=false", "--steps", "5"]
+    assert describe.flags("fisher", {"upper": True, "exclude_endpoints": False, "id": None, "steps": 5}) == [
+        "--upper", "--exclude-endpoints=false", "--steps", "5"]
+    assert describe.flags("evaluate", {"k": [5, 10]}) == ["--k", "5,10"]
 
 
 def test_evaluate_transform_output_folder(spark, tmp_path):
@@ -119,7 +121,7 @@ def test_evaluate_transform_output_folder(spark, tmp_path):
     for _ in range(2):  # shipping the same folder again is a no-op
         got = ospark._collect(ospark.evaluate(str(folder), str(table), blocks=3, session=spark, **opts))
     out = tmp_path / "metrics.parquet"
-    ordinate.run(["evaluate", "--embedding", folder, "--in", table, "--out", out, "--quiet", *ospark._flags(opts)])
+    ordinate.run(["evaluate", "--embedding", folder, "--in", table, "--out", out, "--quiet", *describe.flags("evaluate", opts)])
     want = pq.read_table(out)
     assert got.column("metric").to_pylist() == want.column("metric").to_pylist()
     same_bits(got.select(["value"]), want.select(["value"]))

@@ -1,6 +1,6 @@
-"""The README's Spark, block-evaluate and Dask recipes, run as written (from a
-folder that looks like the repository root), and their outputs checked
-against the one-machine CLI."""
+"""The Spark, block-evaluate and Dask recipes of docs/distributed.md
+("Running on many machines"), run as written (from a folder that looks like
+the repository root), and their outputs checked against the one-machine CLI."""
 
 import os
 import re
@@ -17,12 +17,17 @@ import ordinate
 REPO = Path(__file__).resolve().parents[2]
 
 
+RECIPES = REPO / "docs" / "distributed.md"
+
+
 def section(title):
-    """The fenced code blocks (language, text) of the README section under
-    `### title`, up to the next heading of level 2 or 3."""
-    text = (REPO / "README.md").read_text()
-    start = text.index("### " + title + "\n")
-    end = re.compile(r"^##{1,2} ", re.M).search(text, start + 4)
+    """The fenced code blocks (language, text) of the section of
+    docs/distributed.md under `## title`, up to the next heading of level 2
+    (a level-1 heading is only the page's title; `# ` lines in the blocks
+    are Python comments)."""
+    text = RECIPES.read_text()
+    start = text.index("\n## " + title + "\n") + 1
+    end = re.compile(r"^## ", re.M).search(text, start + 3)
     body = text[start : end.start() if end else len(text)]
     return re.findall(r"```(\w+)\n(.*?)```", body, re.S)
 

@@ -14,6 +14,7 @@ import threading
 
 import pyarrow as pa
 
+from ordinate import describe
 from ordinate.cli import OrdinateError, binary, run
 
 # How much of the binary's stderr to keep for an error message.
@@ -92,7 +93,7 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
     if labels is not None:
         inputs["labels"] = labels
     session, names, flags = _prepare(
-        session, inputs, options, ("tile", "out", "format", "neighbors"),
+        session, "fisher", inputs, options, ("tile", "out", "format", "neighbors"),
         "fisher_distances sets {} itself (tiled long tables need dense distances)", "tiles", tiles)
 
     driver = [*_input_flags(inputs), *flags]
@@ -125,7 +126,7 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
     `ordinate evaluate` on one machine bit for bit.
     """
     session, names, flags = _prepare(
-        session, {"embedding": embedding, "in": table}, options,
+        session, "evaluate", {"embedding": embedding, "in": table}, options,
         ("block", "out", "summary", "partials", "triplets", "distances"),
         "evaluate does not take {}: it scores an embedding in blocks and merges them", "blocks", blocks)
 
@@ -144,6 +145,17 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
     return _create(session, metrics)
 
 
+def _options_doc(fn, stage, exclude):
+    """Appends the stage's keyword options, from the description the wheel
+    carries, to fn's docstring (no binary runs at import)."""
+    if describe.packaged():
+        fn.__doc__ = (fn.__doc__ or "") + "\n\n" + describe.doc(stage, exclude=exclude)
+
+
+_options_doc(fisher_distances, "fisher", ("tile", "out", "format", "neighbors"))
+_options_doc(evaluate, "evaluate", ("block", "out", "summary", "partials", "triplets", "distances"))
+
+
 # The partial sums of evaluate --block (kind metrics_partial), a data
 # contract of the binary: every value an exact int64.
 PARTIAL_SCHEMA = pa.schema(
@@ -157,18 +169,20 @@ PARTIAL_SCHEMA = pa.schema(
 )
 
 
-def _prepare(session, inputs, options, banned, why, count_name, count):
-    """Checks the options a stage sets itself and the task count, ships the
+def _prepare(session, stage, inputs, options, banned, why, count_name, count):
+    """Checks the options a stage sets itself, the other options against the
+    stage's description (ordinate.describe) and the task count, ships the
     inputs, and returns the session, the shipped names by role and the
     options as flags."""
     for b in banned:
         if b in options:
             raise ValueError(why.format(b))
+    flags = describe.flags(stage, options)
     if not isinstance(count, int) or count < 1:
         raise ValueError(f"{count_name} = {count!r}: want a whole number >= 1")
     session = _session(session)
     names = {role: _ship(session.sparkContext, path) for role, path in inputs.items()}
-    return session, names, _flags(options)
+    return session, names, flags
 
 
 def _session(session):
@@ -220,26 +234,6 @@ def _input_flags(paths):
     out = []
     for role, path in paths.items():
         out += [f"--{role}", str(path)]
-    return out
-
-
-def _flags(options):
-    """Keyword options as command-line flags: upper=True gives --upper,
-    k=[5, 10] gives --k 5,10, exclude_endpoints gives --exclude-endpoints;
-    False gives --flag=false and None leaves the option out."""
-    out = []
-    for key, value in options.items():
-        if value is None:
-            continue
-        flag = "--" + key.replace("_", "-")
-        if value is True:
-            out.append(flag)
-        elif value is False:
-            out.append(flag + "=false")
-        elif isinstance(value, (list, tuple)):
-            out += [flag, ",".join(map(str, value))]
-        else:
-            out += [flag, str(value)]
     return out
 
 

@@ -1,0 +1,149 @@
+"""The binary's self-description (`ordinate describe --json`), and what the
+package builds from it: keyword checking and option docs.
+
+The wheel carries the description of the binary it carries (describe.json,
+written at build time); without it the binary is asked once per process.
+"""
+
+import difflib
+import functools
+import json
+from pathlib import Path
+
+from ordinate.cli import run
+
+# The description schema this package reads (schema_version).
+SCHEMA_VERSION = 1
+
+_PACKAGED = Path(__file__).resolve().parent / "describe.json"
+
+
+def packaged():
+    """Whether the installation carries the description of its binary."""
+    return _PACKAGED.is_file()
+
+
+@functools.lru_cache(maxsize=None)
+def describe():
+    """The description of every stage and model kind, as a dict: the JSON of
+    `ordinate describe --json` (schema_version, stages, model_kinds,
+    host_options)."""
+    if _PACKAGED.is_file():
+        d = json.loads(_PACKAGED.read_text())
+    else:
+        d = json.loads(run(["describe", "--json"]))
+    if d.get("schema_version") != SCHEMA_VERSION:
+        raise RuntimeError(
+            f"ordinate describe has schema_version {d.get('schema_version')!r}; "
+            f"this package reads {SCHEMA_VERSION}: install matching versions of the "
+            "package and the binary"
+        )
+    return d
+
+
+def stage(name):
+    """The description of one stage (a dict), or ValueError naming the
+    stages there are."""
+    for s in describe()["stages"]:
+        if s["name"] == name:
+            return s
+    names = ", ".join(s["name"] for s in describe()["stages"])
+    raise ValueError(f"no stage {name!r}; the stages are {names}")
+
+
+def _keywords(st):
+    """Each keyword a stage accepts (option keys and their aliases, in
+    snake_case) mapped to its option."""
+    out = {}
+    for o in st["options"]:
+        out[o["key"]] = o
+        for a in o.get("aliases") or []:
+            out[a.replace("-", "_")] = o
+    for o in describe().get("host_options") or []:
+        out.setdefault(o["key"], o)
+    return out
+
+
+def flags(stage_name, options, *, reserved=()):
+    """The command-line flags of keyword options for a stage, checked
+    against its description: an unknown keyword is a TypeError naming the
+    closest ones, a value of the wrong kind or not among an enum's values a
+    ValueError. upper=True gives --upper, k=[5, 10] gives --k 5,10,
+    exclude_endpoints gives --exclude-endpoints, False gives --flag=false,
+    and None leaves the option out. Keywords in reserved are refused as
+    set by the caller itself."""
+    st = stage(stage_name)
+    known = _keywords(st)
+    out = []
+    for key, value in options.items():
+        if key in reserved:
+            raise ValueError(f"{key}: set by the caller itself")
+        o = known.get(key)
+        if o is None:
+            close = difflib.get_close_matches(key, list(known), n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise TypeError(f"ordinate {stage_name} has no option {key!r}{hint} (see ordinate.describe.doc({stage_name!r}))")
+        if value is None:
+            continue
+        out += _flag(stage_name, o, key, value)
+    return out
+
+
+def _flag(stage_name, o, key, value):
+    flag = "--" + o["name"]
+    kind = o["type"]
+    where = f"ordinate {stage_name} {key}"
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ValueError(f"{where}={value!r}: want True or False")
+        return [flag] if value else [flag + "=false"]
+    if kind.startswith("list of "):
+        items = list(value) if isinstance(value, (list, tuple)) else [value]
+        for v in items:
+            _check_scalar(where, o, kind[len("list of "):], v)
+        return [flag, ",".join(map(str, items))]
+    _check_scalar(where, o, kind, value)
+    return [flag, str(value)]
+
+
+def _check_scalar(where, o, kind, value):
+    if kind in ("int", "uint") and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ValueError(f"{where}={value!r}: want a whole number")
+    if kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+        raise ValueError(f"{where}={value!r}: want a number")
+    if kind == "enum" and str(value) not in o.get("values", []):
+        raise ValueError(f"{where}={value!r}: want one of {', '.join(o['values'])}")
+    r = o.get("range")
+    if r and kind in ("int", "uint", "float"):
+        lo, hi = r.get("min"), r.get("max")
+        if lo is not None and (value < lo or (r.get("min_open") and value == lo)):
+            raise ValueError(f"{where}={value!r}: want a value {_range_text(r)}")
+        if hi is not None and (value > hi or (r.get("max_open") and value == hi)):
+            raise ValueError(f"{where}={value!r}: want a value {_range_text(r)}")
+
+
+def _range_text(r):
+    lo, hi = r.get("min"), r.get("max")
+    if lo is not None and hi is not None:
+        return f"in {'(' if r.get('min_open') else '['}{lo:g}, {hi:g}{')' if r.get('max_open') else ']'}"
+    if lo is not None:
+        return f"{'>' if r.get('min_open') else '>='} {lo:g}"
+    return f"{'<' if r.get('max_open') else '<='} {hi:g}"
+
+
+def doc(stage_name, *, exclude=()):
+    """The keyword options of a stage as docstring text: one entry per
+    option (its keyword, type, default and meaning), in the binary's
+    words."""
+    st = stage(stage_name)
+    lines = [f"Options of ordinate {stage_name} ({st['summary']}), as keywords:", ""]
+    for o in st["options"]:
+        if o["key"] in exclude:
+            continue
+        default = o.get("default")
+        d = "" if default in (None, "", []) else f", default {default!r}"
+        lines.append(f"    {o['key']} ({o['type']}{d})")
+        lines.append(f"        {o['usage']}")
+        if o.get("aliases"):
+            lines.append(f"        (also: {', '.join(a.replace('-', '_') for a in o['aliases'])})")
+    return "\n".join(lines)
