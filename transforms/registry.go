@@ -25,8 +25,16 @@ var categoryOrder = []string{CategoryData, CategoryMethods, CategoryModels, Cate
 // only by init functions and tests, and read by hosts.
 var registry struct {
 	mu     sync.RWMutex
-	stages []Stage
+	stages []registered
 	models []ModelKind
+}
+
+// registered is a stage under its name. Info is never called under the
+// registry's lock: a stage's Info may read the registry (apply lists the
+// model kinds).
+type registered struct {
+	name  string
+	stage Stage
 }
 
 // Register adds a stage to the library's registry, under its Info().Name.
@@ -43,18 +51,21 @@ func Register(s Stage) {
 	registry.mu.Lock()
 	defer registry.mu.Unlock()
 	for _, t := range registry.stages {
-		if t.Info().Name == info.Name {
+		if t.name == info.Name {
 			panic(fmt.Sprintf("transforms: Register: stage %q registered twice", info.Name))
 		}
 	}
-	registry.stages = append(registry.stages, s)
+	registry.stages = append(registry.stages, registered{info.Name, s})
 }
 
 // Stages returns the registered stages in the order hosts list them: by
 // category (data, methods, models, results), then by name.
 func Stages() []Stage {
 	registry.mu.RLock()
-	out := slices.Clone(registry.stages)
+	out := make([]Stage, len(registry.stages))
+	for i, r := range registry.stages {
+		out[i] = r.stage
+	}
 	registry.mu.RUnlock()
 	rank := func(c string) int {
 		if i := slices.Index(categoryOrder, c); i >= 0 {
@@ -76,9 +87,9 @@ func Stages() []Stage {
 func LookupStage(name string) (Stage, bool) {
 	registry.mu.RLock()
 	defer registry.mu.RUnlock()
-	for _, s := range registry.stages {
-		if s.Info().Name == name {
-			return s, true
+	for _, r := range registry.stages {
+		if r.name == name {
+			return r.stage, true
 		}
 	}
 	return nil, false

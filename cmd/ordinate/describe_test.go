@@ -16,6 +16,7 @@ import (
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // describeJSON runs `ordinate describe --json ARGS…` and decodes it.
@@ -79,6 +80,19 @@ func TestDescribeMatchesFlags(t *testing.T) {
 		slices.Sort(want)
 		if got := commandFlags(cmd); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: the command's flags\n  %v\nthe description's\n  %v", s.Name, got, want)
+		}
+		for _, r := range append(slices.Clone(s.Inputs), s.Outputs...) {
+			if r.Kind != table.Model && r.Name != "model" {
+				continue
+			}
+			if len(r.Models) == 0 {
+				t.Errorf("%s --%s: a model role that names no model kind", s.Name, r.Name)
+			}
+			for _, k := range r.Models {
+				if !slices.ContainsFunc(d.ModelKinds, func(m transforms.ModelDescription) bool { return m.Kind == k }) {
+					t.Errorf("%s --%s: model kind %q is not registered", s.Name, r.Name, k)
+				}
+			}
 		}
 		if cmd.Category != s.Category || cmd.Usage != s.Summary {
 			t.Errorf("%s: command category %q and usage %q, described %q and %q", s.Name, cmd.Category, cmd.Usage, s.Category, s.Summary)

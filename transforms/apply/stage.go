@@ -2,6 +2,7 @@ package apply
 
 import (
 	"context"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -84,7 +85,7 @@ objects missing for an i count as far (not neighbours).`,
 			"ordinate apply --model /tmp/thyroid-tsne.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out /tmp/thyroid-placed.parquet",
 		},
 		Inputs: []transforms.Role{
-			{Name: "model", Help: "model table written with --model-out", Required: true},
+			{Name: "model", Help: "model table written with --model-out", Required: true, Models: modelKinds()},
 			{Name: "in", Help: "input table: .parquet (file, glob or directory of parts), .arrow/.feather, .csv, or - for an Arrow IPC stream on stdin"},
 			{Name: "distances", Help: "instead of --in, for a model fitted on distances: long table i, j, distance of the new objects to the reference objects"},
 		},
@@ -92,6 +93,17 @@ objects missing for an i count as far (not neighbours).`,
 			{Name: "out", Help: "output table: .parquet (zstd), .arrow, .csv, or - for an Arrow IPC stream on stdout", Kind: table.Embedding, Required: true},
 		},
 	}
+}
+
+// modelKinds are the model kinds apply reads: every registered one.
+func modelKinds() []string {
+	var out []string
+	for _, k := range transforms.ModelKinds() {
+		if !slices.Contains(out, k.Kind) {
+			out = append(out, k.Kind)
+		}
+	}
+	return out
 }
 
 // Run implements transforms.Stage.

@@ -46,7 +46,7 @@ places new rows with ordinate apply exactly as the fit placed the training rows.
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "output table: .parquet (zstd), .arrow, .csv, or - for an Arrow IPC stream on stdout", Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model},
+			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model, Models: []string{affine.Kind}},
 		},
 	}
 }

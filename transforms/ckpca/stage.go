@@ -69,7 +69,7 @@ recorded in the provenance as the figure resolved_gamma.`,
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding", Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "the fitted model, for apply (not for a precomputed kernel)", Kind: table.Model},
+			{Name: "model-out", Help: "the fitted model, for apply (not for a precomputed kernel)", Kind: table.Model, Models: []string{affine.Kind, ModelKind}},
 		},
 	}
 }

@@ -42,7 +42,7 @@ func roles() ([]transforms.Role, []transforms.Role) {
 	return []transforms.Role{{Name: "in", Help: inHelp, Required: true}},
 		[]transforms.Role{
 			{Name: "out", Help: outHelp, Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model},
+			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model, Models: []string{affine.Kind}},
 		}
 }
 

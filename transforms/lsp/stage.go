@@ -93,7 +93,7 @@ Control points are read as for ckpca. Features are standardised unless
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding", Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "the fitted linear map, for apply (variant linear only)", Kind: table.Model},
+			{Name: "model-out", Help: "the fitted linear map, for apply (variant linear only)", Kind: table.Model, Models: []string{affine.Kind}},
 		},
 	}
 }

@@ -124,7 +124,7 @@ feature column is dropped with a warning.`,
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding: id, kept columns, emb_0 … emb_{d-1}", Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "also save the map as a model (Parquet) for ordinate apply, which places new rows into it", Kind: table.Model},
+			{Name: "model-out", Help: "also save the map as a model (Parquet) for ordinate apply, which places new rows into it", Kind: table.Model, Models: []string{placement.Kind}},
 		},
 	}
 }
