@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms/table"
 )
 
 // Model file format identifiers.
@@ -138,6 +139,39 @@ func (env *Env) ReadModel(ctx context.Context, role string) (Model, *arrowio.Pro
 	prov := TableProvenance(r.Schema())
 	env.Input(role, r.Source(), cr.rows, 0, prov)
 	return m, prov, nil
+}
+
+// WriteModelFile writes m to the model file at path outside a stage run
+// (a Go program that fitted or changed a model itself), atomically, with
+// prov as its provenance when not nil. A stage writes its model with
+// WriteModel instead, which records the run.
+func WriteModelFile(ctx context.Context, path string, m Model, prov *arrowio.Provenance) error {
+	env := &Env{Tables: &FileTables{Paths: map[string]string{"model-out": path}}}
+	env.defaults()
+	env.info = Info{Outputs: []Role{{Name: "model-out", Kind: table.Model}}}
+	env.Prov = prov
+	if env.Prov == nil {
+		env.Prov = &arrowio.Provenance{Tool: "ordinate", Version: env.Version, Stage: m.Header().Stage}
+	}
+	if env.Prov.Figures == nil {
+		env.Prov.Figures = map[string]any{}
+	}
+	return env.WriteModel(ctx, "model-out", m)
+}
+
+// ReadModelFile reads the model file at path (any registered kind), and
+// the provenance of the run that wrote it (nil when it carries none).
+func ReadModelFile(ctx context.Context, path string) (Model, *arrowio.Provenance, error) {
+	r, err := arrowio.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer r.Release()
+	m, err := LoadModel(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, TableProvenance(r.Schema()), nil
 }
 
 // rowCounter counts the rows a model's loader reads.

@@ -142,6 +142,40 @@ func TestModelKinds(t *testing.T) {
 	}()
 }
 
+// WriteModelFile and ReadModelFile, for Go programs outside a stage run:
+// the same model back, with the given provenance or a minimal one; a
+// failing Check writes nothing.
+func TestModelFile(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, prov := range []*arrowio.Provenance{nil, {Tool: "ordinate", Stage: "special", Seed: 4}} {
+		path := filepath.Join(dir, fmt.Sprintf("toy-%v.parquet", prov != nil))
+		if err := WriteModelFile(ctx, path, &toyModel{kind: "toy", stage: "special", shift: 1.5}, prov); err != nil {
+			t.Fatal(err)
+		}
+		m, p, err := ReadModelFile(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if toy, ok := m.(*toyModel); !ok || toy.shift != 1.5 || toy.stage != "special/special" {
+			t.Errorf("read back %#v", m)
+		}
+		if p == nil || p.Stage != "special" || p.Kind != "model" || (prov != nil && p.Seed != 4) {
+			t.Errorf("provenance %+v (given %+v)", p, prov)
+		}
+	}
+	bad := filepath.Join(dir, "bad.parquet")
+	if err := WriteModelFile(ctx, bad, &toyModel{kind: "toy", stage: "plain", shift: math.NaN()}, nil); !errors.Is(err, ErrInvalidData) {
+		t.Errorf("a model that fails Check: %v", err)
+	}
+	if _, err := os.Stat(bad); !os.IsNotExist(err) {
+		t.Errorf("the failed model was written: %v", err)
+	}
+	if _, _, err := ReadModelFile(ctx, filepath.Join(dir, "missing.parquet")); err == nil {
+		t.Error("a missing file read without an error")
+	}
+}
+
 // TestWriteModelChecks: WriteModel refuses a model whose Check fails, and
 // writes nothing.
 func TestWriteModelChecks(t *testing.T) {

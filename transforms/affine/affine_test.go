@@ -3,7 +3,6 @@ package affine
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -104,25 +102,6 @@ func testModel() *Model {
 	return New("bvp", s, "", true, []float64{0.1, -0.2, 0.3}, axes, map[string]any{"solver": "svd"})
 }
 
-// fileEnv is an Env over files outside a stage run: role → path.
-func fileEnv(paths map[string]string, prov *arrowio.Provenance) *transforms.Env {
-	return &transforms.Env{Tables: &transforms.FileTables{Paths: paths}, Log: slog.New(slog.DiscardHandler),
-		Mem: memory.DefaultAllocator, Prov: prov}
-}
-
-// saveModel writes m to path as the model-out output of a run.
-func saveModel(ctx context.Context, path string, m transforms.Model) error {
-	env := fileEnv(map[string]string{"model-out": path},
-		&arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9, Figures: map[string]any{}})
-	return env.WriteModel(ctx, "model-out", m)
-}
-
-// loadModel reads the model file at path as the model input of a run.
-func loadModel(ctx context.Context, path string) (transforms.Model, *arrowio.Provenance, error) {
-	env := fileEnv(map[string]string{"model": path}, &arrowio.Provenance{Figures: map[string]any{}})
-	return env.ReadModel(ctx, "model")
-}
-
 // transform is m's transform of the n rows of x.
 func transform(t *testing.T, m transforms.Model, x []float64, n int) []float64 {
 	t.Helper()
@@ -140,10 +119,10 @@ func TestModelRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "m.parquet")
 	m := testModel()
-	if err := saveModel(ctx, path, m); err != nil {
+	if err := transforms.WriteModelFile(ctx, path, m, &arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9}); err != nil {
 		t.Fatal(err)
 	}
-	got, prov, err := loadModel(ctx, path)
+	got, prov, err := transforms.ReadModelFile(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +163,7 @@ func TestWriteModelRefusesNonFinite(t *testing.T) {
 			t.Errorf("%s: Check: %v, want a data error naming the column", name, err)
 		}
 		path := filepath.Join(dir, name+".parquet")
-		err := saveModel(ctx, path, m)
+		err := transforms.WriteModelFile(ctx, path, m, &arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9})
 		if !errors.Is(err, transforms.ErrInvalidData) || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v, want a data error naming the column", name, err)
 		}

@@ -3,14 +3,12 @@ package ckpca
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -25,25 +23,6 @@ func testKernelModel(kind string) *KernelModel {
 	return &KernelModel{Stage: "ckpca", Scaling: s, Standardized: true,
 		Kernel: kernels.Kernel{Kind: kind, Gamma: 0.37, Degree: 2, Coef0: 1.5}, Ref: ref, Alpha: alpha,
 		Params: map[string]any{"kernel": kind}}
-}
-
-// modelEnv is an Env over files outside a stage run: role → path.
-func modelEnv(paths map[string]string, prov *arrowio.Provenance) *transforms.Env {
-	return &transforms.Env{Tables: &transforms.FileTables{Paths: paths}, Log: slog.New(slog.DiscardHandler),
-		Mem: memory.DefaultAllocator, Prov: prov}
-}
-
-// saveModel writes m to path as the model-out output of a run.
-func saveModel(ctx context.Context, path string, m transforms.Model) error {
-	env := modelEnv(map[string]string{"model-out": path},
-		&arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9, Figures: map[string]any{}})
-	return env.WriteModel(ctx, "model-out", m)
-}
-
-// loadModel reads the model file at path as the model input of a run.
-func loadModel(ctx context.Context, path string) (transforms.Model, *arrowio.Provenance, error) {
-	env := modelEnv(map[string]string{"model": path}, &arrowio.Provenance{Figures: map[string]any{}})
-	return env.ReadModel(ctx, "model")
 }
 
 // modelTransform is m's transform of the n rows of x.
@@ -63,10 +42,10 @@ func TestKernelModelRoundTrip(t *testing.T) {
 	for _, kind := range []string{"rbf", "poly", "cosine", "linear"} {
 		m := testKernelModel(kind)
 		path := filepath.Join(t.TempDir(), kind+".parquet")
-		if err := saveModel(ctx, path, m); err != nil {
+		if err := transforms.WriteModelFile(ctx, path, m, &arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9}); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := loadModel(ctx, path)
+		got, _, err := transforms.ReadModelFile(ctx, path)
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
@@ -99,10 +78,10 @@ func TestKernelModelRefuses(t *testing.T) {
 	m := testKernelModel("rbf")
 	m.Kernel.Kind = "sigmoid"
 	path := filepath.Join(t.TempDir(), "bad.parquet")
-	if err := saveModel(ctx, path, m); err != nil {
+	if err := transforms.WriteModelFile(ctx, path, m, &arrowio.Provenance{Tool: "ordinate", Stage: m.Header().Stage, Seed: 9}); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := loadModel(ctx, path); !errors.Is(err, transforms.ErrModel) {
+	if _, _, err := transforms.ReadModelFile(ctx, path); !errors.Is(err, transforms.ErrModel) {
 		t.Errorf("unknown kernel: error %v, want ErrModel", err)
 	}
 }
@@ -119,7 +98,7 @@ func TestWriteKernelModelRefusesNonFinite(t *testing.T) {
 		t.Errorf("kernel model: %v", err)
 	}
 	path := filepath.Join(dir, "alpha.parquet")
-	if err := saveModel(ctx, path, km); !errors.Is(err, transforms.ErrInvalidData) || !strings.Contains(err.Error(), "alpha_0") {
+	if err := transforms.WriteModelFile(ctx, path, km, nil); !errors.Is(err, transforms.ErrInvalidData) || !strings.Contains(err.Error(), "alpha_0") {
 		t.Errorf("kernel model: WriteModel: %v, want a data error naming alpha_0", err)
 	}
 	if _, err := os.Stat(path); err == nil {

@@ -2,20 +2,13 @@ package nerv
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/ordinate/ordinate/transforms/placement"
 )
 
 func init() {
 	placement.Register("nerv", "a NeRV, ClassNeRV or SoftClassNeRV map that places a new row by minimising its own part of the stress against the fixed map, with its classes if given",
-		func(raw json.RawMessage) (placement.Method, error) {
-			var o PlaceOptions
-			if err := json.Unmarshal(raw, &o); err != nil {
-				return nil, err
-			}
-			return &placeMethod{o: o}, nil
-		})
+		func(o PlaceOptions) placement.Method { return &placeMethod{o: o} })
 }
 
 // placeMethod is NeRV's placement.Method: its settings, and Placer built

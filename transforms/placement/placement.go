@@ -72,9 +72,17 @@ type Worker interface {
 }
 
 // Register registers the placement model kind of stage: how a model that
-// stage wrote is read, with decode turning the settings stored under the
-// stage's name back into the method.
-func Register(stage, doc string, decode func(settings json.RawMessage) (Method, error)) {
+// stage wrote is read. Its placement settings are stored in the header
+// under the stage's name as the JSON of an S (Method.Settings returns
+// one), and method builds the Method from them.
+func Register[S any](stage, doc string, method func(settings S) Method) {
+	decode := func(raw json.RawMessage) (Method, error) {
+		var s S
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, err
+		}
+		return method(s), nil
+	}
 	transforms.RegisterModel(transforms.ModelKind{Kind: Kind, Stage: stage, Doc: doc,
 		Load: func(r arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) {
 			return Load(r, h, decode)

@@ -2,20 +2,13 @@ package tsne
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/ordinate/ordinate/transforms/placement"
 )
 
 func init() {
 	placement.Register("tsne", "a t-SNE map that places a new row by minimising its own KL divergence against the fixed map (openTSNE's transform)",
-		func(raw json.RawMessage) (placement.Method, error) {
-			var o PlaceOptions
-			if err := json.Unmarshal(raw, &o); err != nil {
-				return nil, err
-			}
-			return &placeMethod{o: o}, nil
-		})
+		func(o PlaceOptions) placement.Method { return &placeMethod{o: o} })
 }
 
 // placeMethod is t-SNE's placement.Method: its settings, and Placer built
