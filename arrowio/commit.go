@@ -189,6 +189,8 @@ func openOutput(path string, stdout io.Writer) (*output, error) {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		return nil, fmt.Errorf("arrowio: cannot create %s: it is a folder", path)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi)
 	}
 	stale := RemoveStale(dir)
 	tmp, err := os.CreateTemp(dir, tempPattern(base))
@@ -197,6 +199,30 @@ func openOutput(path string, stdout io.Writer) (*output, error) {
 	}
 	buf := bufio.NewWriterSize(tmp, outputBufferSize)
 	return &output{final: path, tmp: tmp, tmpName: tmp.Name(), buf: buf, sink: &sink{w: buf}, stale: stale}, nil
+}
+
+// notRegular is the error of an output path that holds fi, which is not a
+// regular file. The path is left alone: renaming the output over it would
+// replace a named pipe or a device (os.DevNull among them) by a regular
+// file, and writing into it instead would give up atomic outputs (a reader
+// of a pipe would see the rows of a failed run).
+func notRegular(path string, fi os.FileInfo) error {
+	kind := "an irregular file"
+	switch m := fi.Mode(); {
+	case m.IsDir():
+		kind = "a folder"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "a named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "a socket"
+	case m&fs.ModeCharDevice != 0:
+		kind = "a character device"
+	case m&fs.ModeDevice != 0:
+		kind = "a device"
+	}
+	return fmt.Errorf("arrowio: cannot write %s: %w: it is %s, which an output would replace "+
+		"(outputs are written to a temporary file renamed over their path); "+
+		"give the path of a file, or - for standard output", path, ErrNotRegular, kind)
 }
 
 // plainError strips the *fs.PathError of a file system error, whose path is
@@ -278,6 +304,10 @@ func (o *output) publish(backup bool) error {
 		}
 		o.renamed = true
 		return nil
+	}
+	// The path may have changed since Create looked.
+	if fi, err := os.Stat(o.final); err == nil && !fi.Mode().IsRegular() {
+		return notRegular(o.final, fi)
 	}
 	if fi, err := os.Lstat(o.final); err == nil {
 		o.hadOld = true

@@ -59,7 +59,9 @@ func WithStdout(w io.Writer) WriteOption {
 // to standard output.
 //
 // Rows go to a temporary file ".NAME.tmp-PID-HOST-RANDOM" in the folder of
-// path, which must exist; temporary files of dead runs found there are
+// path, which must exist; a path that holds anything but a regular file
+// (a named pipe, a device, a socket, a folder) is refused with an error
+// wrapping ErrNotRegular, and left as it is; temporary files of dead runs found there are
 // removed first (see RemoveStale; the writer lists them in StaleRemoved).
 // Close flushes it, syncs it to disk and renames it over path; Abort, a
 // failed Write or a failed Close remove it, so that path is either left as
@@ -82,8 +84,10 @@ func WithStdout(w io.Writer) WriteOption {
 //     64 MiB of values, between 1024 and 1<<20 rows, estimated from the
 //     schema), batches buffered so that small batches do not make small row
 //     groups, no dictionary encoding for floating-point columns, the Arrow
-//     schema stored for faithful reading back. The schema metadata and the
-//     SetMetadata pairs go to the footer key/value metadata, each key once.
+//     schema stored for faithful reading back (ARROW:schema, written at
+//     Close). The schema metadata and the SetMetadata pairs go to the footer
+//     key/value metadata, each key once, and to the metadata of the stored
+//     Arrow schema, where pyarrow and pandas find them.
 //   - Arrow IPC file: zstd-compressed buffers. Dictionary columns are written
 //     decoded (as their value type), because the IPC file format allows one
 //     dictionary per column for the whole file while batches read from

@@ -24,7 +24,7 @@ import (
 // fail with ErrNotNumeric naming it.
 const (
 	MetaFirstTextRow   = "ordinate.first_text_row"   // 0-based input row, decimal
-	MetaFirstTextValue = "ordinate.first_text_value" // the value as written
+	MetaFirstTextValue = "ordinate.first_text_value" // the value as written, clipped by ClipValue
 )
 
 // csvNull reports whether a CSV value, trimmed of spaces, is null: the
@@ -51,6 +51,7 @@ type csvKind int8
 
 const (
 	csvInt csvKind = iota
+	csvUint
 	csvFloat
 	csvString
 )
@@ -59,6 +60,7 @@ const (
 type csvInfer struct {
 	nonNull, nums int64
 	notInt        bool   // some value is not an int64
+	notUint       bool   // some value is not a uint64
 	textRow       int64  // row of the first value that is not a number, or -1
 	text          string // that value
 }
@@ -69,24 +71,29 @@ func (c *csvInfer) add(raw string, row int64) {
 		return
 	}
 	c.nonNull++
-	if !c.notInt {
-		if _, err := strconv.ParseInt(v, 10, 64); err == nil {
+	if !c.notInt || !c.notUint {
+		_, errInt := strconv.ParseInt(v, 10, 64)
+		_, errUint := strconv.ParseUint(v, 10, 64)
+		c.notInt = c.notInt || errInt != nil
+		c.notUint = c.notUint || errUint != nil
+		if errInt == nil || errUint == nil {
 			c.nums++
 			return
 		}
-		c.notInt = true
 	}
 	if _, ok := parseCSVFloat(v); ok {
 		c.nums++
 		return
 	}
 	if c.textRow < 0 {
-		c.textRow, c.text = row, raw
+		c.textRow, c.text = row, ClipValue(raw)
 	}
 }
 
 // field gives the column's Arrow field: int64 if every non-null value is an
-// integer, float64 if every one is a number (or there is none), else utf8.
+// int64, uint64 if every one is a uint64 (integers above 2⁶³−1, ids and
+// labels that float64 would merge), float64 if every one is a number (or
+// there is none), else utf8.
 func (c *csvInfer) field(name string) (arrow.Field, csvKind) {
 	f := arrow.Field{Name: name, Nullable: true}
 	switch {
@@ -96,6 +103,9 @@ func (c *csvInfer) field(name string) (arrow.Field, csvKind) {
 	case !c.notInt:
 		f.Type = arrow.PrimitiveTypes.Int64
 		return f, csvInt
+	case !c.notUint:
+		f.Type = arrow.PrimitiveTypes.Uint64
+		return f, csvUint
 	case c.nums == c.nonNull:
 		f.Type = arrow.PrimitiveTypes.Float64
 		return f, csvFloat
@@ -112,6 +122,7 @@ func (c *csvInfer) field(name string) (arrow.Field, csvKind) {
 // csvFile is what pass 1 learned about one file.
 type csvFile struct {
 	firstRow int64 // input row number of its first data row
+	rows     int64 // its data rows
 	idx      []int // positions of the selected columns in its records
 }
 
@@ -212,7 +223,7 @@ func scanCSV(ctx context.Context, files []string, cfg *readConfig) (*csvInput, e
 			f.Close()
 			return nil, err
 		}
-		in.files[name] = csvFile{firstRow: row, idx: idx}
+		start := row
 		for {
 			rec, err := cr.Read()
 			if errors.Is(err, io.EOF) {
@@ -234,6 +245,7 @@ func scanCSV(ctx context.Context, files []string, cfg *readConfig) (*csvInput, e
 			}
 		}
 		f.Close()
+		in.files[name] = csvFile{firstRow: start, rows: row - start, idx: idx}
 	}
 	fields := make([]arrow.Field, len(names))
 	in.kinds = make([]csvKind, len(names))
@@ -298,6 +310,7 @@ type csvPart struct {
 	in       *csvInput
 	idx      []int
 	row      int64 // input row number of the next record
+	left     int64 // rows pass 1 counted that are still to read
 	batch    int
 	builders []array.Builder
 }
@@ -308,7 +321,7 @@ func openCSVPart(name string, in *csvInput, cfg *readConfig) (partReader, error)
 		return nil, err
 	}
 	info := in.files[name]
-	p := &csvPart{name: name, f: f, in: in, idx: info.idx, row: info.firstRow, batch: cfg.batchSize}
+	p := &csvPart{name: name, f: f, in: in, idx: info.idx, row: info.firstRow, left: info.rows, batch: cfg.batchSize}
 	p.cr = newCSVReader(bufio.NewReaderSize(f, 1<<16))
 	if _, err := p.cr.Read(); err != nil { // the header, checked in pass 1
 		f.Close()
@@ -325,6 +338,8 @@ func newCSVBuilder(mem memory.Allocator, k csvKind) array.Builder {
 	switch k {
 	case csvInt:
 		return array.NewInt64Builder(mem)
+	case csvUint:
+		return array.NewUint64Builder(mem)
 	case csvFloat:
 		return array.NewFloat64Builder(mem)
 	}
@@ -332,8 +347,13 @@ func newCSVBuilder(mem memory.Allocator, k csvKind) array.Builder {
 }
 
 func (p *csvPart) next(ctx context.Context) (arrow.RecordBatch, error) {
-	for _, b := range p.builders {
-		b.Reserve(p.batch)
+	// Room for the rows of this batch that pass 1 counted, not for a full
+	// batch: a full batch of every column of a wide file of a few rows cost
+	// 650 KB a column (the builders grow if the file grew since).
+	if k := min(int64(p.batch), p.left); k > 0 {
+		for _, b := range p.builders {
+			b.Reserve(int(k))
+		}
 	}
 	n := 0
 	for n < p.batch {
@@ -351,6 +371,7 @@ func (p *csvPart) next(ctx context.Context) (arrow.RecordBatch, error) {
 		}
 		n++
 		p.row++
+		p.left--
 	}
 	cols := make([]arrow.Array, len(p.builders))
 	for i, b := range p.builders {
@@ -381,6 +402,12 @@ func (p *csvPart) append(i int, raw string) error {
 			return p.changed(i, raw)
 		}
 		b.Append(x)
+	case *array.Uint64Builder:
+		x, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return p.changed(i, raw)
+		}
+		b.Append(x)
 	case *array.Float64Builder:
 		x, ok := parseCSVFloat(v)
 		if !ok {
@@ -398,7 +425,7 @@ func (p *csvPart) append(i int, raw string) error {
 func (p *csvPart) changed(i int, raw string) error {
 	f := p.in.schema.Field(i)
 	return &Error{File: p.name, Column: f.Name, Row: p.row,
-		Err: fmt.Errorf("%w: %q is not %s: the file changed while being read", ErrCorrupt, raw, f.Type)}
+		Err: fmt.Errorf("%w: %q is not %s: the file changed while being read", ErrCorrupt, ClipValue(raw), f.Type)}
 }
 
 func (p *csvPart) close() error {

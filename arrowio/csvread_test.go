@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,10 +47,18 @@ func TestCSVInference(t *testing.T) {
 			rows:  [][]string{{"1.5"}, {"NaN"}, {"+Inf"}, {"-Inf"}, {"+Inf"}, {"1000"}, {"2"}, {"+Inf"}},
 		},
 		{
-			name:  "int64 overflow is float",
-			text:  "x\n9223372036854775807\n9223372036854775808\n",
-			types: []string{"x float64"},
-			rows:  [][]string{{"9.223372036854776e+18"}, {"9.223372036854776e+18"}},
+			// Integers above 2⁶³−1 are uint64, exactly: as float64 the
+			// labels 2⁶⁴−1 and 2⁶⁴−2 would be one class.
+			name:  "int64 overflow is uint64",
+			text:  "x\n9223372036854775807\n9223372036854775808\n18446744073709551615\n18446744073709551614\n",
+			types: []string{"x uint64"},
+			rows:  [][]string{{"9223372036854775807"}, {"9223372036854775808"}, {"18446744073709551615"}, {"18446744073709551614"}},
+		},
+		{
+			name:  "uint64 overflow and negatives with it are float",
+			text:  "x,y\n18446744073709551616,-1\n1,18446744073709551615\n",
+			types: []string{"x float64", "y float64"},
+			rows:  [][]string{{"1.8446744073709552e+19", "-1"}, {"1", "1.8446744073709552e+19"}},
 		},
 		{
 			name:  "text",
@@ -271,5 +280,82 @@ func TestCSVLarge(t *testing.T) {
 	}
 	if got := r.Schema().Field(1).Type; !arrow.TypeEqual(got, arrow.PrimitiveTypes.Float64) {
 		t.Errorf("f is %s, want float64", got)
+	}
+}
+
+// TestCSVWideMemory reads CSV files of 4,000 columns and a few rows: the
+// memory allocated must follow the data, not the columns times the batch
+// size (the builders once reserved a full batch per column, 650 KB each,
+// so that 4,000 columns of 4 rows took 2.5 GB).
+func TestCSVWideMemory(t *testing.T) {
+	const cols, rows = 4000, 4
+	const limit = 32 << 20
+	cases := []struct {
+		name  string
+		value func(r, c int) string
+		check func(a arrow.Array, r, c int) bool
+	}{
+		{"int", func(r, c int) string { return strconv.Itoa(r*cols + c) },
+			func(a arrow.Array, r, c int) bool { return a.(*array.Int64).Value(r) == int64(r*cols+c) }},
+		{"float", func(r, c int) string { return strconv.FormatFloat(float64(r*cols+c)+0.25, 'g', -1, 64) },
+			func(a arrow.Array, r, c int) bool { return a.(*array.Float64).Value(r) == float64(r*cols+c)+0.25 }},
+		{"text", func(r, c int) string { return "v" + strconv.Itoa(r*cols+c) },
+			func(a arrow.Array, r, c int) bool { return a.(*array.String).Value(r) == "v"+strconv.Itoa(r*cols+c) }},
+	}
+	for _, tc := range cases {
+		var b strings.Builder
+		for c := range cols {
+			if c > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, "c%d", c)
+		}
+		b.WriteByte('\n')
+		for r := range rows {
+			for c := range cols {
+				if c > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(tc.value(r, c))
+			}
+			b.WriteByte('\n')
+		}
+		path := filepath.Join(t.TempDir(), "wide.csv")
+		writeFile(t, path, []byte(b.String()))
+
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		r, err := Open(context.Background(), path)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		var got int64
+		for r.Next() {
+			rec := r.RecordBatch()
+			if rec.NumCols() != cols {
+				t.Fatalf("%s: %d columns, want %d", tc.name, rec.NumCols(), cols)
+			}
+			for _, c := range []int{0, 1, cols / 2, cols - 1} {
+				for k := range int(rec.NumRows()) {
+					if !tc.check(rec.Column(c), int(got)+k, c) {
+						t.Fatalf("%s: row %d, column %d: wrong value %s", tc.name, int(got)+k, c, rec.Column(c).ValueStr(k))
+					}
+				}
+			}
+			got += rec.NumRows()
+		}
+		if err := r.Err(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		r.Release()
+		runtime.ReadMemStats(&after)
+		if got != rows {
+			t.Errorf("%s: %d rows, want %d", tc.name, got, rows)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > limit {
+			t.Errorf("%s: reading %d columns of %d rows (%d bytes of CSV) allocated %d MiB, want under %d MiB",
+				tc.name, cols, rows, b.Len(), alloc>>20, limit>>20)
+		}
 	}
 }

@@ -45,6 +45,10 @@ var (
 	ErrFormat        = NewSentinel(ErrInvalidOption, "unsupported file format")
 	ErrNoFiles       = NewSentinel(ErrInvalidOption, "no input files")
 	ErrSelection     = NewSentinel(ErrInvalidOption, "bad column selection")
+	// ErrNotRegular is an output path that holds something other than a
+	// regular file (a named pipe, a device, a socket, a folder): outputs
+	// replace their path by renaming a temporary file over it.
+	ErrNotRegular = NewSentinel(ErrInvalidOption, "not a regular file")
 )
 
 // Error is the one positional data error, in the manner of csv.ParseError:
@@ -53,7 +57,8 @@ var (
 //
 // For a value read from a file, File names the file, Column the column by
 // name and Row the input row: `part-1: column "x", row 4 (id e): invalid
-// value: NaN`.
+// value: NaN`. The message clips ID and Column to 100 characters and "…"
+// (ClipValue); the fields hold them whole.
 //
 // For a value in an in-memory matrix passed to a library function, File is
 // empty and Matrix names the matrix as the function calls its argument ("x",
@@ -86,6 +91,28 @@ func MatrixError(matrix string, row, col int, err error) *Error {
 	return e
 }
 
+// maxValueRunes is the length past which ClipValue shortens a value: an id,
+// a column name or a text value quoted in an error message.
+const maxValueRunes = 100
+
+// ClipValue returns s, or when it is longer than 100 characters its first
+// 100 and "…": what messages quote of values read from the data (ids,
+// column names, text), so that a value of a megabyte does not fill the
+// error line. Error clips ID and Column itself.
+func ClipValue(s string) string {
+	if len(s) <= maxValueRunes {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == maxValueRunes {
+			return s[:i] + "…"
+		}
+		n++
+	}
+	return s
+}
+
 func (e *Error) Error() string {
 	if e.File == "" && e.Matrix != "" {
 		return e.matrixError()
@@ -101,7 +128,7 @@ func (e *Error) Error() string {
 	}
 	if e.Column != "" {
 		sep()
-		fmt.Fprintf(&b, "column %q", e.Column)
+		fmt.Fprintf(&b, "column %q", ClipValue(e.Column))
 	}
 	if e.Row >= 0 {
 		if e.Column != "" {
@@ -111,7 +138,7 @@ func (e *Error) Error() string {
 		}
 		fmt.Fprintf(&b, "row %d", e.Row)
 		if e.ID != "" {
-			fmt.Fprintf(&b, " (id %s)", e.ID)
+			fmt.Fprintf(&b, " (id %s)", ClipValue(e.ID))
 		}
 	}
 	sep()
@@ -126,14 +153,14 @@ func (e *Error) matrixError() string {
 	if e.Row >= 0 {
 		fmt.Fprintf(&b, "row %d", e.Row)
 		if e.ID != "" {
-			fmt.Fprintf(&b, " (id %s)", e.ID)
+			fmt.Fprintf(&b, " (id %s)", ClipValue(e.ID))
 		}
 	}
 	if e.Column != "" {
 		if b.Len() > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "column %s", e.Column)
+		fmt.Fprintf(&b, "column %s", ClipValue(e.Column))
 	}
 	if b.Len() > 0 {
 		b.WriteString(" of ")

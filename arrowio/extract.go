@@ -203,8 +203,13 @@ type batch struct {
 	dst  []float64 // storage for x, if large enough (ExtractTo)
 	x    []float64 // n×d
 	num  []float64 // numeric labels
+	ints []int64   // integer labels, exactly (uint64 as bits when unsigned)
 	str  []string  // string labels
-	soft []float64 // n×C
+	// unsigned says ints holds uint64 bits; order is the label's ordered
+	// dictionary (Labels.Order).
+	unsigned bool
+	order    []string
+	soft     []float64 // n×C
 }
 
 // blockBytes is the size of the block of X filled column by column.
@@ -447,12 +452,14 @@ func (b *batch) label() {
 		return
 	}
 	a := b.rec.Column(p.labelIdx)
+	b.order = dictOrder(a)
 	if isNumeric(a.DataType()) {
 		src := newNumSource(a)
 		b.num = make([]float64, n)
 		if n > 0 {
 			src.into(b.num, 1, 0, n)
 		}
+		b.ints, b.unsigned = intLabels(a)
 		if src.null != nil {
 			b.scanNulls(src.null, orderLabel, p.sel.Label)
 		}
@@ -593,7 +600,8 @@ func (b *batch) frame(firstRow int64) (f *Frame, err error) {
 	}
 	if p.labelIdx >= 0 {
 		f.Label = &Labels{Name: p.sel.Label, Numeric: b.str == nil,
-			Num: compact(b.num, 1, runs, all), Str: compact(b.str, 1, runs, all)}
+			Num: compact(b.num, 1, runs, all), Str: compact(b.str, 1, runs, all),
+			Int: compact(b.ints, 1, runs, all), Unsigned: b.unsigned, Order: b.order}
 	}
 	f.Rows = make([]int64, 0, f.N)
 	for _, s := range runs {

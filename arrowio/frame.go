@@ -1,6 +1,11 @@
 package arrowio
 
 import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -24,7 +29,12 @@ type Selection struct {
 	Label      string   // class column (integer, float, string, or dictionary of those); "" for none
 	SoftLabels []string // one column per class, non-negative weights; nil for none
 	Keep       []string // pass-through columns; nil: the label columns
-	OnInvalid  OnInvalid
+	// Exclude leaves columns out of the features (names and globs): out of
+	// the default feature set (nil Features) and out of what the globs in
+	// Features match. A column Features names exactly and Exclude matches
+	// is ErrSelection: the two contradict each other.
+	Exclude   []string
+	OnInvalid OnInvalid
 	// NoFeatures, when set, selects no features at all (for tables such as
 	// label files that carry none).
 	NoFeatures bool
@@ -35,7 +45,77 @@ type Labels struct {
 	Name    string
 	Numeric bool      // true: Num holds the values; false: Str holds them
 	Num     []float64 // numeric labels (integers converted exactly when |v| < 2^53)
-	Str     []string  // string labels (dictionary-encoded columns are decoded)
+	// Int holds the labels of an integer column (or a dictionary of
+	// integers) exactly, beside Num, which rounds beyond 2^53: classes
+	// are formed from Int when it is not nil. An unsigned 64-bit column
+	// is stored as its bits, with Unsigned set.
+	Int      []int64
+	Unsigned bool
+	Str      []string // string labels (dictionary-encoded columns are decoded)
+	// Order is the declared order of the classes when the column is an
+	// ordered dictionary (an Arrow dictionary with ordered=true, which a
+	// pandas ordered Categorical becomes): its values in dictionary order,
+	// as text (numbers as FormatNumber writes them, integers exactly),
+	// values no row holds included; nil for any other column.
+	Order []string
+}
+
+// Text gives label i as text: text labels as they are, integers exactly,
+// other numbers as FormatNumber writes them.
+func (l *Labels) Text(i int) string {
+	switch {
+	case !l.Numeric:
+		return l.Str[i]
+	case l.Int == nil:
+		return FormatNumber(l.Num[i])
+	case l.Unsigned:
+		return strconv.FormatUint(uint64(l.Int[i]), 10)
+	}
+	return strconv.FormatInt(l.Int[i], 10)
+}
+
+// FormatNumber formats a numeric label: integers below 2^53 without a
+// decimal point, other values in the shortest form that reads back
+// exactly.
+func FormatNumber(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// appendLabels appends the labels of the next part of a frame, m, to l
+// (ReadFrame). The ordered dictionaries of different parts are merged: a
+// value a later part adds is placed after the value that precedes it
+// there; parts that order two values differently are ErrSchema.
+func (l *Labels) appendLabels(m *Labels, file string) error {
+	l.Num = append(l.Num, m.Num...)
+	l.Str = append(l.Str, m.Str...)
+	if m.Int != nil {
+		l.Int = append(l.Int, m.Int...)
+	}
+	switch {
+	case m.Order == nil || slices.Equal(l.Order, m.Order):
+		return nil
+	case l.Order == nil:
+		l.Order = slices.Clone(m.Order)
+		return nil
+	}
+	prev := -1 // position in l.Order of the value before v in m.Order
+	for _, v := range m.Order {
+		k := slices.Index(l.Order, v)
+		switch {
+		case k < 0:
+			k = prev + 1
+			l.Order = slices.Insert(l.Order, k, v)
+		case k < prev:
+			return &Error{File: file, Column: l.Name, Row: -1, Err: fmt.Errorf(
+				"%w: the ordered dictionary of the label column puts %q after %q here, before it in an earlier part",
+				ErrSchema, v, l.Order[prev])}
+		}
+		prev = k
+	}
+	return nil
 }
 
 // Frame is a selection materialised as plain slices: the result of reading a

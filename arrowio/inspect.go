@@ -28,9 +28,10 @@ type FileInfo struct {
 	Bytes  int64 // size on disk
 	// RowGroups are the Parquet row groups; nil for other formats.
 	RowGroups []RowGroupInfo
-	// Metadata holds the Parquet footer key/value pairs (without the
-	// serialised Arrow schema "ARROW:schema") or the Arrow schema metadata.
-	// For a repeated key the last value wins.
+	// Metadata holds the Arrow schema metadata; for Parquet, the footer
+	// key/value pairs (without the serialised Arrow schema "ARROW:schema")
+	// and the metadata of that stored schema, the footer's value winning
+	// when both have a key. For a repeated key the last value wins.
 	Metadata map[string]string
 	// Provenance is decoded from Metadata[MetadataKey]; nil when absent.
 	Provenance *Provenance
@@ -59,8 +60,9 @@ type RowGroupInfo struct {
 	Compression string
 }
 
-// parquetSchemaKey is the footer key under which pqarrow stores the Arrow
-// schema; it is left out of FileInfo.Metadata.
+// parquetSchemaKey is the footer key under which the Arrow schema is
+// stored (by pqarrow, pyarrow, and Create: see storedSchema); it is left
+// out of FileInfo.Metadata.
 const parquetSchemaKey = "ARROW:schema"
 
 // Inspect describes the table file at path, or the dataset of a directory
@@ -90,6 +92,9 @@ func Inspect(ctx context.Context, path string, opts ...ReadOption) (fi *FileInfo
 	}
 	if st, err := os.Stat(path); strings.ContainsAny(path, "*?[") || err == nil && st.IsDir() {
 		return inspectDataset(ctx, path, opts)
+	} else if err == nil && !st.Mode().IsRegular() {
+		// Not opened: opening a named pipe waits for a writer.
+		return nil, &Error{File: path, Row: -1, Err: fmt.Errorf("%w: not a regular file or directory", ErrFormat)}
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -189,13 +194,11 @@ func inspectParquet(fi *FileInfo, f *os.File, cfg *readConfig) error {
 	defer p.close()
 	md := p.pf.MetaData()
 	fi.Schema = p.schema
-	kv := md.KeyValueMetadata()
-	fi.Metadata = make(map[string]string, len(kv))
-	for _, e := range kv {
-		if e.Key != parquetSchemaKey && e.Value != nil {
-			fi.Metadata[e.Key] = *e.Value
-		}
-	}
+	// The footer's pairs and those of the stored Arrow schema (footer
+	// values first), as Open's schema has them: a file written back by
+	// pyarrow or pandas may carry the provenance in either.
+	fi.Metadata = schemaMetadata(p.schema)
+	delete(fi.Metadata, parquetSchemaKey)
 	fi.Rows = md.NumRows
 	if fi.Rows < 0 {
 		return fmt.Errorf("negative row count %d", fi.Rows)

@@ -19,14 +19,23 @@ import (
 // ipcFilePart reads the record batches of an Arrow IPC file one by one.
 type ipcFilePart struct {
 	projection
-	c io.Closer // closed with the part; may be nil
-	r *ipc.FileReader
-	i int // next record batch
+	c      io.Closer // closed with the part; may be nil
+	r      *ipc.FileReader
+	f      io.ReaderAt // the file, to check each block before r reads it
+	size   int64
+	footer *ipcFooter
+	i      int // next record batch
 }
 
 func (p *ipcFilePart) next(context.Context) (arrow.RecordBatch, error) {
 	if p.i >= p.r.NumRecords() {
 		return nil, nil
+	}
+	if p.i < len(p.footer.batches) {
+		if err := checkFileBlock(p.f, p.size, p.footer.batches[p.i], "record batch", p.i); err != nil {
+			p.i++
+			return nil, err
+		}
 	}
 	rec, err := p.r.RecordBatchAt(p.i)
 	p.i++
@@ -210,8 +219,15 @@ func newIPCPart(name string, f *os.File, size int64, format Format, c io.Closer,
 		}
 		return p, p.schema, nil
 	}
-	if err := verifyIPCFooter(f, size); err != nil {
+	footer, err := readIPCFooter(f, size)
+	if err != nil {
 		return nil, nil, err
+	}
+	// arrow-go reads the dictionaries with the footer.
+	for i, blk := range footer.dicts {
+		if err := checkFileBlock(f, size, blk, "dictionary batch", i); err != nil {
+			return nil, nil, err
+		}
 	}
 	// A block is checked against the file size, so the file size is limit
 	// enough for a message body.
@@ -224,7 +240,7 @@ func newIPCPart(name string, f *os.File, size int64, format Format, c io.Closer,
 		r.Close()
 		return nil, nil, err
 	}
-	p := &ipcFilePart{projection: pr, c: c, r: r}
+	p := &ipcFilePart{projection: pr, c: c, r: r, f: f, size: size, footer: footer}
 	return p, p.schema, nil
 }
 
@@ -408,6 +424,9 @@ func (m *streamMessages) read() (*ipc.Message, error) {
 		return nil, fmt.Errorf("message body length %d, past the end of the input: %w", bodyLen, io.ErrUnexpectedEOF)
 	case bodyLen > m.limit:
 		return nil, fmt.Errorf("%w: message body length %d", errIPCMeta, bodyLen)
+	}
+	if err := checkBatchMessage(meta, bodyLen, -1); err != nil {
+		return nil, err
 	}
 	body, err := readIPCBody(m.r, bodyLen, m.mem)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 )
 
 // Arrow IPC metadata is a flatbuffer that arrow-go trusts: it allocates
@@ -16,8 +17,10 @@ import (
 // below verify the parts of the metadata that arrow-go sizes allocations or
 // recursion by (the schema with its fields, names and metadata, the body
 // length of the schema message, and the footer's vectors) before arrow-go
-// reads it. They guard IPC files, IPC streams and the Arrow schema that
-// pqarrow stores in Parquet footers, for Open and Inspect alike.
+// reads it, and the buffers of record batch and dictionary batch messages,
+// whose offsets and lengths arrow-go slices the message body at without a
+// check (checkBatchMessage). They guard IPC files, IPC streams and the Arrow
+// schema that pqarrow stores in Parquet footers, for Open and Inspect alike.
 
 const (
 	metaMaxDepth   = 64       // nesting of fields; real schemas are far shallower
@@ -48,6 +51,14 @@ const (
 
 	metaHeaderSchema                 = 1      // in the MessageHeader union
 	metaTypeTimestamp, metaTypeUnion = 10, 14 // in the Type union: those with a vector
+
+	// The record batch and dictionary batch messages.
+	metaHeaderDictionary, metaHeaderRecordBatch = 2, 3 // in the MessageHeader union
+	slotDictBatchData                           = 1    // DictionaryBatch.data, a RecordBatch
+	slotBatchNodes, slotBatchBuffers            = 1, 2
+	slotBatchCompression                        = 3
+	slotBatchVariadicCounts                     = 4
+	ipcNodeSize, ipcBufferSize                  = 16, 16 // struct FieldNode, struct Buffer
 )
 
 var errIPCMeta = errors.New("damaged IPC metadata")
@@ -270,44 +281,167 @@ func (c *metaChecker) field(f metaTable, depth int) error {
 
 // verifyIPCFooter checks the footer of an Arrow IPC file of the given size.
 func verifyIPCFooter(r io.ReaderAt, size int64) error {
+	_, err := readIPCFooter(r, size)
+	return err
+}
+
+// ipcBlock is a Block of an IPC file footer: where a message is.
+type ipcBlock struct {
+	offset int64
+	meta   int32 // the metadata with its length prefix (and padding)
+	body   int64
+}
+
+// ipcFooter is what an IPC file's footer says of its messages.
+type ipcFooter struct {
+	dicts, batches []ipcBlock
+}
+
+// readIPCFooter checks the footer of an Arrow IPC file of the given size
+// and returns its blocks.
+func readIPCFooter(r io.ReaderAt, size int64) (*ipcFooter, error) {
 	if size < ipcFileHead+ipcFooterTrailer {
-		return fmt.Errorf("%w: file too small", errIPCMeta)
+		return nil, fmt.Errorf("%w: file too small", errIPCMeta)
 	}
 	trailer := make([]byte, ipcFooterTrailer)
 	if _, err := r.ReadAt(trailer, size-ipcFooterTrailer); err != nil {
-		return err
+		return nil, err
 	}
 	if !bytes.Equal(trailer[4:], magicARROW1) {
-		return fmt.Errorf("%w: no ARROW1 at the end of the file", errIPCMeta)
+		return nil, fmt.Errorf("%w: no ARROW1 at the end of the file", errIPCMeta)
 	}
 	n := int64(int32(binary.LittleEndian.Uint32(trailer)))
 	if n < 4 || n > size-ipcFileHead-ipcFooterTrailer || n > maxIPCMetadata {
-		return fmt.Errorf("%w: footer length %d", errIPCMeta, n)
+		return nil, fmt.Errorf("%w: footer length %d", errIPCMeta, n)
 	}
 	b := make([]byte, n)
 	if _, err := r.ReadAt(b, size-ipcFooterTrailer-n); err != nil {
-		return err
+		return nil, err
 	}
 	footer, err := metaRoot(b)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	s, ok, err := footer.table(slotFooterSchema)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%w: footer without schema", errIPCMeta)
+	}
+	if err := checkMetaSchema(s); err != nil {
+		return nil, err
+	}
+	var f ipcFooter
+	for _, slot := range []int{slotFooterDicts, slotFooterBatches} {
+		start, n, err := footer.vector(slot, ipcBlockSize)
+		if err != nil {
+			return nil, err
+		}
+		blocks := make([]ipcBlock, n)
+		for i := range blocks {
+			e := b[start+ipcBlockSize*i:]
+			blocks[i] = ipcBlock{offset: int64(binary.LittleEndian.Uint64(e)),
+				meta: int32(binary.LittleEndian.Uint32(e[8:])), body: int64(binary.LittleEndian.Uint64(e[16:]))}
+		}
+		if slot == slotFooterDicts {
+			f.dicts = blocks
+		} else {
+			f.batches = blocks
+		}
+	}
+	if err := checkMetaKeyValues(footer, slotFooterMeta); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// checkFileBlock checks the message of an IPC file of size bytes at blk,
+// a record batch or a dictionary batch (what), before arrow-go reads it:
+// the block lies in the file, and every buffer in the message body
+// (checkBatchMessage). Metadata that arrow-go itself refuses with an error
+// (a length prefix that disagrees with the block) is left to it.
+func checkFileBlock(r io.ReaderAt, size int64, blk ipcBlock, what string, i int) error {
+	if blk.offset < 0 || blk.meta < 8 || int64(blk.meta) > maxIPCMetadata || blk.body < 0 ||
+		blk.offset > size || int64(blk.meta) > size-blk.offset || blk.body > size-blk.offset-int64(blk.meta) {
+		return fmt.Errorf("%w: %s %d: block of %d+%d bytes at %d lies outside the file of %d bytes",
+			errIPCMeta, what, i, blk.meta, blk.body, blk.offset, size)
+	}
+	meta := make([]byte, blk.meta)
+	if _, err := r.ReadAt(meta, blk.offset); err != nil {
+		return err
+	}
+	prefix := 4 // the format before Arrow 0.15
+	if bytes.Equal(meta[:4], magicStream) {
+		prefix = 8
+	}
+	return checkBatchMessage(meta[prefix:], blk.body, i)
+}
+
+// checkBatchMessage checks the Message flatbuffer meta of a record batch
+// or dictionary batch whose body holds bodyLen bytes: arrow-go slices the
+// body at every buffer's offset and length without a check (a lying
+// length was "runtime error: slice bounds out of range"), and reads the
+// 8-byte uncompressed length at the start of each compressed buffer.
+// Other messages pass. The error names the batch by its index i in the
+// file, or by its kind alone when i < 0.
+func checkBatchMessage(meta []byte, bodyLen int64, i int) error {
+	m, err := metaRoot(meta)
+	if err != nil {
+		return err
+	}
+	kind, err := m.byteField(slotMessageHeaderType)
+	if err != nil {
+		return err
+	}
+	what := "record batch"
+	switch kind {
+	case metaHeaderRecordBatch:
+	case metaHeaderDictionary:
+		what = "dictionary batch"
+	default:
+		return nil
+	}
+	if i >= 0 {
+		what += " " + strconv.Itoa(i)
+	}
+	rb, ok, err := m.table(slotMessageHeader)
+	if err == nil && ok && kind == metaHeaderDictionary {
+		rb, ok, err = rb.table(slotDictBatchData)
+	}
 	if err != nil {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("%w: footer without schema", errIPCMeta)
+		return fmt.Errorf("%w: %s message without its batch", errIPCMeta, what)
 	}
-	if err := checkMetaSchema(s); err != nil {
+	if _, _, err := rb.vector(slotBatchNodes, ipcNodeSize); err != nil {
 		return err
 	}
-	for _, slot := range []int{slotFooterDicts, slotFooterBatches} {
-		if _, _, err := footer.vector(slot, ipcBlockSize); err != nil {
-			return err
+	if _, _, err := rb.vector(slotBatchVariadicCounts, 8); err != nil {
+		return err
+	}
+	_, compressed, err := rb.table(slotBatchCompression)
+	if err != nil {
+		return err
+	}
+	start, n, err := rb.vector(slotBatchBuffers, ipcBufferSize)
+	if err != nil {
+		return err
+	}
+	for k := range n {
+		e := rb.b[start+ipcBufferSize*k:]
+		off, length := int64(binary.LittleEndian.Uint64(e)), int64(binary.LittleEndian.Uint64(e[8:]))
+		switch {
+		case off < 0 || length < 0 || off > bodyLen || length > bodyLen-off:
+			return fmt.Errorf("%w: %s: buffer %d of %d bytes at offset %d lies outside the message body of %d bytes",
+				errIPCMeta, what, k, length, off, bodyLen)
+		case compressed && length > 0 && length < 8:
+			return fmt.Errorf("%w: %s: compressed buffer %d of %d bytes is shorter than its 8-byte length",
+				errIPCMeta, what, k, length)
 		}
 	}
-	return checkMetaKeyValues(footer, slotFooterMeta)
+	return nil
 }
 
 // errNoEndMarker is the end of the input where the next message or the

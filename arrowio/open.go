@@ -126,14 +126,34 @@ func sniffTable(name string, size int64) (Format, error) {
 }
 
 // fileError turns an error of the file system into an *Error naming the
-// file; the *fs.PathError is unwrapped so that the name appears once.
+// file; the *fs.PathError is unwrapped so that the name appears once. A
+// path that cannot name a file (badPath) also matches ErrInvalidOption.
 func fileError(name string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
+	if badPath(err) {
+		err = &pathError{err}
+	}
 	return &Error{File: name, Row: -1, Err: err}
 }
+
+// badPath reports whether err says that a path cannot name a file: a loop
+// of symbolic links, a file where a folder should be, a name too long.
+// Like a missing file, that is the fault of the path given, not of the
+// system.
+func badPath(err error) bool {
+	return errors.Is(err, syscall.ELOOP) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.ENAMETOOLONG)
+}
+
+// pathError is an error of the file system that the path given is to blame
+// for (badPath): its message is the system's, and it matches both the
+// system's error and ErrInvalidOption.
+type pathError struct{ err error }
+
+func (e *pathError) Error() string   { return e.err.Error() }
+func (e *pathError) Unwrap() []error { return []error{e.err, ErrInvalidOption} }
 
 // openFile opens name for reading and returns its size; a file of 0
 // bytes gives ErrEmpty.

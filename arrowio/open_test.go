@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -478,6 +479,9 @@ func TestOpenErrors(t *testing.T) {
 	writeFile(t, path("stream/s.arrow"), ipcStreamBytes(t, rec)) // a stream under .arrow
 	writeFile(t, path("nodata/notes.txt"), []byte("hello"))
 	writeFile(t, path("nodata/_SUCCESS"), nil)
+	writeFile(t, path("file.csv"), []byte("i\n1\n"))
+	loops := os.Symlink("loop2", path("loop1")) == nil && os.Symlink("loop1", path("loop2")) == nil &&
+		os.MkdirAll(path("loopdir"), 0o755) == nil && os.Symlink("self.parquet", path("loopdir/self.parquet")) == nil
 
 	cases := []struct {
 		name  string
@@ -506,9 +510,18 @@ func TestOpenErrors(t *testing.T) {
 		{"sniff arrow", path("sniff/arrow.bin"), nil, nil, "", 20, ""},
 		{"sniff fails", path("sniff/text.bin"), nil, ErrFormat, path("sniff/text.bin"), 0, ""},
 		{"stream under .arrow", path("stream/s.arrow"), nil, nil, "", 20, ""},
+		// Paths that cannot name a file are the caller's fault, like a
+		// missing file: they match ErrInvalidOption and the system's error.
+		{"symbolic link loop", path("loop1"), nil, syscall.ELOOP, path("loop1"), 0, "symbolic links"},
+		{"symbolic link loop in a folder", path("loopdir"), nil, syscall.ELOOP, path("loopdir/self.parquet"), 0, "symbolic links"},
+		{"file as a folder", path("file.csv/x.parquet"), nil, syscall.ENOTDIR, path("file.csv/x.parquet"), 0, "not a directory"},
+		{"name too long", path(strings.Repeat("n", 300) + ".parquet"), nil, syscall.ENAMETOOLONG, path(strings.Repeat("n", 300) + ".parquet"), 0, "too long"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			if errors.Is(c.want, syscall.ELOOP) && !loops {
+				t.Skip("no symbolic links here")
+			}
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			res, err := readAll(t, c.path, []string{"i"}, append(c.opts, WithReadAllocator(mem))...)
@@ -523,6 +536,9 @@ func TestOpenErrors(t *testing.T) {
 			}
 			if !errors.Is(err, c.want) {
 				t.Fatalf("%s: got %v, want %v", c.name, err, c.want)
+			}
+			if errors.As(c.want, new(syscall.Errno)) && !errors.Is(err, ErrInvalidOption) {
+				t.Errorf("%s: %v does not match ErrInvalidOption", c.name, err)
 			}
 			var e *Error
 			if !errors.As(err, &e) || e.File != c.file {

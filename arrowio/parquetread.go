@@ -293,9 +293,11 @@ func (p *parquetPart) close() error {
 
 // withFooterMetadata returns s with the key/value metadata of the Parquet
 // footer in its metadata. pqarrow takes the schema's metadata from the Arrow
-// schema stored under ARROW:schema, which the writer encodes when the file
-// is opened; keys set later (the provenance, stamped on close) are only in
-// the footer. Footer values win; ARROW:schema itself is left out.
+// schema stored under ARROW:schema, which pqarrow's writer encodes when the
+// file is opened: keys set later are only in the footer (so was the
+// provenance in the files of earlier versions of ordinate, whose writer now
+// stores the schema at Close), and other writers store no schema at all.
+// Footer values win; ARROW:schema itself is left out.
 func withFooterMetadata(s *arrow.Schema, kv metadata.KeyValueMetadata) *arrow.Schema {
 	if len(kv) == 0 {
 		return s

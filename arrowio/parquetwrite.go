@@ -1,6 +1,8 @@
 package arrowio
 
 import (
+	"bytes"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"math"
@@ -8,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet"
 	"github.com/apache/arrow-go/v18/parquet/compress"
@@ -82,7 +85,9 @@ func newParquetEncoder(schema *arrow.Schema, sink io.Writer, meta *kvMeta, cfg *
 	if rows <= 0 {
 		rows = defaultRowGroupRows(schema)
 	}
-	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(cfg.mem))
+	// The Arrow schema is stored by finish (storedSchema), with the
+	// metadata, not by pqarrow when the file is opened.
+	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem))
 	opts := []parquet.WriterProperty{
 		parquet.WithCompression(compress.Codecs.Zstd),
 		parquet.WithCompressionLevel(parquetZstdLevel),
@@ -278,6 +283,13 @@ func (e *parquetEncoder) finish() error {
 			return err
 		}
 	}
+	stored, err := storedSchema(e.bare, arrow.NewMetadata(keys, vals), e.mem)
+	if err != nil {
+		return err
+	}
+	if err := e.fw.AppendKeyValueMetadata(parquetSchemaKey, stored); err != nil {
+		return err
+	}
 	return e.fw.Close()
 }
 
@@ -290,6 +302,55 @@ func (e *parquetEncoder) release() {
 	if e.fw != nil {
 		e.fw.Close()
 	}
+}
+
+// storedSchema is the footer value ARROW:schema for schema with metadata
+// md: the schema serialised as an Arrow IPC stream, base64-encoded, as
+// pqarrow's WithStoreSchema writes it (list elements named "element", as
+// the Parquet columns are), but written at finish, so that its metadata
+// holds the keys set until Close (the provenance with its row count, a
+// model's header). pyarrow (and so pandas) takes a file's schema metadata
+// from there and not from the footer, and writes it back there: this is
+// how the provenance survives a round trip through them.
+func storedSchema(schema *arrow.Schema, md arrow.Metadata, mem memory.Allocator) (string, error) {
+	fields := make([]arrow.Field, schema.NumFields())
+	for i, f := range schema.Fields() {
+		fields[i] = elementNames(f)
+	}
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(arrow.NewSchema(fields, &md)), ipc.WithAllocator(mem))
+	if err := w.Close(); err != nil {
+		return "", fmt.Errorf("storing the Arrow schema: %w", err)
+	}
+	return base64.StdEncoding.EncodeToString(buf.Bytes()), nil
+}
+
+// elementNames returns f with the element fields of its lists (at any
+// depth) named "element", as pqarrow names the Parquet groups.
+func elementNames(f arrow.Field) arrow.Field {
+	switch t := f.Type.(type) {
+	case *arrow.ListType:
+		e := elementNames(t.ElemField())
+		e.Name = "element"
+		f.Type = arrow.ListOfField(e)
+	case *arrow.LargeListType:
+		e := elementNames(t.ElemField())
+		e.Name = "element"
+		f.Type = arrow.LargeListOfField(e)
+	case *arrow.FixedSizeListType:
+		e := elementNames(t.ElemField())
+		e.Name = "element"
+		f.Type = arrow.FixedSizeListOfField(t.Len(), e)
+	case *arrow.StructType:
+		children := make([]arrow.Field, t.NumFields())
+		for i := range children {
+			children[i] = elementNames(t.Field(i))
+		}
+		f.Type = arrow.StructOf(children...)
+	case *arrow.MapType:
+		f.Type = arrow.MapOfFields(elementNames(t.KeyField()), elementNames(t.ItemField()))
+	}
+	return f
 }
 
 // fixedSizeAsList returns a as a list array of type lt with the same

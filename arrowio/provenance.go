@@ -44,6 +44,25 @@ type InputInfo struct {
 	// RunID is the input's own run id: two inputs made by one run (an
 	// embedding and its model) share it.
 	RunID string `json:"run_id,omitempty"`
+	// Fingerprint identifies the rows a stage read features from (set by
+	// the shared feature-reading path), so that a later run can tell
+	// whether a table holds the very rows an embedding was fitted on.
+	Fingerprint *Fingerprint `json:"fingerprint,omitempty"`
+}
+
+// Fingerprint is the identity of the rows of a feature table as a stage
+// read them: how many, which columns, and a hash of their values
+// (transforms.FingerprintOf computes it).
+type Fingerprint struct {
+	Rows int64 `json:"rows"`
+	// ID is the id column whose values identify the rows, "" when the
+	// rows are identified by their input row numbers.
+	ID string `json:"id,omitempty"`
+	// Columns are the feature columns hashed, in order (one list column
+	// for list features).
+	Columns []string `json:"columns"`
+	// Hash is "sha256-sum:" and 64 hex digits.
+	Hash string `json:"hash"`
 }
 
 // Metadata is the schema metadata that carries p (its JSON under

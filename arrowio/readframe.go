@@ -121,15 +121,19 @@ func ConcatFrames(mem memory.Allocator, frames []*Frame) (*Frame, error) {
 	}
 	out.Rows = make([]int64, 0, n)
 	if ref.Label != nil {
-		out.Label = &Labels{Name: ref.Label.Name, Numeric: ref.Label.Numeric}
+		out.Label = &Labels{Name: ref.Label.Name, Numeric: ref.Label.Numeric, Unsigned: ref.Label.Unsigned}
+		if ref.Label.Int != nil {
+			out.Label.Int = make([]int64, 0, n)
+		}
 	}
 	for _, f := range parts {
 		out.X = append(out.X, f.X...)
 		out.Soft = append(out.Soft, f.Soft...)
 		out.Rows = append(out.Rows, f.Rows...)
 		if out.Label != nil {
-			out.Label.Num = append(out.Label.Num, f.Label.Num...)
-			out.Label.Str = append(out.Label.Str, f.Label.Str...)
+			if err := out.Label.appendLabels(f.Label, f.Source.Path); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -185,7 +189,8 @@ func sameColumns(ref, f *Frame) error {
 	case f.IDName != ref.IDName || !arrow.TypeEqual(f.ID.DataType(), ref.ID.DataType()):
 		return bad(f.IDName, "id %s %s, expected %s %s", f.IDName, f.ID.DataType(), ref.IDName, ref.ID.DataType())
 	case (f.Label == nil) != (ref.Label == nil) ||
-		f.Label != nil && (f.Label.Name != ref.Label.Name || f.Label.Numeric != ref.Label.Numeric):
+		f.Label != nil && (f.Label.Name != ref.Label.Name || f.Label.Numeric != ref.Label.Numeric ||
+			(f.Label.Int == nil) != (ref.Label.Int == nil) || f.Label.Unsigned != ref.Label.Unsigned):
 		return bad("", "labels differ")
 	case !slices.Equal(f.SoftNames, ref.SoftNames):
 		return bad("", "soft labels %v, expected %v", f.SoftNames, ref.SoftNames)

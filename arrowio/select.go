@@ -38,6 +38,8 @@ type Plan struct {
 
 	keepIdx    []int
 	keepFields []arrow.Field
+
+	excluded map[int]bool // columns Exclude matches
 }
 
 // FrameOption configures Compile and ReadFrame.
@@ -97,6 +99,15 @@ const rowColumn = "row"
 //     mostly numeric text columns (so that they fail with ErrNotNumeric
 //     instead of vanishing). When that finds no column but the table has
 //     exactly one numeric list column, the list is taken.
+//   - Exclude (names and globs; every entry must match a column) leaves
+//     columns out of the features: out of the nil-Features set, and out
+//     of what the patterns in Features match. A column that Features
+//     names exactly and Exclude matches is ErrSelection: the options
+//     contradict each other, and neither silently wins.
+//   - The features, the kept columns and the soft labels must each have
+//     distinct names: a schema that holds a name twice, reached through a
+//     pattern or the default set, is ErrSelection, since models, outputs
+//     and later stages find columns by name.
 //   - nil Keep keeps the label and the soft-label columns; an empty non-nil
 //     Keep keeps nothing. Keep never repeats the id column, which every
 //     output carries anyway.
@@ -156,6 +167,9 @@ func (s Selection) Compile(schema *arrow.Schema, src Source, opts ...FrameOption
 			return nil, selErr(src, strings.Join(s.SoftLabels, ","),
 				fmt.Errorf("%w: soft labels need at least 2 columns, got %d", ErrSelection, len(idx)))
 		}
+		if err := c.uniqueNames(idx, "soft label"); err != nil {
+			return nil, err
+		}
 		p.softIdx = idx
 		p.softNames = c.names(idx)
 	}
@@ -205,6 +219,9 @@ func (p *Plan) compileKeep(c *compiler) error {
 			}
 		}
 	}
+	if err := c.uniqueNames(idx, "kept"); err != nil {
+		return err
+	}
 	p.keepIdx = idx
 	for _, i := range idx {
 		p.keepFields = append(p.keepFields, c.schema.Field(i))
@@ -220,6 +237,9 @@ func (p *Plan) compileFeatures(c *compiler) error {
 		}
 		return nil
 	}
+	if err := p.compileExclude(c); err != nil {
+		return err
+	}
 	var idx []int
 	if s.Features == nil {
 		idx = p.defaultFeatures(c)
@@ -228,6 +248,9 @@ func (p *Plan) compileFeatures(c *compiler) error {
 		if idx, err = c.expand(s.Features, "feature"); err != nil {
 			return err
 		}
+	}
+	if err := c.uniqueNames(idx, "feature"); err != nil {
+		return err
 	}
 	for _, i := range idx {
 		f := c.schema.Field(i)
@@ -263,11 +286,38 @@ func (p *Plan) compileFeatures(c *compiler) error {
 	return nil
 }
 
+// compileExclude resolves Exclude: every entry must name or match a
+// column (a name held by several columns excludes them all).
+func (p *Plan) compileExclude(c *compiler) error {
+	if len(p.sel.Exclude) == 0 {
+		return nil
+	}
+	p.excluded = make(map[int]bool)
+	for _, name := range p.sel.Exclude {
+		idx := c.schema.FieldIndices(name)
+		if len(idx) == 0 {
+			if !strings.ContainsAny(name, `*?[\`) {
+				return selErr(c.src, name, fmt.Errorf("%w: excluded column not found (columns: %s)", ErrMissingColumn, c.available()))
+			}
+			m, err := c.match(name)
+			if err != nil {
+				return err
+			}
+			idx = m.idx
+		}
+		for _, i := range idx {
+			p.excluded[i] = true
+		}
+	}
+	c.excluded = p.excluded
+	return nil
+}
+
 // defaultFeatures applies the nil-Features rule.
 func (p *Plan) defaultFeatures(c *compiler) []int {
 	var idx, lists []int
 	for i, f := range c.schema.Fields() {
-		if c.role[i] != "" || slices.Contains(p.keepIdx, i) {
+		if c.role[i] != "" || slices.Contains(p.keepIdx, i) || p.excluded[i] {
 			continue
 		}
 		switch {
@@ -295,6 +345,55 @@ func (p *Plan) FeatureNames() []string {
 		return listNames(p.listName, p.listLen)
 	}
 	return slices.Clone(p.featNames)
+}
+
+// Omitted is a column that a plan does not take as a feature, and why.
+type Omitted struct {
+	Name string
+	Why  string
+}
+
+// LeftOut lists the columns of the schema that are not features, in schema
+// order, each with the reason: the id, the label, a soft label, kept
+// (passed through), excluded (Exclude), not numeric (with its type), or,
+// with explicit Features, not selected. Hosts show it so that nobody has
+// to guess what a default feature set left out.
+func (p *Plan) LeftOut() []Omitted {
+	feat := make(map[int]bool, len(p.featIdx)+1)
+	for _, i := range p.featIdx {
+		feat[i] = true
+	}
+	if p.listIdx >= 0 {
+		feat[p.listIdx] = true
+	}
+	var out []Omitted
+	for i, f := range p.schema.Fields() {
+		var why string
+		switch {
+		case feat[i]:
+			continue
+		case i == p.idIdx:
+			why = "is the id"
+		case i == p.labelIdx:
+			why = "is the label"
+		case slices.Contains(p.softIdx, i):
+			why = "is a soft label"
+		case slices.Contains(p.keepIdx, i):
+			why = "is kept (passed through)"
+		case p.excluded[i]:
+			why = "is excluded"
+		case isList(f.Type) && p.sel.Features == nil:
+			why = "is a list column (taken by default only when no column is numeric)"
+		case !isNumeric(f.Type):
+			why = "is not numeric (" + f.Type.String() + ")"
+		case p.sel.Features != nil:
+			why = "is not in the features"
+		default:
+			why = "is not used"
+		}
+		out = append(out, Omitted{Name: f.Name, Why: why})
+	}
+	return out
 }
 
 // FeatureList gives the list column the features come from, or "".
@@ -325,6 +424,9 @@ type compiler struct {
 	schema *arrow.Schema
 	src    Source
 	role   map[int]string // column index -> "id", "label", "soft label"
+	// excluded are the columns Exclude matches, set before the features
+	// are expanded.
+	excluded map[int]bool
 }
 
 // matched is the result of resolving one selection entry.
@@ -379,7 +481,7 @@ func (c *compiler) expand(names []string, role string) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		n := 0
+		n, excluded := 0, 0
 		for _, i := range m.idx {
 			if r := c.role[i]; r != "" {
 				if m.exact {
@@ -388,17 +490,42 @@ func (c *compiler) expand(names []string, role string) ([]int, error) {
 				}
 				continue
 			}
+			if c.excluded[i] {
+				if m.exact {
+					return nil, selErr(c.src, name, fmt.Errorf("%w: column is named in the features and matched by exclude; leave it out of one of them",
+						ErrSelection))
+				}
+				excluded++
+				continue
+			}
 			n++
 			if !slices.Contains(idx, i) {
 				idx = append(idx, i)
 			}
 		}
-		if n == 0 {
+		if n == 0 && excluded == 0 {
 			return nil, selErr(c.src, name, fmt.Errorf("%w: pattern matches only columns used otherwise (%s)",
 				ErrMissingColumn, c.rolesOf(m.idx)))
 		}
 	}
 	return idx, nil
+}
+
+// uniqueNames refuses columns of one role that share a name (a schema may
+// hold a name twice, and a glob reaches both): a model, an output or a
+// later stage finds its columns by name, and could not tell them apart.
+func (c *compiler) uniqueNames(idx []int, role string) error {
+	seen := make(map[string]bool, len(idx))
+	for _, i := range idx {
+		name := c.schema.Field(i).Name
+		if seen[name] {
+			return selErr(c.src, name, fmt.Errorf(
+				"%w: %d columns are named %q and two of them would be %s columns; columns are found by name, so rename one, or leave it out (exclude)",
+				ErrSelection, len(c.schema.FieldIndices(name)), name, role))
+		}
+		seen[name] = true
+	}
+	return nil
 }
 
 func (c *compiler) claim(i int, role string) error {
@@ -517,6 +644,11 @@ func listElem(dt arrow.DataType) (arrow.DataType, bool) {
 		return t.Elem(), true
 	}
 	return nil, false
+}
+
+func isList(dt arrow.DataType) bool {
+	_, ok := listElem(dt)
+	return ok
 }
 
 // mostlyNumeric reports whether f is a text column that the CSV reader

@@ -7,8 +7,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// MetadataKey is the Parquet footer key (and Arrow schema metadata key for
-// IPC outputs) under which ordinate stores its provenance JSON.
+// MetadataKey is the key under which ordinate stores its provenance JSON:
+// in the Arrow schema metadata of every output (for Parquet, of the Arrow
+// schema stored in the footer) and in the Parquet footer's key/value
+// metadata.
 const MetadataKey = "ordinate"
 
 // Writer writes record batches to one output atomically: rows go to a
@@ -25,7 +27,9 @@ type Writer interface {
 	// either way the output is never published.
 	Write(rec arrow.RecordBatch) error
 	// SetMetadata sets a key/value pair of file metadata. For Parquet it is
-	// written to the footer at Close, so it may be called at any time. For
+	// written at Close, to the footer's key/value metadata and to the
+	// metadata of the Arrow schema stored there, so it may be called at any
+	// time. For
 	// Arrow IPC it goes into the schema metadata, which is written with the
 	// first batch (or at Close when there is none): later calls are ignored.
 	// CSV has no metadata and ignores it.
