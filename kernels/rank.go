@@ -33,7 +33,7 @@ func (r *Ranker) NeighborOrder(order []int32, row []float64, self int) {
 	p := 0
 	for j, v := range row {
 		if j != self {
-			keys[p] = floatKey(v)
+			keys[p] = FloatKey(v)
 			order[p] = int32(j)
 			p++
 		}
@@ -106,9 +106,9 @@ func Grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
-// floatKey maps v to an unsigned integer with the same order (−0 and +0 map
-// to the same key).
-func floatKey(v float64) uint64 {
+// FloatKey maps v (not NaN) to an unsigned integer with the same order
+// (−0 and +0 map to the same key): radix sorts order floats by it.
+func FloatKey(v float64) uint64 {
 	if v == 0 {
 		return 1 << 63
 	}

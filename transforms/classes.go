@@ -1,6 +1,7 @@
 package transforms
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -28,31 +29,31 @@ func (c *Classes) Record(env *Env) {
 func (c *Classes) K() int { return len(c.Names) }
 
 // FormatLabel formats a numeric label: integers without a decimal point,
-// other values in the shortest form that reads back exactly.
-func FormatLabel(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1<<53 {
-		return strconv.FormatInt(int64(v), 10)
-	}
-	return strconv.FormatFloat(v, 'g', -1, 64)
-}
+// other values in the shortest form that reads back exactly
+// (arrowio.FormatNumber). Integer label columns are formatted exactly,
+// beyond 2^53 too (LabelText).
+func FormatLabel(v float64) string { return arrowio.FormatNumber(v) }
 
-// OrdinalClasses orders the classes of the frame's label column for an ordinal stage: by the given
-// order when it is not empty, else by ascending value for numeric labels.
-// Text labels without an order are an error (ErrTextOrder): sorting them
-// would silently invent an order.
+// OrdinalClasses orders the classes of the frame's label column for an
+// ordinal stage: by the given order when it is not empty, else by the
+// order of an ordered dictionary (Labels.Order: a pandas ordered
+// Categorical), else by ascending value for numeric labels. Text labels
+// without an order are an error (ErrTextOrder) whose hint lists the
+// classes: sorting them would silently invent an order.
 func OrdinalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 	l := f.Label
 	if l == nil {
 		return nil, &OptionError{Option: "label", Err: ErrNoLabel}
 	}
-	if len(order) == 0 && !l.Numeric {
-		return nil, Optionf("order", "label column %q holds text: %w; give the order of its classes (for example %s)",
-			l.Name, ErrTextOrder, strings.Join(firstDistinct(l.Str, 3), ","))
+	if len(order) == 0 && !l.Numeric && l.Order == nil {
+		return nil, Optionf("order", "label column %q holds text: %w; give the order of its classes, for example --order %s (here in order of first appearance), or make the column an ordered dictionary (a pandas ordered Categorical)",
+			l.Name, ErrTextOrder, classHint(l.Str))
 	}
 	return classes(f, order)
 }
 
-// NominalClasses orders the classes of the frame's label column by the given order, or else by
+// NominalClasses orders the classes of the frame's label column by the
+// given order, or else by the order of an ordered dictionary, or else by
 // ascending value (numbers) or byte order (text).
 func NominalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 	if f.Label == nil {
@@ -65,16 +66,16 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 	l := f.Label
 	text := LabelText(l)
 	var names []string
-	if len(order) > 0 {
+	switch {
+	case len(order) > 0:
 		seen := map[string]bool{}
 		for _, o := range order {
 			o = strings.TrimSpace(o)
 			if l.Numeric {
-				v, err := strconv.ParseFloat(o, 64)
-				if err != nil {
-					return nil, Optionf("order", "%w: %q is not a number, but label column %q is numeric", ErrClassOrder, o, l.Name)
+				var err error
+				if o, err = numericClass(l, o); err != nil {
+					return nil, err
 				}
-				o = FormatLabel(v)
 			}
 			if seen[o] {
 				return nil, Optionf("order", "%w: class %q appears twice", ErrClassOrder, o)
@@ -82,14 +83,41 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 			seen[o] = true
 			names = append(names, o)
 		}
-	} else if l.Numeric {
+	case l.Order != nil:
+		// An ordered dictionary: its order, without the values no row
+		// holds (a filtered pandas Categorical keeps its categories).
+		held := make(map[string]bool)
+		for _, t := range text {
+			held[t] = true
+		}
+		for _, o := range l.Order {
+			if held[o] {
+				names = append(names, o)
+			}
+		}
+	case l.Int != nil:
+		vals := slices.Clone(l.Int)
+		if l.Unsigned {
+			slices.SortFunc(vals, func(a, b int64) int { return cmp.Compare(uint64(a), uint64(b)) })
+		} else {
+			slices.Sort(vals)
+		}
+		vals = slices.Compact(vals)
+		for _, v := range vals {
+			if l.Unsigned {
+				names = append(names, strconv.FormatUint(uint64(v), 10))
+			} else {
+				names = append(names, strconv.FormatInt(v, 10))
+			}
+		}
+	case l.Numeric:
 		vals := slices.Clone(l.Num)
 		slices.Sort(vals)
 		vals = slices.Compact(vals)
 		for _, v := range vals {
 			names = append(names, FormatLabel(v))
 		}
-	} else {
+	default:
 		names = slices.Clone(l.Str)
 		slices.Sort(names)
 		names = slices.Compact(names)
@@ -123,28 +151,67 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 	return c, nil
 }
 
-// LabelText returns the labels as text: text labels as they are, numeric
-// ones formatted as FormatLabel does.
+// numericClass reads an entry of --order for a numeric label column as the
+// class name LabelText gives its rows: integers exactly for an integer
+// column (2^53 + 1 stays itself), other numbers as FormatLabel writes them.
+func numericClass(l *arrowio.Labels, o string) (string, error) {
+	if l.Int != nil {
+		if l.Unsigned {
+			if u, err := strconv.ParseUint(o, 10, 64); err == nil {
+				return strconv.FormatUint(u, 10), nil
+			}
+		} else if i, err := strconv.ParseInt(o, 10, 64); err == nil {
+			return strconv.FormatInt(i, 10), nil
+		}
+	}
+	v, err := strconv.ParseFloat(o, 64)
+	if err != nil {
+		return "", Optionf("order", "%w: %q is not a number, but label column %q is numeric", ErrClassOrder, o, l.Name)
+	}
+	if l.Int != nil && (v != math.Trunc(v) || math.Abs(v) >= 1<<53) {
+		return "", Optionf("order", "%w: %q is not an integer written in full, but label column %q holds integers", ErrClassOrder, o, l.Name)
+	}
+	return FormatLabel(v), nil
+}
+
+// LabelText returns the labels as text: text labels as they are, integers
+// exactly, other numbers as FormatLabel writes them (Labels.Text).
 func LabelText(l *arrowio.Labels) []string {
 	if !l.Numeric {
 		return l.Str
 	}
-	out := make([]string, len(l.Num))
-	for i, v := range l.Num {
-		out[i] = FormatLabel(v)
+	n := len(l.Num)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = l.Text(i)
 	}
 	return out
 }
 
-func firstDistinct(s []string, n int) []string {
+// maxHintClasses bounds the classes an error's hint lists.
+const maxHintClasses = 100
+
+// classHint lists the distinct labels of s, in order of first appearance,
+// as a comma list for --order: every class, up to maxHintClasses, then how
+// many more there are.
+func classHint(s []string) string {
 	var out []string
+	seen := make(map[string]bool)
+	more := 0
 	for _, v := range s {
-		if !slices.Contains(out, v) {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
+		if len(out) < maxHintClasses {
 			out = append(out, v)
-			if len(out) == n {
-				break
-			}
+		} else {
+			more++
 		}
 	}
-	return out
+	h := strings.Join(out, ",")
+	if more > 0 {
+		h += fmt.Sprintf(" … (%d more classes)", more)
+	}
+	return h
 }

@@ -35,7 +35,12 @@
 // the outputs a stage closes are published together when it returns nil
 // (arrowio.CommitAll), withdrawn when it fails, so that a run leaves all
 // its outputs or none. Every output carries the run's run_id, and every
-// input recorded in the provenance its own.
+// input recorded in the provenance its own. Inputs are guarded too: a model
+// file opened for a role that reads data (anything but a role that lists
+// Models, such as apply's model, or a variadic one, such as report's
+// tables) is refused (ErrModelAsData), and a read of standard input ("-"
+// in FileTables) returns as soon as the run is cancelled, however silent
+// the stream.
 //
 // # Options
 //
@@ -68,9 +73,14 @@
 // # Conventions
 //
 // Features: Env.ReadFeatures is the one way a stage reads them. Without
-// explicit features the default set leaves out identifiers, targets and
-// earlier embeddings (DefaultExclusions), with a warning. A constant column
-// is dropped with a warning, standardised or not. Standardisation is the
+// explicit features the default set leaves out identifiers, columns named
+// as targets and earlier embeddings (DefaultExclusions), and the columns
+// Columns.Exclude names (which also thins the globs of explicit features);
+// one line names the features used and every column left out, with why (a
+// warning when a name was guessed to be an identifier or target). Features
+// of scales (standard deviations) more than 1e3 apart are a warning when
+// they are not standardised. A constant column is dropped with a warning,
+// standardised or not. Standardisation is the
 // z-score with the training mean and the sample standard deviation
 // (denominator N−1), as ORCA does; each stage declares whether it is on by
 // default. ReadFeatures also closes overflow and identity as classes, for
@@ -81,13 +91,27 @@
 // (Model.Check), and WriteEmbedding never writes a non-finite coordinate
 // (CheckEmbedding).
 //
-// Ordinal classes are ordered by ascending value for numeric labels, and by
-// an explicit order (--order) for text labels: text is never sorted
-// silently. Nominal classes are ordered by ascending value (numbers) or by
-// byte order (text); the order only fixes signs and colours.
+// Ordinal classes are ordered by an explicit order (--order), else by the
+// order an ordered dictionary declares (a pandas ordered Categorical), else
+// by ascending value for numeric labels; text labels need one of the first
+// two: text is never sorted silently. Nominal classes are ordered the same
+// way, text by byte order when nothing declares its order; the order only
+// fixes signs and colours. Labels are compared exactly in their own type:
+// integer labels as integers (2^53 and 2^53+1 are two classes), text as
+// text.
 //
 // Output tables hold the id column, the kept columns, then emb_0 …
 // emb_{d−1} as float64.
+//
+// Memory (memory.go): a stage estimates, before it allocates, every plan
+// that grows faster than its rows or takes its size from an option or a
+// file (N×N and D×D matrices, output dimensions, step counts, model
+// headers), and checks it with Reserve against the memory the run may use
+// (Env.MemoryLimit; by default the cgroup limit or the machine's memory):
+// a plan that does not fit is a *MemoryError wrapping ErrMemory (bad data),
+// or an OptionError naming the option that drives it, never Go's fatal
+// out-of-memory. Model loaders check every count a header gives against
+// the table's own columns before allocating by it (ModelFile.CheckColumns).
 //
 // # Models
 //

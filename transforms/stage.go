@@ -96,6 +96,10 @@ type Env struct {
 	Threads  int              // 0: all cores
 	Mem      memory.Allocator // nil: memory.DefaultAllocator
 	Version  string           // tool version for the provenance
+	// MemoryLimit is the memory in bytes the run may use, against which
+	// stages check their plans before allocating (Reserve): 0 takes what
+	// the system allows (SystemMemory), a negative value sets no limit.
+	MemoryLimit int64
 
 	// Prov is the run's provenance, set by Run: parameters, inputs,
 	// warnings and figures; each output gets a copy with its kind.
@@ -176,7 +180,7 @@ func Run(ctx context.Context, s Stage, opts Options, env *Env) (err error) {
 			panic(r)
 		}
 	}()
-	return env.settle(ctx, s.Run(ctx, env, opts))
+	return env.settle(ctx, s.Run(context.WithValue(ctx, memoryKey{}, env.memoryBudget()), env, opts))
 }
 
 // settle ends the run's outputs: those the stage did not close are
@@ -338,6 +342,10 @@ func (env *Env) Open(ctx context.Context, role string) (arrowio.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := env.checkDataTable(role, r.Source().Path, r.Schema()); err != nil {
+		r.Release()
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -358,7 +366,15 @@ func (env *Env) OpenShard(ctx context.Context, role string, s arrowio.Shard) (ar
 		return nil, Optionf("shard", "%w: %T cannot read a shard; give the host's share of the rows as the input", arrowio.ErrShard, env.Tables)
 	}
 	env.Figure("shard", s.String())
-	return st.OpenShard(ctx, role, env.Mem, s)
+	r, err := st.OpenShard(ctx, role, env.Mem, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := env.checkDataTable(role, r.Source().Path, r.Schema()); err != nil {
+		r.Release()
+		return nil, err
+	}
+	return r, nil
 }
 
 // Input records an input of the run in the provenance: its role, source,

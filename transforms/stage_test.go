@@ -100,10 +100,10 @@ func TestRunStageInMemory(t *testing.T) {
 		"id":       {10, 11, 12, 13},
 		"x":        {1, 2, 3, 4},
 		"constant": {5, 5, 5, 5},
-		"y":        {0, 1, 0, 1},
+		"target":   {0, 1, 0, 1},
 		"emb_0":    {9, 9, 8, 8},
 		"z":        {4, 3, 2, 2},
-	}, []string{"id", "x", "constant", "y", "emb_0", "z"})
+	}, []string{"id", "x", "constant", "target", "emb_0", "z"})
 	defer rec.Release()
 	var logs bytes.Buffer
 	tables := NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
@@ -116,7 +116,7 @@ func TestRunStageInMemory(t *testing.T) {
 	if out == nil || out.NumRows() != 4 {
 		t.Fatalf("output %v", out)
 	}
-	// Default features: x and z; id (identifier), y (target), emb_0
+	// Default features: x and z; id (identifier), target, emb_0
 	// (earlier embedding) left out with a warning; constant dropped.
 	emb := out.Records[0].Column(out.Records[0].Schema().FieldIndices("emb_0")[0]).(*array.Float64).Float64Values()
 	want := []float64{5, 5, 5, 6} // 2·(x+z)/2
@@ -137,7 +137,7 @@ func TestRunStageInMemory(t *testing.T) {
 		t.Errorf("params %v", p.Params)
 	}
 	warned := strings.Join(p.Warnings, "\n")
-	for _, w := range []string{`"id" looks like an identifier`, `"y" looks like a target`, `"emb_0" is an earlier stage's embedding`, `"constant" is constant`} {
+	for _, w := range []string{`"id" looks like an identifier`, `"target" looks like a target`, `"emb_0" is an earlier stage's embedding`, `"constant" is constant`} {
 		if !strings.Contains(warned, w) {
 			t.Errorf("warnings %q lack %q", warned, w)
 		}

@@ -5,6 +5,8 @@ import (
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // version is the tool version recorded in every output.
@@ -47,4 +49,15 @@ var (
 	flagQuiet     = &cli.BoolFlag{Name: "quiet", Usage: "only warnings and errors on stderr, no progress"}
 	flagLogFormat = &cli.StringFlag{Name: "log-format", Value: "text", Usage: "log format on stderr: text or json"}
 	flagNoSeed    = &cli.Uint64Flag{Name: "seed", Value: 1, Usage: "accepted by every stage; this one uses no randomness, so the seed changes nothing"}
+	flagMemory    = &cli.StringFlag{Name: "memory-limit", Value: "auto", Usage: "memory the run may use, e.g. 8GB or 512MiB: a plan that needs more is refused before it starts (auto: the cgroup limit or the machine's memory; none: no limit)"}
 )
+
+// memoryLimit is --memory-limit as Env.MemoryLimit: bytes, 0 for the
+// system's figure, −1 for none.
+func memoryLimit(c *cli.Context) (int64, error) {
+	v, err := transforms.ParseBytes(c.String(flagMemory.Name))
+	if err != nil {
+		return 0, usagef("--%s %v", flagMemory.Name, err)
+	}
+	return v, nil
+}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -35,17 +36,19 @@ func demoCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "demo",
 		Usage: "run BVP, PCA, LDA, Fisher t-SNE, SCORE and SoftClassNeRV on bundled data, apply a saved model, compare quality metrics",
-		UsageText: `ordinate demo [--out DIR]
+		UsageText: `ordinate demo [--out DIR] [--threads N]
 
 Writes the bundled newthyroid data set (215 rows, 5 features, 3 ordinal classes)
 to DIR, runs the same commands a user would (shown as they run), and prints a
 comparison. Every output is a Parquet file with provenance: try ordinate inspect.
+--threads N is passed to every step.
 
 Examples:
    ordinate demo
-   ordinate demo --out /tmp/ordinate-demo`,
+   ordinate demo --out /tmp/ordinate-demo --threads 2`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Value: "ordinate-demo", Usage: "folder for the outputs (created if missing)"},
+			&cli.IntFlag{Name: "threads", Value: 0, Usage: "worker threads of every step (0: all cores)"},
 		},
 		Action: action(runDemo),
 	}
@@ -66,7 +69,14 @@ func runDemo(c *cli.Context) error {
 	if err := writeGaussians(c.Context, gauss); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	if c.Int("threads") < 0 {
+		return usagef("--threads: %d: want 0 (all cores) or a positive count", c.Int("threads"))
+	}
 	run := func(args ...string) error {
+		if c.IsSet("threads") {
+			// Right after the command: report takes positional files.
+			args = append([]string{args[0], "--threads", strconv.Itoa(c.Int("threads"))}, args[1:]...)
+		}
 		fmt.Fprintf(w, "$ ordinate %s\n", shellJoin(args))
 		// --quiet right after the command: report takes positional files.
 		full := append([]string{"ordinate", args[0], "--quiet"}, args[1:]...)

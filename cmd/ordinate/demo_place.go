@@ -110,12 +110,6 @@ func placedAccuracy(c *cli.Context, mapPath, placedPath string, k int) (float64,
 		return 0, 0, err
 	}
 	defer placed.Release()
-	name := func(f *arrowio.Frame, i int) string {
-		if f.Label.Numeric {
-			return fmt.Sprint(f.Label.Num[i])
-		}
-		return f.Label.Str[i]
-	}
 	d := ref.D
 	var hits int
 	for i := range placed.N {
@@ -140,13 +134,13 @@ func placedAccuracy(c *cli.Context, mapPath, placedPath string, k int) (float64,
 		votes := map[string]int{}
 		best := ""
 		for _, j := range order[:min(k, ref.N)] {
-			v := name(ref, j)
+			v := ref.Label.Text(j)
 			votes[v]++
 			if best == "" || votes[v] > votes[best] {
 				best = v
 			}
 		}
-		if best == name(placed, i) {
+		if best == placed.Label.Text(i) {
 			hits++
 		}
 	}

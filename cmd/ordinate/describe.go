@@ -91,7 +91,7 @@ func runDescribe(c *cli.Context) error {
 // every stage.
 func describe() transforms.Description {
 	d := transforms.Describe(toolVersion())
-	for _, f := range []cli.Flag{flagThreads, flagQuiet, flagLogFormat} {
+	for _, f := range []cli.Flag{flagThreads, flagQuiet, flagLogFormat, flagMemory} {
 		d.HostOptions = append(d.HostOptions, hostOption(f))
 	}
 	return d

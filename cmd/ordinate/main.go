@@ -10,6 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -33,7 +37,12 @@ const envExitWithParent = "ORDINATE_EXIT_WITH_PARENT"
 const parentGrace = 5 * time.Second
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// Signals are caught for the whole run, so that a second one can remove
+	// the temporary outputs before the process ends (a default handler
+	// would end it at once and leave them).
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
 	watched, gone, err := exitWithParent()
 	if err != nil || gone {
 		if err == nil {
@@ -42,21 +51,70 @@ func main() {
 		fmt.Fprintf(os.Stderr, "ordinate: %v\n", err)
 		os.Exit(exitRuntime)
 	}
-	// After the first signal the run winds down and removes its temporary
-	// files; restoring the default handlers lets a second signal end a run
-	// that is blocked, e.g. on a silent stdin.
-	go func() {
-		<-ctx.Done()
-		stop()
-		if watched {
-			time.Sleep(parentGrace)
-			fmt.Fprintf(os.Stderr, "ordinate: stopped by a signal (%s is set) and still running after %v: exiting\n", envExitWithParent, parentGrace)
-			os.Exit(exitRuntime)
-		}
-	}()
+	go stopOnSignals(sigs, cancel, watched)
 	code := run(ctx, os.Args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
+	cancel()
 	os.Exit(code)
+}
+
+// stopOnSignals cancels the run at the first signal: every stage stops at
+// its next check of the context (a read of a silent stdin included, see
+// transforms.FileTables) and removes its temporary outputs. A second
+// signal, or parentGrace after the first when the parent is watched, ends
+// a run that has not stopped: the temporary outputs of this process are
+// removed (removeOwnTemporaries) and it exits with code 1.
+func stopOnSignals(sigs <-chan os.Signal, cancel context.CancelFunc, watched bool) {
+	<-sigs
+	cancel()
+	var grace <-chan time.Time
+	if watched {
+		grace = time.After(parentGrace)
+	}
+	select {
+	case sig := <-sigs:
+		fmt.Fprintf(os.Stderr, "ordinate: %v again: stopping now; no output was written\n", sig)
+	case <-grace:
+		fmt.Fprintf(os.Stderr, "ordinate: stopped by a signal (%s is set) and still running after %v: exiting; no output was written\n", envExitWithParent, parentGrace)
+	}
+	removeOwnTemporaries()
+	os.Exit(exitRuntime)
+}
+
+// removeOwnTemporaries removes the temporary outputs of this process and
+// returns their paths: the files it has open (on Linux, as /proc/self/fd
+// lists them) named as arrowio names a temporary output,
+// ".NAME.tmp-PID-HOST-RANDOM" with this process's id, and the other files
+// of that name in their folders (outputs complete but not yet published).
+// Elsewhere it removes nothing; the next run writing to the folder removes
+// them (arrowio.RemoveStale).
+func removeOwnTemporaries() []string {
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		return nil
+	}
+	own := regexp.MustCompile(`^\..+\.tmp-` + strconv.Itoa(os.Getpid()) + `-[0-9a-f]{8}-[0-9a-z]+$`)
+	var dirs []string
+	for _, fd := range fds {
+		p, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && filepath.IsAbs(p) && own.MatchString(filepath.Base(p)) {
+			dirs = append(dirs, filepath.Dir(p))
+		}
+	}
+	slices.Sort(dirs)
+	var removed []string
+	for _, dir := range slices.Compact(dirs) {
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			if !e.Type().IsRegular() || !own.MatchString(e.Name()) {
+				continue
+			}
+			p := filepath.Join(dir, e.Name())
+			if os.Remove(p) == nil {
+				removed = append(removed, p)
+			}
+		}
+	}
+	return removed
 }
 
 // run executes the command line and returns the exit code. It is main
@@ -68,6 +126,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	code := exitCode(err)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+		// The cancellation itself, however deep it surfaced, is no news.
+		fmt.Fprintln(stderr, "ordinate: interrupted; no output was written")
+		return code
+	}
 	fmt.Fprintf(stderr, "ordinate: %v\n", err)
 	if ctx.Err() != nil {
 		fmt.Fprintln(stderr, "ordinate: interrupted; no output was written")

@@ -16,6 +16,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 const thyroid = "../../testdata/ordinal/newthyroid.csv"
@@ -302,9 +303,18 @@ func TestTextLabelsWithOrder(t *testing.T) {
 
 func TestDemo(t *testing.T) {
 	dir := t.TempDir()
-	code, out, errOut := runCmd(t, nil, "demo", "--out", dir)
+	// --threads goes to every step, and is shown in the commands printed.
+	code, out, errOut := runCmd(t, nil, "demo", "--out", dir, "--threads", "1")
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, errOut)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "$ ordinate ") && !strings.Contains(line, " --threads 1 ") {
+			t.Errorf("demo step without --threads 1: %s", line)
+		}
+	}
+	if p := demoProvenance(t, filepath.Join(dir, "thyroid-tsne.parquet")); p == nil || p.Params["threads"] != 1.0 {
+		t.Errorf("the demo's t-SNE ran with threads %v, want 1", p.Params["threads"])
 	}
 	for _, want := range []string{"$ ordinate bvp", "max |difference| = 0", "Spearman's rho", "T(10)", "Fisher t-SNE", "SCORE, one map per aspect", "softclassnerv", "cKPCA (both kernels)"} {
 		if !strings.Contains(out, want) {
@@ -342,6 +352,17 @@ func TestDemo(t *testing.T) {
 	if zooData, err := os.ReadFile(zoo); err != nil || !bytes.Equal(zooData, demoZoo) {
 		t.Errorf("cmd/ordinate/demodata/zoo.csv differs from testdata/zoo/zoo.csv (%v)", err)
 	}
+}
+
+// demoProvenance reads the provenance of a table (nil when it has none).
+func demoProvenance(t *testing.T, path string) *arrowio.Provenance {
+	t.Helper()
+	r, err := arrowio.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	return transforms.TableProvenance(r.Schema())
 }
 
 func TestInspect(t *testing.T) {

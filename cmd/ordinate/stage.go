@@ -41,7 +41,7 @@ func stageCommand(s transforms.Stage) *cli.Command {
 		// script can pass the same common flags to every stage.
 		flags = append(flags, flagNoSeed)
 	}
-	flags = append(flags, flagThreads, flagQuiet, flagLogFormat)
+	flags = append(flags, flagThreads, flagQuiet, flagLogFormat, flagMemory)
 	return &cli.Command{
 		Name:      info.Name,
 		Category:  info.Category,
@@ -152,7 +152,11 @@ func runStage(c *cli.Context, s transforms.Stage) error {
 		stdoutTaken = stdoutTaken || p == "-"
 	}
 	showOutputs(c, info, tables, stdoutTaken)
-	env := &transforms.Env{Tables: tables, Log: log, Threads: c.Int("threads"), Version: toolVersion()}
+	mem, err := memoryLimit(c)
+	if err != nil {
+		return err
+	}
+	env := &transforms.Env{Tables: tables, Log: log, Threads: c.Int("threads"), Version: toolVersion(), MemoryLimit: mem}
 	if c.Bool("quiet") {
 		env.Progress = transforms.NoProgress{}
 	} else {

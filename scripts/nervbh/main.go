@@ -62,8 +62,9 @@ func main() {
 		o.Multiscale, o.MaxIter, o.Start = *multiscale, *maxIter, nerv.Start(*startAt)
 		switch name {
 		case "exact-transfer":
+			o.Method = nerv.Exact
 		case "exact-global":
-			o.OutputScale = nerv.Global
+			o.Method, o.OutputScale = nerv.Exact, nerv.Global
 		case "bh":
 			o.Method, o.BHTol = nerv.BarnesHut, *tol
 		case "cutoff":

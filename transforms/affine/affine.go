@@ -285,6 +285,11 @@ func load(r arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) 
 	if h.Dims < 1 {
 		return nil, file.Errorf("header says %d dims", h.Dims)
 	}
+	// The header's dims must be the table's axes, before anything is
+	// allocated by them.
+	if err := file.CheckColumns(r.Schema(), "axis_", h.Dims, "dims"); err != nil {
+		return nil, err
+	}
 	axes := make([][]float64, h.Dims)
 	for r.Next() {
 		rec := r.RecordBatch()
@@ -323,6 +328,9 @@ func load(r arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) 
 	D := len(m.Features)
 	if D == 0 || D != h.Features {
 		return nil, file.Errorf("header says %d features and %d dims, the table has %d rows", h.Features, h.Dims, D)
+	}
+	if err := file.CheckFeatures(r.Schema(), m.Features); err != nil {
+		return nil, err
 	}
 	m.Axes = mat.NewDense(D, h.Dims, nil)
 	for j := range h.Dims {

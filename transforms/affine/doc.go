@@ -18,5 +18,10 @@
 //
 // A model file holds one row per input feature (feature, mean, scale,
 // origin, axis_0 …), with the header (transforms.ModelHeader) and the
-// run's provenance in its metadata.
+// run's provenance in its metadata. Loading checks the header's dims
+// against the table's axis_ columns before allocating by it (a dims of
+// 10¹² was a fatal out-of-memory, a dims of 1 with two axes a silent 1-D
+// map), and the feature names against the features the model's own
+// provenance records (a model whose names were swapped is refused, not
+// applied to the wrong columns).
 package affine

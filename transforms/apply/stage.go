@@ -157,17 +157,27 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	}
 	cfg := Config{Progress: env.Progress, Mem: env.Mem, Threads: env.Threads, AllowEmpty: !opts.Shard.IsZero()}
 	var st Stats
+	var fr *fingerprintReader
 	if role == "distances" {
 		st, err = Distances(ctx, m, r, create, cfg)
 	} else {
 		sel := arrowio.Selection{ID: opts.ID, Keep: opts.Keep, OnInvalid: opts.OnInvalid, Label: opts.Label, SoftLabels: opts.SoftLabels}
-		st, err = Rows(ctx, m, r, sel, create, cfg)
+		fr = newFingerprintReader(r, m, sel)
+		st, err = Rows(ctx, m, fr, sel, create, cfg)
 	}
 	if err != nil {
 		return err
 	}
 	src := r.Source()
 	env.Input(role, src, st.Rows+st.Dropped, st.Dropped, transforms.TableProvenance(r.Schema()))
+	if fr != nil {
+		// The space the output was placed from, for evaluate: the
+		// model's features and standardisation, and the rows of in.
+		env.Figures(map[string]any{"features": modelFeatures(m), "standardize": h.Standardized})
+		if fp := fr.fingerprint(); fp != nil {
+			env.SetInputFingerprint(role, fp)
+		}
+	}
 	if st.Dropped > 0 {
 		env.Warn("%s: dropped %d of %d rows with NaN, ±Inf or null in a used column (on-invalid drop)", src.Path, st.Dropped, st.Rows+st.Dropped)
 	}
@@ -176,6 +186,70 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 		env.Figures(map[string]any{"placed": st.Rows, "reference_rows": tm.ReferenceRows(), "placement": tm.Settings()})
 	}
 	return env.Close("out", w)
+}
+
+// modelFeatures are the feature columns a model reads: its list column, or
+// its input features.
+func modelFeatures(m transforms.Model) []string {
+	if l := m.Header().FeatureList; l != "" {
+		return []string{l}
+	}
+	return slices.Clone(m.InputFeatures())
+}
+
+// fingerprintReader passes the batches of an input through to Rows and
+// fingerprints the rows of each (transforms.Fingerprinter), extracted as
+// Rows extracts them (the same selection: the model's features, the id
+// column or row numbers, the same rows dropped), so that the output
+// records the rows it was placed from as a fitting stage's does. A batch
+// it cannot extract is left to Rows to report; the fingerprint is then
+// not recorded.
+type fingerprintReader struct {
+	arrowio.Reader
+	plan   *arrowio.Plan
+	fp     *transforms.Fingerprinter
+	x      []float64
+	failed bool
+}
+
+func newFingerprintReader(r arrowio.Reader, m transforms.Model, sel arrowio.Selection) *fingerprintReader {
+	fr := &fingerprintReader{Reader: r}
+	sel.Features, sel.NoFeatures = modelFeatures(m), false
+	plan, err := sel.Compile(r.Schema(), r.Source())
+	if err != nil {
+		fr.failed = true // Rows compiles the same selection and reports it
+		return fr
+	}
+	fr.plan, fr.fp = plan, transforms.NewFingerprinter(sel.ID, sel.Features)
+	return fr
+}
+
+// Next moves to the next batch and fingerprints its rows.
+func (fr *fingerprintReader) Next() bool {
+	if !fr.Reader.Next() {
+		return false
+	}
+	if fr.failed {
+		return true
+	}
+	file, first := fr.Reader.Position()
+	f, err := fr.plan.ExtractTo(fr.x, fr.Reader.RecordBatch(), file, first)
+	if err != nil {
+		fr.failed = true
+		return true
+	}
+	fr.fp.Add(f)
+	fr.x = f.X[:0]
+	f.Release()
+	return true
+}
+
+// fingerprint returns the fingerprint of every row read, or nil.
+func (fr *fingerprintReader) fingerprint() *arrowio.Fingerprint {
+	if fr.failed || fr.fp == nil {
+		return nil
+	}
+	return fr.fp.Fingerprint()
 }
 
 // configure applies the placement options to a model that places rows by

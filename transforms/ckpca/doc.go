@@ -138,6 +138,17 @@
 // targets to that accuracy. For a precomputed kernel there is no model and
 // the stage writes F·U.
 //
+// Memory: before it builds the feature map the stage checks its plan
+// against the memory the run may use (reserveFit, transforms.Reserve): the
+// n×n kernel matrix and its eigendecomposition (about 6·n² values), the
+// Nyström map of the landmarks, or the primal path's D×D covariance (a
+// list column of 100,000 elements is 100,000 features), and the embedding
+// in Dims dimensions; more Dims than the feature space has (the features
+// on the primal path, the kernel's rank otherwise) are refused. A kernel
+// model's loader checks the header's counts against the table's ref_ and
+// alpha_ columns before allocating, the kernel's parameters (a poly degree
+// ≥ 1, a γ > 0), and the feature names against the model's provenance.
+//
 // Cancellation: the stage's dense linear algebra (the n×n eigendecomposition
 // of the dual and precomputed paths, the landmark one of Nyström, and Fit's
 // p×p factorisation of the first sphere problem where it makes one,

@@ -138,6 +138,33 @@ func (m *KernelModel) Record(mem memory.Allocator) (arrow.RecordBatch, error) {
 	return b.NewRecordBatch(), nil
 }
 
+// checkKernel refuses a kernel read from a model header that the fit
+// could not have resolved: an unknown kind, a width γ that is not finite
+// and positive (rbf, poly), a poly degree below 1 or a coef0 that is not
+// finite.
+func checkKernel(k kernels.Kernel) error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch k.Kind {
+	case "linear", "cosine":
+	case "rbf":
+		if !(k.Gamma > 0) || !finite(k.Gamma) {
+			return fmt.Errorf("rbf kernel with gamma %g, want a finite value > 0", k.Gamma)
+		}
+	case "poly":
+		switch {
+		case !(k.Gamma > 0) || !finite(k.Gamma):
+			return fmt.Errorf("poly kernel with gamma %g, want a finite value > 0", k.Gamma)
+		case k.Degree < 1:
+			return fmt.Errorf("poly kernel of degree %d, want at least 1", k.Degree)
+		case !finite(k.Coef0):
+			return fmt.Errorf("poly kernel with coef0 %g", k.Coef0)
+		}
+	default:
+		return fmt.Errorf("unknown kernel %q", k.Kind)
+	}
+	return nil
+}
+
 // loadKernelModel reads the body of a kernel model from rd.
 func loadKernelModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) {
 	file := transforms.ModelFile{Path: rd.Source().Path}
@@ -161,10 +188,20 @@ func loadKernelModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Mo
 	if err := file.CheckScaling(spec.Names, spec.Mean, spec.Scale); err != nil {
 		return nil, err
 	}
-	switch spec.Kernel.Kind {
-	case "linear", "rbf", "poly", "cosine":
-	default:
-		return nil, file.Errorf("unknown kernel %q", spec.Kernel.Kind)
+	if err := checkKernel(spec.Kernel); err != nil {
+		return nil, file.Errorf("%v", err)
+	}
+	// The header's counts must be the table's columns, before anything is
+	// allocated by them.
+	schema := rd.Schema()
+	if err := file.CheckColumns(schema, "ref_", D, "features"); err != nil {
+		return nil, err
+	}
+	if err := file.CheckColumns(schema, "alpha_", h.Dims, "dims"); err != nil {
+		return nil, err
+	}
+	if err := file.CheckFeatures(schema, spec.Names); err != nil {
+		return nil, err
 	}
 	cols := make([][]float64, D+h.Dims)
 	for rd.Next() {

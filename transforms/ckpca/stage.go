@@ -131,6 +131,10 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			if err != nil {
 				return err
 			}
+			if err := reserveFit(env, f.N, f.N, fo, Precomputed); err != nil {
+				pairs.Release()
+				return err
+			}
 			data, err = table.SimilarityMatrix(pairs, f)
 			pairs.Release()
 			if err != nil {
@@ -174,6 +178,9 @@ func fitPrecomputed(ctx context.Context, env *transforms.Env, data []float64, n 
 	corr := fo.Correction
 	if len(data) != n*n {
 		return nil, transforms.Errorf(ErrKernel, "%d similarity values for %d rows", len(data), n)
+	}
+	if err := reserveFit(env, n, n, fo, Precomputed); err != nil {
+		return nil, err
 	}
 	km := mat.NewDense(n, n, slices.Clone(data))
 	if err := CheckSymmetric(km); err != nil {
@@ -223,6 +230,9 @@ func fitKernel(ctx context.Context, env *transforms.Env, ft *transforms.FeatureT
 	kern, err := kernels.Kernel{Kind: string(kind), Gamma: fo.Gamma, Degree: fo.Degree, Coef0: fo.Coef0}.Resolve(ft.Z, n, p)
 	if err != nil {
 		return nil, transforms.Errorf(ErrKernel, "%w", err)
+	}
+	if err := reserveFit(env, n, p, fo, kind); err != nil {
+		return nil, err
 	}
 	res := &stageFit{figures: map[string]any{"kernel": kern.Kind}}
 	var feat *Features
@@ -321,6 +331,11 @@ func place(ctx context.Context, env *transforms.Env, m transforms.Model, ft *tra
 // fit solves cKPCA on the feature map, records the coordinates and the
 // figures, and returns Fit's n×d embedding F·U.
 func (r *stageFit) fit(ctx context.Context, env *transforms.Env, feat *Features, ctrl Control, fo Options) (*mat.Dense, error) {
+	// Components past the feature space's dimension have nothing left to
+	// span (and a million of them took hours).
+	if _, p := feat.F.Dims(); fo.Dims > p {
+		return nil, transforms.Optionf("dims", "%d, but the feature space has %d dimensions (the features on the primal path, the kernel's rank otherwise)", fo.Dims, p)
+	}
 	env.Progress.Start("optimising", int64(fo.Dims))
 	fit, err := fitFeatures(ctx, feat, ctrl, fo)
 	env.Progress.Add(int64(fo.Dims))

@@ -124,11 +124,7 @@ func ObjectClasses(ctx context.Context, p *arrowio.Provenance, mem memory.Alloca
 		}
 		out := make(map[string]string, f.N)
 		for i := range f.N {
-			if f.Label.Numeric {
-				out[f.ID.ValueStr(i)] = strconv.FormatFloat(f.Label.Num[i], 'g', -1, 64)
-			} else {
-				out[f.ID.ValueStr(i)] = f.Label.Str[i]
-			}
+			out[f.ID.ValueStr(i)] = f.Label.Text(i)
 		}
 		f.Release()
 		return out

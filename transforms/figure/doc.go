@@ -11,8 +11,10 @@
 //     lightness follows the order (OrdinalColor). The order is known when
 //     it is given (plot --order) or recorded: the label column's class
 //     order in the provenance of an ordinal stage (bvp) or of a stage given
-//     --order (RecordedOrder, Spec.WithProvenance); plot --palette
-//     categorical or ordinal overrides the choice.
+//     --order (RecordedOrder, Spec.WithProvenance), or declared: a colour
+//     column that is an ordered dictionary (a pandas ordered Categorical)
+//     in the order of its dictionary; plot --palette categorical or
+//     ordinal overrides the choice.
 //   - Other categories use the Okabe–Ito palette (colour-blind safe), in
 //     the order given or of first appearance (numbers ascending); beyond
 //     eight categories the colours repeat with another glyph shape
@@ -37,8 +39,9 @@
 //   - Point radius and opacity fall with the number of points (PointStyle),
 //     so that 100 points and 100,000 both read well.
 //   - Rows placed into a fitted map (ordinate apply; Points.Placed) are
-//     drawn over the map's dots as rings in their colour with a dark edge,
-//     half as large again as the dots, on the same axes, with a legend
+//     drawn as thin rings in their colour with a dark edge, a third larger
+//     than the dots and beneath them (the map stays visible; a ring shows
+//     around the dot it circles), on the same axes, with a legend
 //     entry "placed (N rows)"; placed rows without the colour column are
 //     grey (vermillion when nothing is coloured).
 //
@@ -49,7 +52,7 @@
 // embedding or SCORE maps become a scatter plot (maps one panel per aspect),
 // a long distance table a heat map; a table that records no kind is drawn as
 // a scatter plot of the columns x and y. The optional input "placed" is an
-// embedding of rows placed into that map by ordinate apply, drawn over it
+// embedding of rows placed into that map by ordinate apply, drawn on it
 // (CheckPlaced says what it must be); the optional input "triplets" marks
 // what each aspect of SCORE maps never observed; the optional input "join"
 // is a table whose column colours the points, matched on an id (rows

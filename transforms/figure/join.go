@@ -65,7 +65,7 @@ func joinColour(ctx context.Context, env *transforms.Env, f *arrowio.Frame, col,
 		id := valueString(j.ID, i)
 		if _, dup := row[id]; dup {
 			return nil, "", fmt.Errorf("%w: %s: id %q appears twice in column %q: the join needs one row per id",
-				transforms.ErrInvalidData, path, id, j.IDName)
+				transforms.ErrInvalidData, path, arrowio.ClipValue(id), j.IDName)
 		}
 		row[id] = i
 	}

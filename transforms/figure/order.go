@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/ordinate/ordinate/arrowio"
 )
@@ -47,13 +48,17 @@ func stringList(v any) []string {
 
 // WithProvenance returns s completed from the provenance p of the table
 // with the given schema: the recorded class order of the colour column
-// (drawn as ordinal, RecordedOrder) unless s gives an order, and the
-// control-point columns the stage recorded (cKPCA, LSP: option control)
-// unless s names some.
+// (drawn as ordinal, RecordedOrder) unless s gives an order, or else, when
+// the colour column is an ordered dictionary (a pandas ordered
+// Categorical), the order of its dictionary (drawn as ordinal; the levels
+// are read with the data, levelsOf); and the control-point columns the
+// stage recorded (cKPCA, LSP: option control) unless s names some.
 func (s Spec) WithProvenance(schema *arrow.Schema, p *arrowio.Provenance) Spec {
 	if s.Order == nil && s.ColorScale != ScaleContinuous {
 		if order := RecordedOrder(p, s.Color); order != nil {
 			s.Order, s.Ordinal, s.recorded = order, true, true
+		} else if orderedDictionary(schema, s.Color) {
+			s.Ordinal = true
 		}
 	}
 	if s.Control == nil && p != nil {
@@ -75,4 +80,45 @@ func orderWith(order, v []string) []string {
 		}
 	}
 	return out
+}
+
+// orderedDictionary reports whether the column col of schema is an
+// ordered dictionary.
+func orderedDictionary(schema *arrow.Schema, col string) bool {
+	if schema == nil || col == "" {
+		return false
+	}
+	idx := schema.FieldIndices(col)
+	if len(idx) != 1 {
+		return false
+	}
+	d, ok := schema.Field(idx[0]).Type.(*arrow.DictionaryType)
+	return ok && d.Ordered
+}
+
+// levelsOf orders the distinct values v of the colour column a when no
+// order is given or recorded: an ordered dictionary's values in dictionary
+// order (those some row holds, then any other level such as a null), else
+// sortedLevels.
+func levelsOf(a arrow.Array, v []string) []string {
+	d, ok := a.(*array.Dictionary)
+	if !ok || !d.DataType().(*arrow.DictionaryType).Ordered {
+		return sortedLevels(v)
+	}
+	held := make(map[string]bool)
+	for _, l := range v {
+		held[l] = true
+	}
+	dict := d.Dictionary()
+	var order []string
+	for k := range dict.Len() {
+		if dict.IsNull(k) {
+			continue
+		}
+		if l := dict.ValueStr(k); held[l] {
+			order = append(order, l)
+			held[l] = false // a repeated dictionary value is listed once
+		}
+	}
+	return orderWith(order, v)
 }

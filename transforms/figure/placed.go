@@ -18,10 +18,12 @@ import (
 	"github.com/ordinate/ordinate/transforms/table"
 )
 
-// Rows placed into a fitted map (ordinate apply) are drawn over the map as
-// rings in their colour with a dark edge: a dot of the same class colour
-// beneath does not hide them, and they stay apart from the map's glyphs
-// (dots, triangles, boxes, crosses) at any number of points.
+// Rows placed into a fitted map (ordinate apply) are drawn as thin rings
+// in their colour with a dark edge, beneath the map's dots: the map stays
+// whole wherever rings fall on it, a ring shows as a halo around the dot
+// it circles (a dot of the same class colour does not hide it), and the
+// rings stay apart from the map's glyphs (dots, triangles, boxes,
+// crosses) at any number of points.
 
 var (
 	// neutralColor is the ring of a placed row that has no colour column.
@@ -33,7 +35,7 @@ var (
 )
 
 // The ring's coloured stroke and the dark edge on either side of it.
-var ringWidth, edgeWidth = vg.Points(1.2), vg.Points(0.45)
+var ringWidth, edgeWidth = vg.Points(0.9), vg.Points(0.35)
 
 // placedGlyph draws a placed row's ring.
 type placedGlyph struct{}
@@ -56,12 +58,12 @@ type ringStyle struct {
 	alpha  float64
 }
 
-// placedStyle is the ring of m placed rows drawn over dots of the given
-// radius: half as large again as the dots and at least 2.5 pt, opaque
-// unless the rings are many.
+// placedStyle is the ring of m placed rows drawn among dots of the given
+// radius: a third larger than the dots (just outside a dot it circles) and
+// at least 2.5 pt, opaque unless the rings are many.
 func placedStyle(m int, dot vg.Length) ringStyle {
 	_, a := PointStyle(m)
-	return ringStyle{radius: max(1.5*dot, vg.Points(2.5)), alpha: max(a, 0.6)}
+	return ringStyle{radius: max(1.35*dot, vg.Points(2.5)), alpha: max(a, 0.6)}
 }
 
 // withPlaced returns p's points followed by those of p.Placed, in one

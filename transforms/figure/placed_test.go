@@ -1,9 +1,13 @@
 package figure
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -215,6 +219,36 @@ func TestModelRun(t *testing.T) {
 	} {
 		if got := ModelRun(tc.p); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestScatterPlacedBeneath: the placed rows' rings are drawn beneath the
+// map's dots (every ring before the last dot in the SVG, the legend's
+// excepted), so that the map stays whole where rings fall on it, and the
+// rings are thin: their dark edge is at most 1.6 pt wide.
+func TestScatterPlacedBeneath(t *testing.T) {
+	p := testPoints()
+	q := placedPoints(p)
+	var buf bytes.Buffer
+	pts := onlyPlaced(p, q, "", true)
+	if err := Scatter(&buf, "svg", pts, Style{Title: "placed", NoFontEmbedding: true}); err != nil {
+		t.Fatal(err)
+	}
+	s := buf.String()
+	c := okabeIto[4]
+	dot := fmt.Sprintf("style=\"fill:#%02X%02X%02X", c.R, c.G, c.B)
+	lastRing, lastDot := strings.LastIndex(s, "stroke:#222222;"), strings.LastIndex(s, dot)
+	if lastRing < 0 || lastDot < 0 {
+		t.Fatalf("no ring (%d) or no map dot %s (%d) in the SVG", lastRing, dot, lastDot)
+	}
+	if lastRing > lastDot {
+		t.Errorf("a ring is drawn after the map's last dot (at byte %d, the dot at %d): rings hide the map", lastRing, lastDot)
+	}
+	for _, m := range regexp.MustCompile(`stroke:#222222;stroke-width:([0-9.]+)`).FindAllStringSubmatch(s, -1) {
+		if w, _ := strconv.ParseFloat(m[1], 64); w > 1.6 {
+			t.Errorf("a ring edge %s pt wide, want at most 1.6", m[1])
+			break
 		}
 	}
 }

@@ -179,7 +179,7 @@ func colourColumn(p *Points, a arrow.Array, s Spec) error {
 	p.Order, p.Ordinal = s.Order, s.Ordinal
 	switch {
 	case p.Order == nil:
-		p.Order = sortedLevels(p.Category)
+		p.Order = levelsOf(a, p.Category)
 	case s.recorded:
 		p.Order = orderWith(p.Order, p.Category)
 	}

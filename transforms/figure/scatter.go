@@ -46,7 +46,8 @@ type Points struct {
 	// FacetNotes, if set, are printed under each panel title (e.g. SCORE's δ).
 	FacetNotes map[string]string
 	// Placed, if set, are rows placed into this map (ordinate apply), drawn
-	// over it as rings with a dark edge, larger than the map's dots. Their
+	// as thin rings with a dark edge, a third larger than the map's dots
+	// and beneath them, so that the map stays visible. Their
 	// X and Y are required; their colouring must be of the map's kind
 	// (Category, Value, or Soft with the same Classes) or absent (a neutral
 	// grey), their Facet absent (drawn in every panel) or of the map's
@@ -232,7 +233,7 @@ func Levels(v, order []string) []string {
 }
 
 // Scatter draws the points to w as "svg" or "png", and p.Placed, if set,
-// over them.
+// as rings beneath them.
 func Scatter(w io.Writer, format string, p *Points, o Style) error {
 	if err := transforms.Validate(&o); err != nil {
 		return err
@@ -356,6 +357,17 @@ func Scatter(w io.Writer, format string, p *Points, o Style) error {
 			}
 			pl.Title.TextStyle.Font.Size = vg.Points(10)
 		}
+		if placed != nil && len(placed[g]) > 0 {
+			// Drawn before the map's dots, beneath them: the map stays
+			// whole, and a ring shows around the dots it circles.
+			rings, err := scatterOf(all, placed[g], func(i int) draw.GlyphStyle {
+				return draw.GlyphStyle{Color: fade(pt.rgb(i), ring.alpha), Radius: ring.radius, Shape: placedGlyph{}}
+			})
+			if err != nil {
+				return err
+			}
+			pl.Add(rings)
+		}
 		dots, err := scatterOf(all, idx, func(i int) draw.GlyphStyle {
 			return draw.GlyphStyle{Color: fade(pt.rgb(i), alpha), Radius: radius, Shape: pt.glyph(i)}
 		})
@@ -371,16 +383,6 @@ func Scatter(w io.Writer, format string, p *Points, o Style) error {
 				return err
 			}
 			pl.Add(marks)
-		}
-		if placed != nil && len(placed[g]) > 0 {
-			// Drawn after the map's dots, so that they lie on top.
-			rings, err := scatterOf(all, placed[g], func(i int) draw.GlyphStyle {
-				return draw.GlyphStyle{Color: fade(pt.rgb(i), ring.alpha), Radius: ring.radius, Shape: placedGlyph{}}
-			})
-			if err != nil {
-				return err
-			}
-			pl.Add(rings)
 		}
 		panels[g/cols][g%cols] = pl
 	}

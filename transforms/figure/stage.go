@@ -128,7 +128,7 @@ grey ring, with a legend entry "not observed (N)". The maps table alone cannot s
 		},
 		Inputs: []transforms.Role{
 			{Name: "in", Help: "table to draw: an embedding, SCORE maps or a long distance table (- for a stream on stdin)", Required: true},
-			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn over it as rings"},
+			{Name: "placed", Help: "rows placed into the map of --in by ordinate apply, drawn on it as rings beneath its dots"},
 			{Name: "join", Help: "a table to colour by: --color names its column, --on the id to match"},
 			{Name: "triplets", Help: "the triplets SCORE or OE maps were fitted on: objects an aspect never observed are drawn as grey rings", Kind: table.Triplets},
 		},
@@ -189,14 +189,16 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 			return err
 		}
 		defer f.Release()
-		settitles(&fo, f, prov)
+		objects := PairObjects(f)
+		title, subtitle := DistanceTitles(f.Source.Path, int64(f.N)+f.Dropped, objects, prov)
+		setTitles(&fo, title, subtitle)
 		env.Progress.Start("drawing", 0)
 		err = DistanceHeatMap(&buf, format, f, ObjectClasses(ctx, prov, env.Mem), fo)
 		env.Progress.Finish()
 		if err != nil {
 			return err
 		}
-		env.Figure("objects", heatMapObjects(f))
+		env.Figure("objects", objects)
 	case table.Embedding, table.Maps, "":
 		if err := drawScatter(ctx, env, opts, r, prov, format, fo, &buf); err != nil {
 			return err
@@ -235,6 +237,11 @@ func readPlaced(ctx context.Context, env *transforms.Env, schema *arrow.Schema, 
 
 func settitles(fo *Style, f *arrowio.Frame, prov *arrowio.Provenance) {
 	title, subtitle := Titles(f.Source.Path, int64(f.N)+f.Dropped, prov)
+	setTitles(fo, title, subtitle)
+}
+
+// setTitles gives fo the title and subtitle, unless the caller set them.
+func setTitles(fo *Style, title, subtitle string) {
 	if fo.Title == "" {
 		fo.Title = title
 	}
@@ -243,7 +250,9 @@ func settitles(fo *Style, f *arrowio.Frame, prov *arrowio.Provenance) {
 	}
 }
 
-func heatMapObjects(f *arrowio.Frame) int {
+// PairObjects returns the number of objects of a long distance table read
+// with PairsSelection: the ids in its i and j columns.
+func PairObjects(f *arrowio.Frame) int {
 	ids := map[string]bool{}
 	for k := range f.N {
 		ids[f.ID.ValueStr(k)], ids[f.Keep[0].ValueStr(k)] = true, true

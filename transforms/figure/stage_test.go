@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
@@ -75,5 +76,43 @@ func TestStagePlaced(t *testing.T) {
 		if (tc.warn == "") != (warned == "") || !strings.Contains(warned, tc.warn) {
 			t.Errorf("%s: warnings %q, want %q", tc.name, warned, tc.warn)
 		}
+	}
+}
+
+// TestStageHeatMapSubtitle: the heat map of a long distance table says how
+// many pairs and objects it draws, not "rows".
+func TestStageHeatMapSubtitle(t *testing.T) {
+	p := &arrowio.Provenance{Stage: "fisher", Kind: table.DistancePairs, Params: map[string]any{}}
+	md, err := p.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	ib, jb, db := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator), array.NewFloat64Builder(memory.DefaultAllocator)
+	for i := range n {
+		for j := range n {
+			if i != j {
+				ib.Append(int64(i))
+				jb.Append(int64(j))
+				db.Append(float64(i + j))
+			}
+		}
+	}
+	cols := []arrow.Array{ib.NewArray(), jb.NewArray(), db.NewArray()}
+	rec := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64}, {Name: "j", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "distance", Type: arrow.PrimitiveTypes.Float64}}, &md), cols, n*(n-1))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer rec.Release()
+	tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+	defer tables.Release()
+	if err := transforms.Run(context.Background(), Stage{}, Stage{}.NewOptions(), &transforms.Env{Tables: tables}); err != nil {
+		t.Fatal(err)
+	}
+	svg := string(tables.File("out"))
+	if !strings.Contains(svg, "12 pairs of 4 objects") || strings.Contains(svg, "12 rows") {
+		t.Errorf("the heat map's subtitle does not say 12 pairs of 4 objects")
 	}
 }

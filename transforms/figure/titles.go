@@ -25,8 +25,25 @@ var kernelParams = map[string][]string{"gamma": {"rbf", "poly"}, "degree": {"pol
 // the data allow") shows the value used: the figure "resolved_<name>",
 // else the figure of the same name when the parameter is 0 or "auto".
 func Titles(path string, rows int64, p *arrowio.Provenance) (title, subtitle string) {
+	return titles(path, fmt.Sprintf("%d rows", rows), p)
+}
+
+// DistanceTitles is Titles for a long distance table (kind distance_pairs)
+// of pairs rows between objects objects: its subtitle counts pairs and
+// objects ("999000 pairs of 1000 objects"), not rows.
+func DistanceTitles(path string, pairs int64, objects int, p *arrowio.Provenance) (title, subtitle string) {
+	unit := "pairs"
+	if pairs == 1 {
+		unit = "pair"
+	}
+	return titles(path, fmt.Sprintf("%d %s of %d objects", pairs, unit, objects), p)
+}
+
+// titles is Titles with the size of the table (its rows, or its pairs and
+// objects) given as text.
+func titles(path, size string, p *arrowio.Provenance) (title, subtitle string) {
 	title = filepath.Base(path)
-	parts := []string{filepath.Base(path), fmt.Sprintf("%d rows", rows)}
+	parts := []string{filepath.Base(path), size}
 	if p != nil {
 		title = p.Stage
 		if m, ok := p.Figures["mode"].(string); ok && m != "" {

@@ -36,3 +36,16 @@ func TestTitles(t *testing.T) {
 		t.Errorf("no provenance: %q, %q", title, sub)
 	}
 }
+
+// TestDistanceTitles: the subtitle of a long distance table counts its
+// pairs and objects, not its rows as if they were points.
+func TestDistanceTitles(t *testing.T) {
+	p := &arrowio.Provenance{Stage: "fisher", Params: map[string]any{"kernel": "", "perplexity": 30.0}}
+	title, sub := DistanceTitles("/tmp/d.parquet", 999000, 1000, p)
+	if want := "d.parquet · 999000 pairs of 1000 objects · perplexity 30"; title != "fisher" || sub != want {
+		t.Errorf("%q, %q; want fisher, %q", title, sub, want)
+	}
+	if _, sub := DistanceTitles("/tmp/d.csv", 1, 2, nil); sub != "d.csv · 1 pair of 2 objects" {
+		t.Errorf("one pair, no provenance: %q", sub)
+	}
+}

@@ -56,6 +56,11 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	if o.Neighbors >= n {
 		return nil, transforms.Optionf("neighbors", "%d must be below N = %d", o.Neighbors, n)
 	}
+	if o.Metric != MetricKernel {
+		if err := reserve(ctx, n, k, o); err != nil {
+			return nil, err
+		}
+	}
 	res := &FitResult{N: n, Figures: map[string]any{}}
 	asym, err := kernels.SymmetrizeContext(ctx, s, n, threads)
 	if err != nil {

@@ -56,7 +56,9 @@ objects are split in T contiguous blocks of rows (block b = rows [b·n/T, (b+1)�
 and the tile holds the pairs with i in block I and j in block J. Every task
 reads the same inputs and repeats the shared set-up (symmetrising, eigenvalue
 correction, bandwidth); only the path sums, the expensive part, are restricted
-to the tile, and each pair's distance has the same bits as in the untiled run.`,
+to the tile, and each pair's distance has the same bits as in the untiled run.
+T is at most 2³¹−1; a tile costs the same whatever T, and with more blocks than
+objects most tiles are empty.`,
 		Examples: []string{
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --out fisher.parquet",
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --features 's_*' --labels testdata/similarity/aural_sonar.parquet --id id --label label --exclude-endpoints --upper --out fisher-upper.parquet",
@@ -108,7 +110,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if !o.Tile.IsZero() {
 		env.Figures(o.Tile.figures(obj.n))
 	}
-	env.Log.Info("fisher", "objects", obj.n, "sigma", res.Sigma, "negative_eigenvalue_share", res.Figures["negative_eigenvalue_share"])
+	env.Log.Info("fisher", logFigures(obj.n, res)...)
 	ids := obj.frame.ID
 	if o.Format == FormatSquare {
 		env.SetKind("out", table.DistanceSquare)
@@ -146,6 +148,24 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	return env.Close("out", w)
+}
+
+// logFigures are the attributes of the run's log line: the objects, the
+// bandwidth (the Fisher metric's; the kernel metric has none) and the
+// figures of the eigenvalue correction that this run has (the negative
+// eigenvalues' share after a dense correction, the correction applied and
+// its shift after a sparse one).
+func logFigures(n int, res *FitResult) []any {
+	attrs := []any{"objects", n}
+	if res.Sigma > 0 {
+		attrs = append(attrs, "sigma", res.Sigma)
+	}
+	for _, k := range []string{"negative_eigenvalue_share", "correction_applied", "shift"} {
+		if v, ok := res.Figures[k]; ok && v != nil {
+			attrs = append(attrs, k, v)
+		}
+	}
+	return attrs
 }
 
 // objects are the rows of a similarity matrix: their ids, classes and the

@@ -1,8 +1,10 @@
 package fisher
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -131,5 +133,40 @@ func TestStageErrors(t *testing.T) {
 	}
 	if !slices.Contains(DefaultOptions().Rule.Values(), "left") {
 		t.Error("rule values lack left")
+	}
+}
+
+// TestStageLog: the run's log line names the eigenvalue figures the run
+// has: the negative eigenvalues' share after a dense correction, the
+// correction applied after a sparse one, never a missing value ("<nil>").
+func TestStageLog(t *testing.T) {
+	rec := featureRecord(t)
+	for _, tc := range []struct {
+		name string
+		set  func(o *Options)
+		want string
+	}{
+		{"dense", func(o *Options) { o.Label, o.Kernel, o.Sigma = "label", RBFKernel, 0.5 }, "negative_eigenvalue_share=0"},
+		{"sparse", func(o *Options) { o.Label, o.Kernel, o.Sigma, o.Neighbors = "label", RBFKernel, 0.5, 3 }, "correction_applied="},
+	} {
+		var log bytes.Buffer
+		o := DefaultOptions()
+		tc.set(&o)
+		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+		env := &transforms.Env{Tables: tables, Log: slog.New(slog.NewTextHandler(&log, nil))}
+		err := transforms.Run(context.Background(), Stage{}, &o, env)
+		tables.Release()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		line := ""
+		for _, l := range strings.Split(log.String(), "\n") {
+			if strings.Contains(l, "msg=fisher") {
+				line = l
+			}
+		}
+		if !strings.Contains(line, tc.want) || strings.Contains(line, "<nil>") || !strings.Contains(line, "objects=12") {
+			t.Errorf("%s: log line %q, want objects=12 and %s, and no <nil>", tc.name, line, tc.want)
+		}
 	}
 }

@@ -3,6 +3,8 @@ package fisher
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -21,9 +23,19 @@ import (
 // in block I and j in block J. The Count² tiles are the whole table; with
 // upper (pairs i < j) only the tiles I ≤ J exist. The zero Tile is the
 // whole table.
+//
+// A tile costs the same whatever its Count: only its two blocks are
+// computed (in exact integer arithmetic, for any Count), and with more
+// blocks than objects most tiles are empty. The text form accepts counts
+// up to MaxTiles.
 type Tile struct {
 	I, J, Count int
 }
+
+// MaxTiles is the largest count of the text form "I,J/T" (2³¹−1, the count
+// ordinate.spark asks for to learn the output's schema without a fit): more
+// blocks than that only adds empty tiles.
+const MaxTiles = math.MaxInt32
 
 // IsZero reports whether t is the whole table.
 func (t Tile) IsZero() bool { return t.Count == 0 }
@@ -36,14 +48,15 @@ func (t Tile) MarshalText() ([]byte, error) {
 	return fmt.Appendf(nil, "%d,%d/%d", t.I, t.J, t.Count), nil
 }
 
-// UnmarshalText reads "I,J/T" with 0 ≤ I, J < T; "" is the zero Tile.
+// UnmarshalText reads "I,J/T" with 0 ≤ I, J < T ≤ MaxTiles; "" is the zero
+// Tile.
 func (t *Tile) UnmarshalText(b []byte) error {
 	s := strings.TrimSpace(string(b))
 	if s == "" {
 		*t = Tile{}
 		return nil
 	}
-	bad := fmt.Errorf("%q: want I,J/T with 0 ≤ I, J < T, such as 0,1/4", s)
+	bad := fmt.Errorf("%q: want I,J/T with 0 ≤ I, J < T ≤ %d, such as 0,1/4", s, MaxTiles)
 	ij, ts, ok := strings.Cut(s, "/")
 	if !ok {
 		return bad
@@ -60,7 +73,7 @@ func (t *Tile) UnmarshalText(b []byte) error {
 		}
 		v[q] = x
 	}
-	if v[2] < 1 || v[0] < 0 || v[0] >= v[2] || v[1] < 0 || v[1] >= v[2] {
+	if v[2] < 1 || v[2] > MaxTiles || v[0] < 0 || v[0] >= v[2] || v[1] < 0 || v[1] >= v[2] {
 		return bad
 	}
 	*t = Tile{I: v[0], J: v[1], Count: v[2]}
@@ -70,34 +83,34 @@ func (t *Tile) UnmarshalText(b []byte) error {
 // String returns the tile as "I,J/T".
 func (t Tile) String() string { b, _ := t.MarshalText(); return string(b) }
 
-// Block returns the rows [lo, hi) of block b of n objects.
+// Block returns the rows [lo, hi) of block b (0 ≤ b < Count) of n ≥ 0
+// objects: ⌊b·n/Count⌋ and ⌊(b+1)·n/Count⌋, in 128-bit arithmetic so that
+// b·n cannot overflow.
 func (t Tile) Block(b, n int) (lo, hi int) {
-	return b * n / t.Count, (b + 1) * n / t.Count
+	return mulDiv(b, n, t.Count), mulDiv(b+1, n, t.Count)
 }
 
-// blocks returns the block of each of n rows.
-func (t Tile) blocks(n int) []int {
-	bl := make([]int, n)
-	for b := range t.Count {
-		lo, hi := t.Block(b, n)
-		for i := lo; i < hi; i++ {
-			bl[i] = b
-		}
-	}
-	return bl
+// mulDiv returns ⌊a·b/c⌋ for a, b ≥ 0, c > 0 and a ≤ c (so that the
+// quotient is at most b and fits).
+func mulDiv(a, b, c int) int {
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	q, _ := bits.Div64(hi, lo, uint64(c))
+	return int(q)
 }
 
 // pairs returns the filter of the unordered pairs {a, b} the tile needs
 // (either order may be written, so both are computed), or nil for the
-// zero Tile.
+// zero Tile. It looks at the rows of the tile's two blocks only.
 func (t Tile) pairs(n int) func(a, b int) bool {
 	if t.IsZero() {
 		return nil
 	}
-	bl := t.blocks(n)
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	inI := func(r int) bool { return ilo <= r && r < ihi }
+	inJ := func(r int) bool { return jlo <= r && r < jhi }
 	return func(a, b int) bool {
-		x, y := bl[a], bl[b]
-		return x == t.I && y == t.J || x == t.J && y == t.I
+		return inI(a) && inJ(b) || inJ(a) && inI(b)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"path/filepath"
 	"testing"
 
@@ -162,6 +163,10 @@ func TestTileText(t *testing.T) {
 		{"0/2", Tile{}, false},
 		{"0,1", Tile{}, false},
 		{"a,b/c", Tile{}, false},
+		{"2147483646,0/2147483647", Tile{2147483646, 0, MaxTiles}, true},
+		{"0,0/2147483648", Tile{}, false},
+		{"0,0/4611686018427387904", Tile{}, false},
+		{"0,0/99999999999999999999", Tile{}, false},
 	} {
 		var got Tile
 		err := got.UnmarshalText([]byte(tc.in))
@@ -232,6 +237,81 @@ func TestEmptyTile(t *testing.T) {
 	}{{Tile{0, 0, 100}, false}, {Tile{0, 1, 101}, true}, {Tile{100, 100, 101}, false}, {Tile{100, 0, 101}, true}, {Tile{0, 0, 1}, false}, {Tile{}, false}} {
 		if got := tc.tile.empty(100); got != tc.empty {
 			t.Errorf("tile %s of 100 objects: empty %v, want %v", tc.tile, got, tc.empty)
+		}
+	}
+}
+
+// TestTileHugeCount: a tile of a count far above the number of objects is
+// computed from its two blocks alone (no work per block of the count, no
+// overflow of b·n): each tile (I, J) of 100 objects holds exactly the pairs
+// of the rows its blocks hold, for counts up to the largest int.
+func TestTileHugeCount(t *testing.T) {
+	in := map[string]string{"similarity": filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet")}
+	const n = 100
+	full, _ := runFile(t, in, func(o *Options) {})
+	byRows := map[[2]string]pairKey{}
+	for k := range full {
+		byRows[[2]string{k.i, k.j}] = k
+	}
+	// blockOf is the block of row r among n rows in count blocks: the
+	// smallest b with ⌊(b+1)·n/count⌋ > r, i.e. ⌈(r+1)·count/n⌉ − 1,
+	// computed in big integers.
+	blockOf := func(r int, count int) int {
+		c := new(big.Int).Mul(big.NewInt(int64(r+1)), big.NewInt(int64(count)))
+		c.Add(c, big.NewInt(n-1))
+		c.Quo(c, big.NewInt(n))
+		return int(c.Int64()) - 1
+	}
+	r, err := arrowio.Open(context.Background(), in["similarity"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := arrowio.ReadFrame(context.Background(), r, arrowio.Selection{ID: "id", NoFeatures: true, Keep: []string{}})
+	r.Release()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Release()
+	if f.N != n {
+		t.Fatalf("%d objects, want %d", f.N, n)
+	}
+	ids := func(lo, hi int) []string {
+		var s []string
+		for r := lo; r < hi; r++ {
+			s = append(s, f.ID.ValueStr(r))
+		}
+		return s
+	}
+	for _, count := range []int{1_000_000_000_000, 1<<62 + 12345, math.MaxInt64} {
+		for _, rc := range [][2]int{{99, 98}, {0, 99}, {57, 57}, {3, 40}} {
+			tile := Tile{I: blockOf(rc[0], count), J: blockOf(rc[1], count), Count: count}
+			name := fmt.Sprintf("count %d, rows %d and %d (tile %s)", count, rc[0], rc[1], tile)
+			ilo, ihi := tile.Block(tile.I, n)
+			jlo, jhi := tile.Block(tile.J, n)
+			if ilo != rc[0] || ihi != rc[0]+1 || jlo != rc[1] || jhi != rc[1]+1 {
+				t.Errorf("%s: blocks [%d, %d) and [%d, %d), want rows %d and %d alone", name, ilo, ihi, jlo, jhi, rc[0], rc[1])
+				continue
+			}
+			rows, fig := runFile(t, in, func(o *Options) { o.Tile = tile })
+			if !tileFigures(fig, tile, n) {
+				t.Errorf("%s: figures %v", name, fig)
+			}
+			want := map[pairKey]bool{}
+			for _, i := range ids(ilo, ihi) {
+				for _, j := range ids(jlo, jhi) {
+					if k, ok := byRows[[2]string{i, j}]; ok {
+						want[k] = true
+					}
+				}
+			}
+			if len(rows) != len(want) {
+				t.Errorf("%s: %d rows, want %d", name, len(rows), len(want))
+			}
+			for k := range want {
+				if !rows[k] {
+					t.Errorf("%s: row %v of the untiled table missing", name, k)
+				}
+			}
 		}
 	}
 }

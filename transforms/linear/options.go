@@ -6,7 +6,10 @@ import "github.com/ordinate/ordinate/transforms"
 // output dimension.
 type PCAOptions struct {
 	transforms.Columns
-	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most the number of features"`
+	// Order is the order of the label's classes, recorded for plot and
+	// report (PCA itself ignores the labels).
+	Order []string `opt:"order" help:"class order of the label as a comma list, recorded so that plot and report colour the classes in this order with an ordered palette (PCA itself ignores the label; needs label)"`
+	Dims  int      `opt:"dims" range:"[1,)" help:"output dimensions, at most the number of features"`
 	transforms.Standardization
 }
 

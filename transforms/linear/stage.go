@@ -53,11 +53,14 @@ func (PCAStage) Info() transforms.Info {
 		Name:     "pca",
 		Category: transforms.CategoryMethods,
 		Summary:  "principal component analysis (unsupervised baseline)",
-		Usage:    "ordinate pca --in T [--label y] --out E [--model-out M]",
-		Doc: `The label, if given, is only passed through to the output (for colouring).
-Constant feature columns are dropped with a warning.`,
+		Usage:    "ordinate pca --in T [--label y [--order a,b,c]] --out E [--model-out M]",
+		Doc: `The label, if given, is only passed through to the output (for colouring);
+--order records the order of its classes, so that plot and report colour them in
+that order with an ordered palette. Constant feature columns are dropped with a
+warning.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --order 1,2,3 --out thyroid-pca-ordered.parquet",
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --features 'x*' --dims 3 --standardize=false --out thyroid-pca.arrow --model-out thyroid-pca.model.parquet",
 		},
 		Inputs: in, Outputs: out,
@@ -86,11 +89,25 @@ are dropped with a warning.`,
 // Run implements transforms.Stage.
 func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
 	opts := o.(*PCAOptions)
+	if len(opts.Order) > 0 && opts.Label == "" {
+		return transforms.Optionf("order", "orders the classes of the label: give label too")
+	}
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
 		return err
 	}
 	defer ft.Release()
+	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
+	if len(opts.Order) > 0 {
+		// Checked against the labels and recorded (figure classes, param
+		// order), so that plot and report draw the classes in this order.
+		cls, err := transforms.NominalClasses(ft.Frame, opts.Order)
+		if err != nil {
+			return err
+		}
+		cls.Record(env)
+		params["order"] = cls.Names
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -99,7 +116,6 @@ func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 		return err
 	}
 	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
-	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
 	_, err = affine.Write(ctx, env, "pca", ft, opts.Standardize, res.Origin, res.Axes, params)
 	return err
 }
@@ -121,6 +137,9 @@ func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	}
 	cls.Record(env)
 	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := env.ReserveSquare(ft.N, ft.K(), 3, "lda's within-class scatter, its Cholesky factor and the whitened classes"); err != nil {
 		return err
 	}
 	res, err := LDA(mat.NewDense(ft.N, ft.K(), ft.Z), cls.Index, cls.K(), *opts)

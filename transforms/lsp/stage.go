@@ -124,6 +124,21 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	n, p := ft.N, ft.K()
 	xs := mat.NewDense(n, p, ft.Z)
 	env.Figures(map[string]any{"control_points": len(ctrl.Rows), "dims": dims})
+	// The plans that grow faster than the rows: the pseudo-inverse of the
+	// m control rows (linear), the graph of k neighbours per row and its
+	// system (laplacian).
+	if m := len(ctrl.Rows); o.Variant == VariantLinear {
+		err = env.Reserve(4*transforms.Float64Bytes(m, p)+2*transforms.Float64Bytes(m, m),
+			fmt.Sprintf("the pseudo-inverse of %s control rows over %s features", transforms.Thousands(int64(m)), transforms.Thousands(int64(p))),
+			"use fewer control rows or features")
+	} else {
+		err = env.ReserveOption("neighbors", 4*transforms.Float64Bytes(n, min(o.Neighbors, n)),
+			fmt.Sprintf("the graph of %s neighbours per row at N = %s", transforms.Thousands(int64(o.Neighbors)), transforms.Thousands(int64(n))),
+			"use fewer neighbors")
+	}
+	if err != nil {
+		return err
+	}
 	env.Progress.Start("optimising", 0)
 	if o.Variant == VariantLinear {
 		pm, err := Linear(xs, ctrl.Rows, ctrl.Targets, dims)

@@ -17,6 +17,15 @@
 // through K_h = max(N/2^h, K), h = 1 … ⌈log₂(N/K)⌉, each scale warm-started
 // from the previous one, as Colange et al. do.
 //
+// Method Auto, the default, is Exact up to AutoExactMax rows and Cutoff
+// above (ResolveMethod; Result.Method and the stage's figure "method" say
+// which ran, and the stage logs the plan): the two cross in whole-fit time
+// between 400 and 500 rows (BENCHMARKS.md, "NeRV: method auto"). Fit
+// checks the plan against the memory the run may use before it allocates
+// (transforms.Reserve): the exact method's N×N matrices, the sparse
+// methods' neighbour lists, and the map with the optimiser's copies of it
+// (an error of option dims when that dominates).
+//
 // Method BarnesHut scales to tens of thousands of points (BH).
 // It changes the objective in three documented ways: the input
 // neighbourhoods are sparse (β over the min(3K, N−1) nearest neighbours, 0

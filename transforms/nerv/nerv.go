@@ -37,6 +37,8 @@ func (OutputScale) Values() []string { return []string{"auto", "transfer", "glob
 type Method string
 
 const (
+	// Auto is Exact up to AutoExactMax rows and Cutoff above (ResolveMethod).
+	Auto Method = "auto"
 	// Exact evaluates the O(N²) stress (see Stress).
 	Exact Method = "exact"
 	// BarnesHut uses sparse input neighbourhoods over the 3K nearest
@@ -53,7 +55,31 @@ const (
 )
 
 // Values lists the methods.
-func (Method) Values() []string { return []string{"exact", "bh", "cutoff"} }
+func (Method) Values() []string { return []string{"auto", "exact", "bh", "cutoff"} }
+
+// AutoExactMax is the largest N for which Auto runs the exact method; above
+// it Auto runs Cutoff. The whole fits of BENCHMARKS.md ("NeRV: method
+// auto") cross between 400 and 500 rows: up to 400 the exact method was
+// the faster in every run, from 500 the cut-off (2–6 times faster from
+// 1,000 rows, at the same trustworthiness), and the exact method's O(N²)
+// memory (four N×N matrices, 0.8 GB at 5,000 rows) grows out of reach.
+const AutoExactMax = 400
+
+// ResolveMethod returns the method a fit of n rows runs: o.Method, or for
+// Auto the exact method up to AutoExactMax rows, and also above with more
+// than kernels.MaxBHDims output dimensions or output scale transfer (which
+// only it supports), unless the sample start is asked for; Cutoff
+// otherwise.
+func (o Options) ResolveMethod(n int) Method {
+	if o.Method != Auto {
+		return o.Method
+	}
+	exactOnly := o.Dims > kernels.MaxBHDims || o.OutputScale == Transfer
+	if o.Start != StartSample && (n <= AutoExactMax || exactOnly) {
+		return Exact
+	}
+	return Cutoff
+}
 
 // sparse reports whether m uses sparse input neighbourhoods and one global
 // output scale (BarnesHut and Cutoff).
@@ -113,7 +139,7 @@ type Options struct {
 	Perplexity float64 `opt:"perplexity" range:"[1,)" help:"effective number of neighbours K, below N − 1"`
 	// Multiscale runs the schedule K_h = max(N/2^h, K), warm-started.
 	Multiscale bool   `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method     Method `opt:"method" help:"exact (O(N²)), bh (sparse input, Barnes–Hut sums, global width) or cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh)"`
+	Method     Method `opt:"method" help:"exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums, global width), cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh) or auto (exact up to 400 rows, cutoff above)"`
 	// Neighbors selects the k-NN search of the sparse methods' input
 	// neighbourhoods: exact up to kernels.AutoApproxRows rows for
 	// NN-descent's default candidates (4k/3 for the k = 3K neighbours of
@@ -156,11 +182,13 @@ type Options struct {
 }
 
 // DefaultOptions are the issue's defaults: 2-D, perplexity 32, α = γ = 0.5,
-// multiscale, the exact method, output scales transferred from the input
-// (auto), and the stopping rule of doc.go; standardisation off.
+// multiscale, method auto (exact up to AutoExactMax rows, cutoff above),
+// output scales transferred from the input for the exact method and one
+// global width for the sparse ones (auto), and the stopping rule of
+// doc.go; standardisation off.
 func DefaultOptions() Options {
 	return Options{Columns: transforms.DefaultColumns(), Dims: 2, Alpha: 0.5, Gamma: 0.5, Perplexity: 32, Multiscale: true,
-		Method: Exact, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto,
+		Method: Auto, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto,
 		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3}
 }
 
@@ -172,8 +200,10 @@ func (o *Options) Validate() error {
 		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
 	case o.Method.sparse() && o.Dims > kernels.MaxBHDims:
 		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
-	case o.Start == StartSample && !o.Method.sparse():
+	case o.Start == StartSample && o.Method == Exact:
 		return transforms.Optionf("start", "sample needs method bh or cutoff (the exact method's cost is its O(N²) iterations, not its start)")
+	case o.Start == StartSample && o.Method == Auto && (o.Dims > kernels.MaxBHDims || o.OutputScale == Transfer):
+		return transforms.Optionf("start", "sample needs method bh or cutoff, which support neither more than %d output dimensions nor output-scale transfer", kernels.MaxBHDims)
 	case o.Method.sparse() && o.OutputScale == Transfer:
 		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
 	}
@@ -233,6 +263,9 @@ type Result struct {
 	Y      []float64 // n×Dims row-major
 	Stress float64   // at the final (finest) scale
 	Levels []Level
+	// Method is the method that ran: Options.Method with Auto resolved
+	// (ResolveMethod).
+	Method Method
 	// OutputScale is the output scale that ran: Options.OutputScale with
 	// ScaleAuto resolved.
 	OutputScale OutputScale
@@ -299,7 +332,11 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := transforms.Validate(&o); err != nil {
 		return nil, err
 	}
+	o.Method = o.ResolveMethod(n)
 	if err := check(x, n, d, soft, c, o); err != nil {
+		return nil, err
+	}
+	if err := reserve(ctx, n, o); err != nil {
 		return nil, err
 	}
 	o.OutputScale = o.outputScale()
@@ -332,7 +369,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale}
+	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale, Method: o.Method}
 	levels := o.Levels(n)
 	for h, k := range levels {
 		maxIter, tol := o.stopping(h, len(levels))
@@ -588,4 +625,63 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		}
 	}
 	return nil
+}
+
+// optimiserCopies is the number of n×dims vectors a fit holds besides its
+// pairs: the map, the L-BFGS state (10 pairs of vectors, the gradient, the
+// direction and the trial point and its gradient) and the stress's own
+// gradient buffers, rounded up.
+const optimiserCopies = 28
+
+// reserve checks the plan of a fit of n rows with the resolved o against
+// the memory the run may use (transforms.Reserve), before anything grows
+// with it (memoryPlan). A plan driven by the output dimensions is an error
+// of option dims.
+func reserve(ctx context.Context, n int, o Options) error {
+	p := memoryPlan(n, o)
+	if p.maps > p.pairs {
+		return transforms.ReserveOption(ctx, "dims", p.bytes(),
+			fmt.Sprintf("a map of %s rows in %s dimensions and the optimiser's %d copies of it", transforms.Thousands(int64(n)), transforms.Thousands(int64(o.Dims)), optimiserCopies),
+			"use fewer dims")
+	}
+	return transforms.Reserve(ctx, p.bytes(), p.what, p.fix)
+}
+
+// plan is the memory a fit holds at its peak: its pairs and its maps.
+type plan struct {
+	pairs, maps float64 // bytes
+	what, fix   string  // what the pairs are, and what would hold fewer
+}
+
+func (p plan) bytes() float64 { return p.pairs + p.maps }
+
+// memoryPlan is the memory of a fit of n rows with the resolved o: the
+// exact method's N×N matrices (distances, β, log β, and the kept pair
+// forces up to keptForceMaxN rows), or the sparse methods' neighbour lists
+// (each level's copy with β and log β), and the map with the optimiser's
+// copies of it.
+func memoryPlan(n int, o Options) plan {
+	var p plan
+	if o.Method.sparse() {
+		var kmax float64
+		for _, k := range o.Levels(n) {
+			kmax = math.Max(kmax, k)
+		}
+		kn := min(bhNeighbours(kmax), n-1)
+		// The search's lists (int32 index, float64 d²), a level's copy of
+		// both, its log β, and the search's own scratch of the same size.
+		p.pairs = float64(n) * float64(kn) * (4 + 8 + 4 + 8 + 8 + 12)
+		p.what = fmt.Sprintf("method %s's lists of %s neighbours per row at N = %s", o.Method, transforms.Thousands(int64(kn)), transforms.Thousands(int64(n)))
+		p.fix = "use a smaller perplexity, or fewer rows"
+	} else {
+		m := 3
+		if n <= keptForceMaxN {
+			m = 4
+		}
+		p.pairs = float64(m) * transforms.Float64Bytes(n, n)
+		p.what = fmt.Sprintf("the exact method's %d N×N matrices at N = %s", m, transforms.Thousands(int64(n)))
+		p.fix = "use --method cutoff or bh (--method auto does above " + transforms.Thousands(AutoExactMax) + " rows), or fewer rows"
+	}
+	p.maps = optimiserCopies * transforms.Float64Bytes(n, o.Dims)
+	return p
 }

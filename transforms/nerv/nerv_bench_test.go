@@ -23,7 +23,7 @@ func BenchmarkFitFourClusters(b *testing.B) {
 	const n, c = 800, 6
 	hard, _ := hardOf(soft, n, c)
 	o := DefaultOptions()
-	o.Alpha = 1
+	o.Method, o.Alpha = Exact, 1
 	for b.Loop() {
 		r, err := Fit(context.Background(), x, n, 3, hard, c, o)
 		if err != nil {
@@ -67,7 +67,7 @@ func BenchmarkStoppingRule(b *testing.B) {
 		} {
 			b.Run(ds.name+"/"+rule.name, func(b *testing.B) {
 				o := DefaultOptions()
-				o.Alpha = 1
+				o.Method, o.Alpha = Exact, 1
 				rule.set(&o)
 				soft := oneHot(ds.cls)
 				c := len(soft) / ds.n

@@ -296,7 +296,9 @@ func TestOptionsValidate(t *testing.T) {
 		{"output-scale", func(o *Options) { o.OutputScale = "" }},
 		{"soft-labels", func(o *Options) { o.Label, o.SoftLabels = "y", []string{"p_*"} }},
 		{"dims", func(o *Options) { o.Method, o.Dims = Cutoff, kernels.MaxBHDims+1 }},
-		{"start", func(o *Options) { o.Start = StartSample }},
+		{"start", func(o *Options) { o.Method, o.Start = Exact, StartSample }},
+		{"start", func(o *Options) { o.Start, o.Dims = StartSample, kernels.MaxBHDims+1 }},
+		{"start", func(o *Options) { o.Start, o.OutputScale = StartSample, Transfer }},
 		{"output-scale", func(o *Options) { o.Method, o.OutputScale = BarnesHut, Transfer }},
 	} {
 		o := DefaultOptions()
@@ -367,7 +369,7 @@ func TestPacmanBehaviour(t *testing.T) {
 	const n, k = 500, 10
 	x, soft := synth.Pacman(rand.New(rand.NewPCG(3, 1)), n)
 	o := DefaultOptions()
-	o.Perplexity = 20
+	o.Method, o.Perplexity = Exact, 20 // the paper's method (auto runs cutoff at 500 rows)
 	fit := func(labels []float64, alpha float64) []float64 {
 		oo := o
 		oo.Alpha = alpha

@@ -16,6 +16,10 @@ import (
 const (
 	// DefaultPlaceMaxIter is the L-BFGS iteration budget of one row.
 	DefaultPlaceMaxIter = 30
+	// MaxPlaceMaxIter bounds that budget: a row is one unit of work
+	// between checks for cancellation, so a budget no row finishes
+	// (10¹²) would hold a run against a signal for ever.
+	MaxPlaceMaxIter = 1000
 	// DefaultPlaceTol ends a row's optimisation when every component of
 	// the stress gradient, in units of the output width (s·∂ζ/∂y), is
 	// within it.
@@ -49,7 +53,7 @@ type PlaceOptions struct {
 	Alpha         float64 `json:"alpha"`                    // weight of the class community in Λ, in [0, 1]
 	Gamma         float64 `json:"gamma"`                    // base recall/precision trade-off, in [0, 1]
 	Scale         float64 `json:"scale"`                    // the global output width s; 0: each row's σ (transfer)
-	MaxIter       int     `json:"max_iter,omitempty"`       // L-BFGS iterations per row (DefaultPlaceMaxIter)
+	MaxIter       int     `json:"max_iter,omitempty"`       // L-BFGS iterations per row (DefaultPlaceMaxIter; at most MaxPlaceMaxIter)
 	Tol           float64 `json:"tol,omitempty"`            // gradient s·|∂ζ/∂y| that stops a row (DefaultPlaceTol)
 	InitNeighbors int     `json:"init_neighbors,omitempty"` // neighbours of the median start (DefaultPlaceInitNeighbors)
 }
@@ -92,6 +96,8 @@ func NewPlacer(ref placement.Reference, soft []float64, c int, o PlaceOptions) (
 		return nil, fmt.Errorf("nerv: place: NeRV output scale %g must be finite and ≥ 0", o.Scale)
 	case o.MaxIter < 1 || !(o.Tol > 0) || o.InitNeighbors < 1:
 		return nil, fmt.Errorf("nerv: place: NeRV max iterations %d, tolerance %g and init neighbours %d must be positive", o.MaxIter, o.Tol, o.InitNeighbors)
+	case o.MaxIter > MaxPlaceMaxIter:
+		return nil, fmt.Errorf("nerv: place: NeRV max iterations %d: want at most %d per row", o.MaxIter, MaxPlaceMaxIter)
 	case soft != nil && (c < 1 || len(soft) != ref.N*c):
 		return nil, fmt.Errorf("nerv: place: %d label weights for %d reference rows × %d classes", len(soft), ref.N, c)
 	}

@@ -62,7 +62,7 @@ func (Stage) Info() transforms.Info {
 		Name:     "nerv",
 		Category: transforms.CategoryMethods,
 		Summary:  "SoftClassNeRV embedding with soft class labels; ClassNeRV with hard labels, NeRV without (Mustatea et al.)",
-		Usage:    `ordinate nerv --in T [--soft-labels 'p_*' | --label y] [--alpha 0.5] [--gamma 0.5] --out E`,
+		Usage:    `ordinate nerv --in T [--soft-labels 'p_*' | --label y] [--alpha 0.5] [--gamma 0.5] [--method auto] --out E`,
 		Doc: `Neighbour retrieval visualisation: the stress trades recall (weight Λ) against
 precision (1 − Λ) per pair, with Λ = (1 − α)γ + α·λ and λ the class community of
 the two points' label distributions (1 − half the L1 distance). Soft labels are
@@ -71,8 +71,9 @@ is unlabelled and uses Λ = γ); --label gives hard one-hot labels (ClassNeRV wi
 τ_in = (1 − α)γ + α, τ_out = (1 − α)γ); with neither it is NeRV with trade-off γ.
 Input widths from per-point perplexity; output widths transferred (sᵢ = σᵢ) or
 one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down to
---perplexity. The exact method costs O(N²) time and memory per iteration (a few
-thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
+--perplexity. --method auto (the default) runs the exact method up to 400 rows and
+cutoff above (the measured crossover), and logs its plan. The exact method costs
+O(N²) time and memory per iteration (a few thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
 neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
 global output width, for tens of thousands of rows (its multiscale schedule
 starts at the first level at or below perplexity 100); its neighbour lists come
@@ -156,9 +157,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			soft[i*cls.K()+k] = 1
 		}
 	}
+	auto := o.Method == Auto
+	o.Method = o.ResolveMethod(ft.N)
 	if w := sizeWarning(o, ft.N); w != "" {
 		env.Warn("%s", w)
 	}
+	env.Log.Info("nerv plan", "rows", ft.N, "method", string(o.Method), "auto", auto, "levels", len(o.Levels(ft.N)), "start", startPlan(o, ft.N),
+		"memory", transforms.FormatBytes(memoryPlan(ft.N, o).bytes()))
 	o.Threads, o.Reporter = env.Threads, env.Progress
 	o.Progress = func(perp, stress float64, iters int) {
 		env.Log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)
@@ -171,7 +176,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	for _, l := range res.Levels {
 		iters += l.Iterations
 	}
-	env.Figures(map[string]any{"mode": mode, "output_scale": string(res.OutputScale),
+	env.Figures(map[string]any{"mode": mode, "method": string(res.Method), "output_scale": string(res.OutputScale),
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN),
 		"start": startFigure(res)})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), o.Dims), "stress", res.Stress)
@@ -189,6 +194,15 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	model.Classes, model.Soft = classes, soft
 	return env.WriteModel(ctx, "model-out", model)
+}
+
+// startPlan is the start a fit of n rows with o will take: "pca" or
+// "sample".
+func startPlan(o Options, n int) string {
+	if o.fromSample(n) {
+		return "sample"
+	}
+	return "pca"
 }
 
 // startFigure describes the start of res: "pca", or the samples it came

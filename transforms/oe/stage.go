@@ -92,6 +92,21 @@ func runOE(ctx context.Context, env *transforms.Env, m Method) error {
 	if err := checkInput(n, t); err != nil {
 		return err
 	}
+	// The maps and, while one is fitted, L-BFGS's Store pairs, its own
+	// vectors and the evaluator's per-chunk gradients: all n×dims.
+	kept := 1
+	if o.PerAspect {
+		kept = in.Aspects.Len()
+	}
+	copies := kept + 2*o.Store + 6 + maxChunks
+	if err := env.ReserveOption("dims", float64(copies)*transforms.Float64Bytes(n, o.Dims),
+		fmt.Sprintf("%d maps of %s objects in %s dimensions and the optimiser's copies (%d in all)", kept, transforms.Thousands(int64(n)), transforms.Thousands(int64(o.Dims)), copies),
+		"use fewer dims"); err != nil {
+		return err
+	}
+	if err := transforms.CheckDims(o.Dims, n); err != nil {
+		return err
+	}
 	var maps [][]float64
 	aspects := []string{"all"}
 	figures := map[string]any{"objects": n, "triplets": t.Len()}

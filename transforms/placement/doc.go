@@ -29,4 +29,12 @@
 // ("features" or "distances"), the standardisation, the graph degree, the
 // classes, the reference row count, the fit's figures ("fit") and the
 // method's settings under the stage's name ("tsne", "nerv").
+//
+// Load takes nothing in a header on trust: every count it allocates by
+// (dims, features, graph degree, classes) must match the table's columns
+// (transforms.ModelFile.CheckColumns) before it allocates, the graph
+// degree must be below the reference rows, the reference row count must
+// be the table's, reference ids must be unique (a new object is placed
+// beside the reference row its distances name), and the feature names
+// must be those the model's own provenance records (CheckFeatures).
 package placement

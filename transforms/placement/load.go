@@ -66,7 +66,21 @@ func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessa
 		if err := file.CheckScaling(hp.Names, hp.Mean, hp.Scale); err != nil {
 			return nil, err
 		}
+		if err := file.CheckFeatures(rd.Schema(), hp.Names); err != nil {
+			return nil, err
+		}
 		m.Scaling = &transforms.Scaling{Names: hp.Names, Mean: hp.Mean, Scale: hp.Scale}
+	}
+	// Every count of the header must be the table's columns, before
+	// anything is allocated by them.
+	for _, c := range []struct {
+		prefix string
+		n      int
+		what   string
+	}{{"x_", D, "features"}, {"emb_", h.Dims, "dims"}, {"nn_", m.G, "graph_degree"}, {"w_", len(hp.Classes), "classes"}} {
+		if err := file.CheckColumns(rd.Schema(), c.prefix, c.n, c.what); err != nil {
+			return nil, err
+		}
 	}
 	body, err := readBody(rd, file, D, h.Dims, m.G, len(hp.Classes))
 	if err != nil {
@@ -77,8 +91,25 @@ func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessa
 	if n < 2 {
 		return nil, file.Errorf("%d reference rows, want at least 2", n)
 	}
+	switch {
+	case hp.RefCount != 0 && hp.RefCount != n:
+		return nil, file.Errorf("header says %d reference rows, the table has %d", hp.RefCount, n)
+	case m.G >= n:
+		return nil, file.Errorf("graph degree %d for %d reference rows, want at most %d", m.G, n, n-1)
+	}
 	if m.IDs, err = concat(body.ids); err != nil {
 		return nil, file.Errorf("ids: %v", err)
+	}
+	// New objects are matched to reference rows by id, and results are
+	// written by id: an id twice would place rows beside the wrong one.
+	seen := make(map[string]int, n)
+	for i := range n {
+		id := m.IDs.ValueStr(i)
+		if j, dup := seen[id]; dup {
+			m.Release()
+			return nil, file.Errorf("reference id %q is in rows %d and %d; ids must be unique", arrowio.ClipValue(id), j, i)
+		}
+		seen[id] = i
 	}
 	m.Y = interleave(body.ys, n)
 	if D > 0 {

@@ -7,7 +7,8 @@
 // traced back through the tables of the report (a t-SNE of Fisher
 // distances belongs with the similarity data the distances came from):
 // method, key parameters as the run resolved them (a resolved γ, not the
-// 0 given), N, the stage's run time from its provenance, and the headline
+// 0 given; bvp's solver, lda's shrinkage as used; for a fit on a feature
+// table, whether it standardized the features), N, the stage's run time from its provenance, and the headline
 // metrics (trustworthiness, continuity, k-NN accuracy at one k per group,
 // 10 when computed; ordinal ρ; hidden-triplet accuracy), the best value of
 // each column within a group marked, with a sentence per group naming the
@@ -21,11 +22,12 @@
 // metrics tables pivoted (a row per metric and subset, a column per k),
 // each metrics table shown once, next to the table it scores (its input
 // embedding or distances). A distance table gets a heat map ordered by
-// class; SCORE maps one panel per aspect with the aspect's δ, and the
+// class, its subtitle counting pairs and objects; SCORE maps one panel per aspect with the aspect's δ, and the
 // objects an aspect never observed marked when the triplet table the maps
 // were fitted on is among the files. Embeddings follow the stage's
 // recorded class order and mark control points, as plot does. Rows placed
-// into a fitted map by ordinate apply are drawn on that map's plot when
+// into a fitted map by ordinate apply are drawn on that map's plot (as
+// rings beneath its dots, see package figure) when
 // the map is among the files: the apply output's model input records the
 // run id of the fit that wrote the model, and the fitted embedding carries
 // the same run id. Model files are listed in one table, not drawn.

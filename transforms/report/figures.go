@@ -290,15 +290,17 @@ func readAspects(ctx context.Context, env *transforms.Env, a *file) (map[string]
 }
 
 // drawDistances draws a long distance table as a heat map, its objects
-// ordered by class when the stage's labels can be found.
-func drawDistances(ctx context.Context, env *transforms.Env, f *file, o figure.Style) (template.HTML, error) {
+// ordered by class when the stage's labels can be found, and returns the
+// number of objects.
+func drawDistances(ctx context.Context, env *transforms.Env, f *file, o figure.Style) (template.HTML, int, error) {
 	pf, err := f.frame(ctx, env, figure.PairsSelection())
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer pf.Release()
 	classes := figure.ObjectClasses(ctx, f.prov, env.Mem)
 	// The heat map is a raster inside the SVG already: its size does not
 	// grow with the pairs.
-	return render(0, o.Title, func(w *bytes.Buffer, format string) error { return figure.DistanceHeatMap(w, format, pf, classes, o) })
+	h, err := render(0, o.Title, func(w *bytes.Buffer, format string) error { return figure.DistanceHeatMap(w, format, pf, classes, o) })
+	return h, figure.PairObjects(pf), err
 }

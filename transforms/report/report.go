@@ -177,8 +177,10 @@ func makeSection(ctx context.Context, env *transforms.Env, f *file, all, placed 
 		sec.Figure, err = drawMaps(ctx, env, f, aspectsOf(all, f), tripletsOf(all, f), opts)
 	case table.DistancePairs:
 		opts.Width = squareWidth
-		sec.Figure, err = drawDistances(ctx, env, f, opts)
+		var objects int
+		sec.Figure, objects, err = drawDistances(ctx, env, f, opts)
 		sec.FigureClass = "square" // at the column's width it would be taller than a screen
+		_, sec.Subtitle = figure.DistanceTitles(f.path, f.rows, objects, f.prov)
 	case table.Metrics:
 		t, _ := metricsTable(f, "")
 		sec.Tables = append(sec.Tables, t)

@@ -352,7 +352,7 @@ func TestReportHeldOut(t *testing.T) {
 		}
 	}
 	// The rings take the class colours of the map's legend (c is #009E73).
-	if !strings.Contains(html, "stroke:#009E73;stroke-width:1.2") {
+	if !strings.Contains(html, "stroke:#009E73;stroke-width:0.9") {
 		t.Error("no ring in the colour of class c")
 	}
 }
@@ -371,5 +371,40 @@ func TestThinPlaced(t *testing.T) {
 	want := fmt.Sprintf("e.parquet · every 2-th of %d points shown · every 3-th of %d placed rows shown", n, m)
 	if o.Subtitle != want {
 		t.Errorf("subtitle %q, want %q", o.Subtitle, want)
+	}
+}
+
+// TestDistanceSection: the section of a long distance table counts its
+// pairs and objects, not its rows.
+func TestDistanceSection(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer mem.AssertSize(t, 0)
+	p := &arrowio.Provenance{Stage: "fisher", Kind: table.DistancePairs, Params: map[string]any{}}
+	md, err := p.Metadata()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 4
+	ib, jb, db := array.NewInt64Builder(memory.DefaultAllocator), array.NewInt64Builder(memory.DefaultAllocator), array.NewFloat64Builder(memory.DefaultAllocator)
+	for i := range n {
+		for j := range n {
+			if i != j {
+				ib.Append(int64(i))
+				jb.Append(int64(j))
+				db.Append(float64(i + j))
+			}
+		}
+	}
+	cols := []arrow.Array{ib.NewArray(), jb.NewArray(), db.NewArray()}
+	pairs := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
+		{Name: "i", Type: arrow.PrimitiveTypes.Int64}, {Name: "j", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "distance", Type: arrow.PrimitiveTypes.Float64}}, &md), cols, n*(n-1))
+	for _, c := range cols {
+		c.Release()
+	}
+	defer pairs.Release()
+	page := runReport(t, mem, pairs)
+	if !strings.Contains(page, "12 pairs of 4 objects") || strings.Contains(page, "12 rows") {
+		t.Errorf("the distance table's section does not say 12 pairs of 4 objects")
 	}
 }

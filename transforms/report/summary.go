@@ -317,13 +317,15 @@ func methodOf(p *arrowio.Provenance) string {
 
 // keyParams are the parameters a reader compares methods by, each as the
 // run resolved it: a figure of the same name, or resolved_NAME, wins over
-// the option given (γ 0 on the command line means "choose it").
+// the option given (γ 0 on the command line means "choose it"). The
+// linear methods have theirs (bvp's solver, lda's shrinkage), and every run
+// that read a feature table says whether it standardized the features.
 func keyParams(p *arrowio.Provenance) string {
 	if p == nil {
 		return ""
 	}
 	var out []string
-	for _, k := range []string{"kernel", "gamma", "nu", "perplexity", "alpha", "neighbors", "lambda"} {
+	for _, k := range []string{"kernel", "gamma", "nu", "perplexity", "alpha", "neighbors", "lambda", "solver", "shrinkage"} {
 		v, ok := p.Figures["resolved_"+k]
 		if !ok {
 			v, ok = p.Figures[k]
@@ -341,5 +343,27 @@ func keyParams(p *arrowio.Provenance) string {
 		}
 		out = append(out, k+" "+short(v))
 	}
+	if z, ok := p.Params["standardize"].(bool); ok && readFeatures(p) {
+		if z {
+			out = append(out, "standardized")
+		} else {
+			out = append(out, "not standardized")
+		}
+	}
 	return strings.Join(out, ", ")
+}
+
+// readFeatures reports whether the run read a feature table (input role
+// in), rather than distances or a model only: then its standardize option
+// applied.
+func readFeatures(p *arrowio.Provenance) bool {
+	if len(p.Inputs) == 0 {
+		return true // provenance without inputs (written by hand): trust the option
+	}
+	for _, in := range p.Inputs {
+		if in.Role == "in" {
+			return true
+		}
+	}
+	return false
 }

@@ -18,6 +18,16 @@ func TestKeyParams(t *testing.T) {
 		{"gamma unused", &arrowio.Provenance{Params: map[string]any{"kernel": "linear", "gamma": 0.0, "nu": 1.0}}, "kernel linear, nu 1"},
 		{"figure wins", &arrowio.Provenance{Params: map[string]any{"perplexity": 30.0}, Figures: map[string]any{"perplexity": 14.0}}, "perplexity 14"},
 		{"nothing", &arrowio.Provenance{Params: map[string]any{"threads": 2.0}}, ""},
+		{"bvp", &arrowio.Provenance{Stage: "bvp", Params: map[string]any{"dims": 2.0, "solver": "svd", "standardize": true, "max_iter": 100.0, "threads": 2.0}},
+			"solver svd, standardized"},
+		{"pca", &arrowio.Provenance{Stage: "pca", Params: map[string]any{"dims": 2.0, "standardize": true, "threads": 2.0}}, "standardized"},
+		{"pca raw", &arrowio.Provenance{Stage: "pca", Params: map[string]any{"dims": 2.0, "standardize": false}}, "not standardized"},
+		{"lda", &arrowio.Provenance{Stage: "lda", Params: map[string]any{"shrinkage": 0.0, "standardize": true}, Figures: map[string]any{"shrinkage": 0.00010967412384798851}},
+			"shrinkage 0.000109674, standardized"},
+		{"tsne", &arrowio.Provenance{Stage: "tsne", Params: map[string]any{"perplexity": 30.0, "standardize": true}}, "perplexity 30, standardized"},
+		{"tsne of distances", &arrowio.Provenance{Stage: "tsne", Params: map[string]any{"perplexity": 30.0, "standardize": false},
+			Inputs: []arrowio.InputInfo{{Role: "distances"}, {Role: "labels"}}}, "perplexity 30"},
+		{"pca of a feature table", &arrowio.Provenance{Stage: "pca", Params: map[string]any{"standardize": false}, Inputs: []arrowio.InputInfo{{Role: "in"}}}, "not standardized"},
 		{"no provenance", nil, ""},
 	} {
 		if got := keyParams(tc.p); got != tc.want {

@@ -2,6 +2,7 @@ package score
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -56,6 +57,17 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	o := *so
 	o.Threads = env.Threads
+	// The sphere positions (n×(dims+1)), a replica per worker and the
+	// fitted model, and the per-aspect maps written out (n×dims each).
+	n, a := in.Objects.Len(), in.Aspects.Len()
+	if err := env.ReserveOption("dims", float64(env.Threads+3)*transforms.Float64Bytes(n+a, o.Dims+1)+float64(a+1)*transforms.Float64Bytes(n, o.Dims),
+		fmt.Sprintf("%s maps of %s objects on the sphere in %s dimensions, with the optimiser's copies", transforms.Thousands(int64(a)), transforms.Thousands(int64(n)), transforms.Thousands(int64(o.Dims))),
+		"use fewer dims"); err != nil {
+		return err
+	}
+	if err := transforms.CheckDims(o.Dims, n); err != nil {
+		return err
+	}
 	env.Progress.Start("optimising", int64(o.MaxIter))
 	o.Progress = func(epoch int, ll float64) { env.Progress.Add(1) }
 	m, st, err := Fit(ctx, t, in.Objects.Len(), in.Aspects.Len(), o)

@@ -57,8 +57,11 @@
 // categorical column per aspect, an optional unique id column), streams the
 // triplets to "out" (a table.Triplets table: i, j, k, aspect and, with
 // Options.SplitObjects, split) and writes the observed objects to
-// "split-out" (a table.Split table) when that output is wanted. Its
-// options are Options; DefaultOptions gives the defaults (every column an
+// "split-out" (a table.Split table) when that output is wanted. Every
+// column is read as categories; a numeric column (not a dictionary) with
+// more than 12 distinct values is a warning naming it and its count, as
+// each of its values becomes a category of its own. Its options are
+// Options; DefaultOptions gives the defaults (every column an
 // aspect, Ordered pairs, all triplets, no split, seed 1). The stages
 // that fit maps to triplets (score, tste, soe) share its input side:
 // FitInput declares their reading options, FitRoles their input roles and

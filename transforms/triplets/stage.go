@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -51,7 +53,11 @@ func (Stage) Info() transforms.Info {
 share the value of t and k does not (under t, j is more similar to i than to k).
 --pairs ordered takes i != j in both orders; unordered only i < j. An empty value
 (or null) leaves the object out of that aspect. Triplets stream to the output in
-batches (aspect, then i, j, k ascending); all of them never sit in memory.
+batches (aspect, then i, j, k ascending); all of them never sit in memory. Every
+column is read as categories: a numeric column with more than 12 distinct values
+(a measurement such as a displacement) becomes an aspect whose every value is a
+category of its own, with a warning naming it and its count; bin it first, or
+leave it out with --exclude.
 
 --per-aspect N samples N triplets per aspect uniformly without replacement (seeded).
 --split-objects R is the evaluation protocol of Le & Lauw: per aspect a random
@@ -92,6 +98,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 	}
 	codes := Encode(values)
+	if w := numericAspects(f.KeepFields, codes); w != "" {
+		env.Warn("%s: %s", f.Source.Path, w)
+	}
 	counts := Count(codes, o.Pairs)
 	var total int64
 	for _, n := range counts {
@@ -218,6 +227,49 @@ func readAttributes(ctx context.Context, env *transforms.Env, o *Options) (*arro
 		names[t] = fl.Name
 	}
 	return f, names, nil
+}
+
+// maxNumericLevels is the most distinct values a numeric column turned into
+// an aspect takes without a warning: class-like codes (1–12) pass,
+// measurements do not.
+const maxNumericLevels = 12
+
+// numericAspects returns a warning naming the numeric aspect columns
+// (integers, floats, decimals: not dictionaries, which declare categories)
+// with more than maxNumericLevels distinct values, with their counts; or
+// "". Each distinct value becomes a category of its own, so 20.1 and 20.2
+// are as different as 20.1 and 90: rarely what a measurement means.
+func numericAspects(fields []arrow.Field, codes Codes) string {
+	var many []string
+	for t, fl := range fields {
+		if !numericType(fl.Type) {
+			continue
+		}
+		levels := int32(0)
+		for _, c := range codes[t] {
+			levels = max(levels, c+1)
+		}
+		if levels > maxNumericLevels {
+			many = append(many, fmt.Sprintf("%q (%d distinct values)", fl.Name, levels))
+		}
+	}
+	if len(many) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("numeric columns turned into categorical aspects, each distinct value a category of its own: %s; objects share a category only when their values are equal, so bin these columns first, or leave them out (exclude)",
+		strings.Join(many, ", "))
+}
+
+// numericType reports whether a column holds plain numbers.
+func numericType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
+		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
+		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
+		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
+		return true
+	}
+	return false
 }
 
 func matchAny(patterns []string, name string) bool {

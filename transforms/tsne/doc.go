@@ -195,7 +195,13 @@
 // margin (10 % of the largest extent, at least 2) and interpolated by
 // piecewise cubic Lagrange polynomials through 4 (4×4) nodes, as FIt-SNE
 // does; a query outside the grid is summed exactly. For Dims ≥ 3 Z and R
-// are always exact sums, O(N) per step.
+// are always exact sums, O(N) per step. The grid's settings come from the
+// model file, so they are bounded before anything is allocated: the node
+// count per axis is computed in float64 and capped by MaxNodes (a spacing
+// of 1e-300 gives the capped grid, not an overflowed count), MaxNodes is at
+// most MaxFieldNodes, a margin that makes the grid infinite is refused,
+// and the table with its FFT buffers is checked against the memory the
+// run may use (transforms.Reserve).
 //
 // Grid spacing. The default h = 0.5 map units (at most 1024 nodes per
 // axis; the spacing grows beyond that). Measured on a fitted t-SNE map of

@@ -10,6 +10,7 @@ import (
 	"github.com/ordinate/ordinate/transforms/placement"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // The repulsion field of a fixed t-SNE map y_1..y_N at a point y:
@@ -28,6 +29,12 @@ const (
 	DefaultFieldMaxNodes = 1024
 )
 
+// MaxFieldNodes is the most grid nodes per axis FieldOptions.MaxNodes may
+// ask for: 8 times the default, a 2-D table of 1.6 GB (and its FFT
+// buffers) that takes minutes to fill; a finer grid gains nothing at the
+// spacing the placement needs (see the package doc).
+const MaxFieldNodes = 8 * DefaultFieldMaxNodes
+
 // FieldOptions sets the interpolation grid of a RepulsionField. Zero values
 // take the defaults.
 type FieldOptions struct {
@@ -39,7 +46,8 @@ type FieldOptions struct {
 	// reference map on each side, in map units (0 → 10 % of the largest
 	// extent, at least 2).
 	Margin float64 `json:"margin,omitempty"`
-	// MaxNodes caps the nodes per axis (0 → DefaultFieldMaxNodes, minimum 8).
+	// MaxNodes caps the nodes per axis (0 → DefaultFieldMaxNodes, minimum
+	// 8, at most MaxFieldNodes).
 	MaxNodes int `json:"max_nodes,omitempty"`
 	// Exact skips the grid: Eval always sums over the reference map, O(N)
 	// per call (cheaper than building the grid when few rows are placed).
@@ -73,9 +81,9 @@ func NewRepulsionField(ctx context.Context, ref placement.Reference, o FieldOpti
 			return nil, fmt.Errorf("tsne: place: %w: reference map has a non-finite coordinate %v", ErrField, v)
 		}
 	}
-	if !(o.Spacing >= 0) || math.IsInf(o.Spacing, 1) || !(o.Margin >= 0) || math.IsInf(o.Margin, 1) || o.MaxNodes < 0 {
-		return nil, fmt.Errorf("tsne: place: %w: Spacing = %v, Margin = %v, MaxNodes = %d, want finite values ≥ 0",
-			ErrField, o.Spacing, o.Margin, o.MaxNodes)
+	if !(o.Spacing >= 0) || math.IsInf(o.Spacing, 1) || !(o.Margin >= 0) || math.IsInf(o.Margin, 1) || o.MaxNodes < 0 || o.MaxNodes > MaxFieldNodes {
+		return nil, fmt.Errorf("tsne: place: %w: Spacing = %v, Margin = %v, MaxNodes = %d, want finite values ≥ 0 and MaxNodes ≤ %d",
+			ErrField, o.Spacing, o.Margin, o.MaxNodes, MaxFieldNodes)
 	}
 	f := &RepulsionField{ref: ref}
 	if ref.Dims > 2 || o.Exact {
@@ -106,16 +114,27 @@ func NewRepulsionField(ctx context.Context, ref placement.Reference, o FieldOpti
 	for c := range ref.Dims {
 		// One extra node beyond the margin on each side: a cubic needs
 		// the nodes on both sides of the query's cell.
+		// The count is computed in float64: a spacing far below the span
+		// (1e-300) gives more cells than an int holds, and MaxNodes caps
+		// them.
 		span := bmax[c] - bmin[c] + 2*o.Margin
+		if math.IsInf(span, 0) {
+			return nil, fmt.Errorf("tsne: place: %w: Margin = %v makes the grid infinite", ErrField, o.Margin)
+		}
 		h := o.Spacing
-		cells := int(math.Ceil(span/h)) + 2
-		if cells+1 > o.MaxNodes {
-			cells = o.MaxNodes - 1
+		cells := o.MaxNodes - 1
+		if fc := math.Ceil(span/h) + 2; fc+1 <= float64(o.MaxNodes) {
+			cells = int(fc)
+		} else {
 			h = span / float64(cells-2)
 		}
 		f.h[c], f.invH[c] = h, 1/h
 		f.n[c] = cells + 1
 		f.lo[c] = bmin[c] - o.Margin - h
+	}
+	if err := transforms.Reserve(ctx, f.tableBytes(), fmt.Sprintf("the repulsion grid of %d×%d nodes", f.n[0], f.n[1]),
+		"use a coarser grid (max_nodes, spacing) or the exact field"); err != nil {
+		return nil, err
 	}
 	f.table = make([]float64, f.n[0]*f.n[1]*(ref.Dims+1))
 	if ref.Dims == 2 {
@@ -130,6 +149,18 @@ func NewRepulsionField(ctx context.Context, ref placement.Reference, o FieldOpti
 		return nil, err
 	}
 	return f, nil
+}
+
+// tableBytes is the memory the grid takes while it is filled: the table,
+// and for Dims 2 fill2's charges and its two FFT buffers.
+func (f *RepulsionField) tableBytes() float64 {
+	n0, n1 := f.n[0], f.n[1]
+	b := transforms.Float64Bytes(n0, n1, f.ref.Dims+1)
+	if f.ref.Dims == 2 {
+		p0, p1 := kernels.FFTSize(2*n0-1), kernels.FFTSize(2*n1-1)
+		b += transforms.Float64Bytes(n0, n1) + 2*transforms.Float64Bytes(2, p1, p0/2+1)
+	}
+	return b
 }
 
 // fieldGrain1 is the number of nodes per chunk of a 1-D table.

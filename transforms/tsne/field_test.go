@@ -6,8 +6,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/placement"
 )
 
@@ -270,6 +272,58 @@ func TestRepulsionFieldErrors(t *testing.T) {
 	cancel()
 	if _, err := NewRepulsionField(ctx, ref, FieldOptions{}, 1); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: err = %v, want context.Canceled", err)
+	}
+}
+
+// TestRepulsionFieldHostileGrid: grid settings from a tampered model file
+// never panic or allocate without bound. A spacing of 1e-300 made more
+// cells than an int holds (a negative count: makeslice panicked); 1e-9 with
+// 100,000 nodes per axis planned a 240 GB table; a margin near the
+// largest float made the grid infinite. Each is refused with ErrField, or
+// (spacing alone) capped at MaxNodes; a grid that fits the settings but not
+// the run's memory is a MemoryError.
+func TestRepulsionFieldHostileGrid(t *testing.T) {
+	ref := fieldTestMap(50, 2, 2, 8)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		o    FieldOptions
+		dims int
+	}{
+		{"spacing 1e-300", FieldOptions{Spacing: 1e-300}, 2},
+		{"spacing 1e-300, 1-D", FieldOptions{Spacing: 1e-300}, 1},
+		{"spacing 5e-324", FieldOptions{Spacing: 5e-324}, 2},
+	} {
+		r := ref
+		if c.dims == 1 {
+			r = fieldTestMap(50, 1, 2, 8)
+		}
+		f, err := NewRepulsionField(ctx, r, c.o, 1)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if nodes, _ := f.Grid(); nodes[0] != DefaultFieldMaxNodes {
+			t.Errorf("%s: %v nodes, want the cap %d", c.name, nodes, DefaultFieldMaxNodes)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		o    FieldOptions
+	}{
+		{"spacing 1e-9, 100000 nodes", FieldOptions{Spacing: 1e-9, MaxNodes: 100_000}},
+		{"max nodes 2^40", FieldOptions{MaxNodes: 1 << 40}},
+		{"margin 1e308", FieldOptions{Margin: 1e308}},
+	} {
+		if _, err := NewRepulsionField(ctx, ref, c.o, 1); !errors.Is(err, ErrField) {
+			t.Errorf("%s: err = %v, want ErrField", c.name, err)
+		}
+	}
+	small := transforms.WithMemoryLimit(ctx, 100<<20)
+	_, err := NewRepulsionField(small, ref, FieldOptions{Spacing: 1e-3, MaxNodes: MaxFieldNodes}, 1)
+	var me *transforms.MemoryError
+	if !errors.As(err, &me) || !strings.Contains(err.Error(), "8192×8192") {
+		t.Errorf("a grid of %d² nodes under 100 MiB: err = %v, want a MemoryError naming the grid", MaxFieldNodes, err)
 	}
 }
 

@@ -33,7 +33,8 @@ type PlaceOptions struct {
 	Momentum float64 `json:"momentum"`
 	// MaxGradNorm clips the Euclidean norm of ½·∂C/∂y; 0 does not clip.
 	MaxGradNorm float64 `json:"max_grad_norm"`
-	// Iterations is the largest number of gradient steps (≥ 0).
+	// Iterations is the largest number of gradient steps (0 ≤ Iterations
+	// ≤ MaxPlaceIterations).
 	Iterations int `json:"iterations"`
 	// Tol stops a row early, before the step at which both the norm of
 	// ½·∂C_α/∂y (unclipped) and that of the last update are at most Tol
@@ -63,6 +64,12 @@ func DefaultPlaceOptions() PlaceOptions {
 		InitNeighbors: 25,
 	}
 }
+
+// MaxPlaceIterations bounds the gradient steps of one placed row: 40 times
+// the default, a few milliseconds a row. A row is one unit of work between
+// checks for cancellation, so a larger budget (10¹² steps, with Tol 0)
+// would hold a run against a signal for ever.
+const MaxPlaceIterations = 10000
 
 // TSNE places new rows into a fixed t-SNE map (see the package doc). It is
 // read-only after NewPlacer and safe for concurrent use.
@@ -97,8 +104,8 @@ func NewPlacer(ctx context.Context, ref placement.Reference, o PlaceOptions, thr
 		return nil, bad("momentum", o.Momentum, "0 ≤ momentum < 1")
 	case !(o.MaxGradNorm >= 0) || math.IsInf(o.MaxGradNorm, 1):
 		return nil, bad("max gradient norm", o.MaxGradNorm, "a finite value ≥ 0 (0: no clipping)")
-	case o.Iterations < 0:
-		return nil, bad("iterations", o.Iterations, "≥ 0")
+	case o.Iterations < 0 || o.Iterations > MaxPlaceIterations:
+		return nil, bad("iterations", o.Iterations, fmt.Sprintf("0 ≤ iterations ≤ %d", MaxPlaceIterations))
 	case !(o.Tol >= 0) || math.IsInf(o.Tol, 1):
 		return nil, bad("tolerance", o.Tol, "a finite value ≥ 0")
 	case o.InitNeighbors < 1:

@@ -2,6 +2,7 @@ package tsne
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
@@ -139,6 +140,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 func fromPairs(ctx context.Context, pairs, rows *arrowio.Frame, o Options) (*Result, error) {
 	n := rows.N
 	if pairs.N >= n*(n-1)/2 {
+		// The matrix and its mask of given pairs, then FromDistances's
+		// squared copy: 17 bytes a pair at the peak.
+		if err := transforms.Reserve(ctx, 17*float64(n)*float64(n),
+			fmt.Sprintf("the N×N distance matrix of %s objects, its squares and the mask of given pairs", transforms.Thousands(int64(n))),
+			"give each row's nearest neighbours only (fisher --neighbors) for Barnes-Hut"); err != nil {
+			return nil, err
+		}
 		dist, err := table.DistanceMatrix(pairs, rows)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package tsne
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -190,6 +191,43 @@ func checkPerplexity(perp float64, n int, m Method) error {
 	return nil
 }
 
+// mapCopies is the number of n×Dims vectors a run holds: the map, its
+// gradient, update and gains, the exact gradient's repulsion, and the
+// start's own.
+const mapCopies = 6
+
+// reserve checks the plan of a run on n points with the resolved o against
+// the memory it may use (transforms.Reserve), before anything grows with
+// it: the exact method's N×N affinities, or the sparse methods' lists of
+// 3·perplexity neighbours and the sparse joint P built from them; and the
+// map with its copies (reserveMaps).
+func reserve(ctx context.Context, n int, o Options) error {
+	if o.Method == Exact {
+		return reserveMaps(ctx, n, transforms.Float64Bytes(n, n),
+			fmt.Sprintf("the exact method's N×N affinities at N = %s", transforms.Thousands(int64(n))),
+			fmt.Sprintf("use --method bh or fft (--method auto does above %s rows), or fewer rows", transforms.Thousands(AutoExactMax)), o)
+	}
+	k := bhNeighbors(o.Perplexity, n)
+	// The lists (int32, float64), the symmetrised P's entries while it is
+	// built (16 bytes) and kept (12), for up to 2k per row.
+	return reserveMaps(ctx, n, float64(n)*float64(k)*(12+2*(16+12)),
+		fmt.Sprintf("method %s's lists of %s neighbours per row (3·perplexity) at N = %s", o.Method, transforms.Thousands(int64(k)), transforms.Thousands(int64(n))),
+		"use a smaller perplexity, or fewer rows", o)
+}
+
+// reserveMaps is reserve for a plan of pairs bytes (what, and fix what
+// would fit) and the map with its copies: when the map outweighs the
+// pairs, the refusal names option dims.
+func reserveMaps(ctx context.Context, n int, pairs float64, what, fix string, o Options) error {
+	maps := mapCopies * transforms.Float64Bytes(n, o.Dims)
+	if maps > pairs {
+		return transforms.ReserveOption(ctx, "dims", pairs+maps,
+			fmt.Sprintf("a map of %s points in %s dimensions and its %d copies", transforms.Thousands(int64(n)), transforms.Thousands(int64(o.Dims)), mapCopies),
+			"use fewer dims")
+	}
+	return transforms.Reserve(ctx, pairs+maps, what, fix)
+}
+
 // learningRate is the rate of a phase with exaggeration alpha: the given
 // one, or max(N/α, 50) (openTSNE's "auto"; Belkina et al. 2019).
 func (o Options) learningRate(n int, alpha float64) float64 {
@@ -224,6 +262,9 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	}
 	o, err := prepare(n, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := reserve(ctx, n, o); err != nil {
 		return nil, err
 	}
 	if o.Init == InitPCA && d < o.Dims {
@@ -300,6 +341,9 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if err := reserve(ctx, n, o); err != nil {
+		return nil, err
+	}
 	d2 := make([]float64, n*n)
 	for k, v := range dist {
 		if k/n != k%n {
@@ -364,6 +408,9 @@ func FromNeighbors(ctx context.Context, idx []int32, dist []float64, n, k int, o
 	}
 	if !(o.Perplexity < float64(k)) {
 		return nil, transforms.Optionf("perplexity", "%w: %v with k = %d neighbours, want perplexity < k", ErrPerplexity, o.Perplexity, k)
+	}
+	if err := reserveMaps(ctx, n, 0, "", "", o); err != nil {
+		return nil, err
 	}
 	d2 := make([]float64, n*k)
 	for q, v := range dist {
