@@ -25,3 +25,12 @@ var (
 // ErrPartial is partial sums that do not merge: blocks of different inputs
 // or options, a point in no block, or a point in two.
 var ErrPartial = arrowio.NewSentinel(arrowio.ErrInvalidData, "partial sums do not merge")
+
+// ErrNotFittedOn is an input table that does not hold the rows the
+// embedding was fitted on (or placed from), by the fingerprint its
+// provenance records.
+var ErrNotFittedOn = arrowio.NewSentinel(arrowio.ErrInvalidData, "the table does not hold the rows the embedding was made from")
+
+// ErrRowsDiffer is an embedding and a table whose ids (or row numbers) do
+// not match one to one.
+var ErrRowsDiffer = arrowio.NewSentinel(arrowio.ErrInvalidData, "the rows of the embedding and the table differ")

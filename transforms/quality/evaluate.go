@@ -43,8 +43,12 @@ type Row struct {
 
 // Report holds the metrics of one evaluation.
 type Report struct {
-	N    int   // number of points
-	Rows []Row // in a fixed order: by metric as listed in the package documentation, then k, then subset
+	N int // number of points
+	// Points is the number of query points whose neighbourhoods were
+	// scored: N, or the size of the sample that Seed drew.
+	Points int
+	Seed   uint64
+	Rows   []Row // in a fixed order: by metric as listed in the package documentation, then k, then subset
 	// CenterOrder lists the class values in the order of their projected
 	// centres along the best ordinal axis (ties by class value); nil
 	// without Options.Ordinal.
@@ -65,11 +69,17 @@ func (r *Report) add(metric string, k int, subset string, v float64) {
 	r.Rows = append(r.Rows, Row{Metric: metric, K: k, Subset: subset, Value: v})
 }
 
+// Sampled reports whether the neighbourhood metrics are those of a sample
+// of the points.
+func (r *Report) Sampled() bool { return r.Points < r.N }
+
 // Evaluate compares an embedding y (N×d, row-major) with the input x (N×D)
 // point by point. classes, if not nil, holds a class value ≥ 0 per point and
 // adds the class-aware metrics; with opts.Ordinal the values are taken as
-// ordered. It reads opts.Ks, Ordinal, Threads and Progress, and scores every
-// point (opts.Block is for EvaluatePartial). Bad data or options (sizes, NaN
+// ordered. It reads opts.Ks, Ordinal, Sample, Seed, Threads and Progress,
+// and scores every query point (opts.Block is for EvaluatePartial): every
+// point, or a seeded sample of them (opts.Sample), each ranked among all N
+// points, so that the metrics are exact for the sample. Bad data or options (sizes, NaN
 // or ±Inf, class values, k out of range) give an error wrapping a sentinel
 // of errors.go, a bad option a *transforms.OptionError naming it, a bad
 // value at a position an *arrowio.Error naming it; cancellation gives
@@ -79,6 +89,22 @@ func Evaluate(ctx context.Context, x []float64, D int, y []float64, d int, class
 		return nil, err
 	}
 	p, err := EvaluatePartial(ctx, x, D, y, d, classes, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Merge(p)
+}
+
+// EvaluateAgainstDistances is Evaluate with the input space given as a
+// precomputed N×N row-major dissimilarity matrix instead of coordinates
+// (an embedding fitted on distances, as t-SNE of a distance table): only
+// the order of each row's off-diagonal values is used, so plain or
+// squared distances give the same results.
+func EvaluateAgainstDistances(ctx context.Context, dist []float64, y []float64, d int, classes []int, opts Options) (*Report, error) {
+	if err := wholeBlock(opts); err != nil {
+		return nil, err
+	}
+	p, err := EvaluateAgainstDistancesPartial(ctx, dist, y, d, classes, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -136,6 +162,28 @@ func checkDistances(dist []float64, n int, classes []int, opts Options) ([]int, 
 		return nil, nil, err
 	}
 	return ks, lab, nil
+}
+
+// checkAgainstDistances checks the arguments of EvaluateAgainstDistances
+// and returns N.
+func checkAgainstDistances(dist []float64, y []float64, d int) (int, error) {
+	if d < 1 || len(y)%d != 0 {
+		return 0, transforms.Errorf(ErrSize, "len(y) = %d values are not rows of d = %d", len(y), d)
+	}
+	n := len(y) / d
+	if len(dist) != n*n {
+		return 0, transforms.Errorf(ErrSize, "len(dist) = %d for N = %d points of y (want N² = %d)", len(dist), n, n*n)
+	}
+	if n < 4 {
+		return 0, transforms.Errorf(ErrTooFewPoints, "N = %d", n)
+	}
+	if err := checkFinite("dist", dist, n); err != nil {
+		return 0, err
+	}
+	if err := checkFinite("y", y, d); err != nil {
+		return 0, err
+	}
+	return n, nil
 }
 
 func checkCoordinates(x []float64, D int, y []float64, d int) (int, error) {

@@ -87,14 +87,25 @@ func refKNNPredict(order []int, classes []int, k int) int {
 
 // reference computes every metric Evaluate reports except the ordinal ones.
 func reference(x []float64, D int, y []float64, d int, classes []int, ks []int) map[rowKey]float64 {
+	return referenceOf(x, D, y, d, classes, ks, nil)
+}
+
+// referenceOf is reference for the query points qs (nil: every point),
+// each ranked among all points, the sums normalised by len(qs).
+func referenceOf(x []float64, D int, y []float64, d int, classes []int, ks []int, qs []int) map[rowKey]float64 {
 	n := len(x) / D
+	if qs == nil {
+		for i := range n {
+			qs = append(qs, i)
+		}
+	}
 	rX, oX := refRanks(refDistances(x, n, D))
 	rY, oY := refRanks(refDistances(y, n, d))
 	out := map[rowKey]float64{}
-	N := float64(n)
+	N, M := float64(n), float64(len(qs))
 	for _, k := range ks {
 		var tAll, tIntra, tInter, cAll, cIntra, cInter float64
-		for i := range n {
+		for _, i := range qs {
 			for j := range n {
 				if j == i {
 					continue
@@ -120,7 +131,7 @@ func reference(x []float64, D int, y []float64, d int, classes []int, ks []int) 
 				}
 			}
 		}
-		g := refG(n, k)
+		g := refG(n, k) * N / M
 		out[rowKey{MetricTrustworthiness, k, SubsetAll}] = 1 - g*tAll
 		out[rowKey{MetricContinuity, k, SubsetAll}] = 1 - g*cAll
 		if classes != nil {
@@ -132,14 +143,14 @@ func reference(x []float64, D int, y []float64, d int, classes []int, ks []int) 
 	}
 	rnxAt := func(k int) float64 {
 		overlap := 0
-		for i := range n {
+		for _, i := range qs {
 			for j := range n {
 				if j != i && rX[i][j] <= k && rY[i][j] <= k {
 					overlap++
 				}
 			}
 		}
-		q := float64(overlap) / (float64(k) * N)
+		q := float64(overlap) / (float64(k) * M)
 		return ((N-1)*q - float64(k)) / (N - 1 - float64(k))
 	}
 	for _, k := range ks {
@@ -160,24 +171,24 @@ func reference(x []float64, D int, y []float64, d int, classes []int, ks []int) 
 	}{{SubsetEmbedding, oY}, {SubsetInput, oX}} {
 		for _, k := range ks {
 			right := 0
-			for i := range n {
+			for _, i := range qs {
 				if refKNNPredict(s.order[i], classes, k) == classes[i] {
 					right++
 				}
 			}
-			out[rowKey{MetricKNNAccuracy, k, s.subset}] = float64(right) / N
+			out[rowKey{MetricKNNAccuracy, k, s.subset}] = float64(right) / M
 		}
 		wrong := 0
-		for i := range n {
+		for _, i := range qs {
 			if classes[s.order[i][0]] != classes[i] {
 				wrong++
 			}
 		}
-		out[rowKey{MetricNNError, 1, s.subset}] = float64(wrong) / N
+		out[rowKey{MetricNNError, 1, s.subset}] = float64(wrong) / M
 	}
 	for _, k := range ks {
 		var gain float64
-		for i := range n {
+		for _, i := range qs {
 			for _, j := range oY[i][:k] {
 				if classes[j] == classes[i] {
 					gain++
@@ -189,7 +200,7 @@ func reference(x []float64, D int, y []float64, d int, classes []int, ks []int) 
 				}
 			}
 		}
-		out[rowKey{MetricKNNGain, k, SubsetAll}] = gain / (N * float64(k))
+		out[rowKey{MetricKNNGain, k, SubsetAll}] = gain / (M * float64(k))
 	}
 	return out
 }

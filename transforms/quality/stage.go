@@ -34,28 +34,48 @@ func (Stage) Info() transforms.Info {
 		Name:     "evaluate",
 		Category: transforms.CategoryResults,
 		Summary:  "quality metrics of an embedding against its input table",
-		Usage: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--standardize auto|true|false] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] --out M
+		Usage: `ordinate evaluate --embedding E --in T [--id COL] [--features SPEC] [--standardize auto|true|false] [--label y] [--order a,b,c | --ordinal] [--k 5,10,30] [--sample N|auto --seed S] --out M
+   ordinate evaluate --embedding E --distances D [--in T --id COL --label y] [--k 5,10] --out M   (E fitted on D: t-SNE of a distance table)
    ordinate evaluate --distances D --in T --id COL --label y [--k 5,10] --out M
    ordinate evaluate --embedding MAPS --triplets TRIPLETS [--split S --attributes ATTRS] --out M
    ordinate evaluate (--embedding E | --distances D) --in T … --block i/B --out PART_i
    ordinate evaluate --partials 'PART_*' --out M`,
-		Doc: `Rows of E are matched to rows of T by --id (default: the row column that ordinate
-writes when no id was given). Metrics: trustworthiness and continuity (overall, and
-the class-aware inter/intra parts), R_NX(k) and its AUC, and with labels k-NN
-accuracy, leave-one-out 1-NN error and KNN gain; with --order or --ordinal the
-ordinal metrics (Spearman's rho of class rank along the best axis, order of the
-class centres). The long table has columns metric, k, subset, value.
+		Doc: `Metrics: trustworthiness and continuity (overall, and the class-aware inter/intra
+parts), R_NX(k) and its AUC, and with labels k-NN accuracy, leave-one-out 1-NN error
+and KNN gain; with --order or --ordinal the ordinal metrics (Spearman's rho of class
+rank along the best axis, order of the class centres). The long table has columns
+metric, k, subset, value.
 
-The embedding is scored in the space it was fitted in: the feature columns and the
-standardisation recorded in E's provenance are used (and logged) unless --features
-or --standardize choose otherwise. An embedding without provenance is scored
-against every numeric feature column of T, unstandardised, with a warning. What was
-used is recorded in the metrics' provenance (figures features, standardize,
-features_source, standardize_source).
+E is scored only against the rows it was made from. Its rows are matched to the rows
+of T by id (--id; by default the id column E's provenance records, else the row
+numbers ordinate writes when no id was given): an id of either table missing from
+the other is an error naming how many and the first few. And every fitting stage
+(and apply) records a fingerprint of the rows it read (their ids or row numbers and
+feature values): T must hold exactly those rows, or evaluate stops (exit 2) naming
+both files. An embedding without a fingerprint (an older output, another tool's
+table) is scored with a warning that the pairing cannot be checked.
+
+The embedding is scored in the space it was made in: the feature columns and the
+standardisation recorded in E's provenance (apply records its model's) are used (and
+logged) unless --features or --standardize choose otherwise. An embedding without
+provenance is scored against every numeric feature column of T, unstandardised, with
+a warning. What was used is recorded in the metrics' provenance (figures features,
+standardize, features_source, standardize_source).
+
+The exact metrics rank every row from every row: O(N²) time. --sample N scores the
+neighbourhoods of a seeded sample of N rows (--seed), each still ranked among all
+rows, so that the metrics are exact for the sample; the ordinal metrics use every
+row. The default, auto, scores every row up to 20000 rows and a sample of 5000
+above, with a warning; --sample 0 scores every row. The sample is recorded in the
+summary and the provenance (figures sample_points, sample_seed, sample).
 
 With --distances D (a long table i, j, distance over the ids of T, as fisher
 writes; a table of the pairs i < j only is mirrored) it reports the leave-one-out
-1-NN error and k-NN accuracy of the distances (subset "distances").
+1-NN error and k-NN accuracy of the distances (subset "distances"). With
+--embedding E as well, E is scored against D, the table it was fitted on (t-SNE of
+a distance table): the neighbourhood metrics with the input ranks from D, and with
+--in T --label y the class metrics (subset input: the classification by D). E must
+then be the t-SNE of D (their run ids are compared when both record them).
 
 With --triplets T and a maps table (aspect, id, emb_*: score, tste, soe) it reports
 triplet_accuracy, the share of triplets <i, j, k> with d(j, i) < d(j, k) in the
@@ -69,12 +89,14 @@ or else by the id column recorded in the triplets' provenance.
 
 --block i/B splits the exact neighbourhood and class metrics over B tasks (Spark
 tasks, the pods of an Indexed Job): each reads the same inputs, ranks the
-neighbours of the points of its block among all points, and writes the block's
-integer sums (rank penalties, k-NN votes, the co-ranking histogram). --partials
-adds up the B tables (files, a folder, or one table of them concatenated) and
-writes the metrics that one run on all points gives, bit for bit. It refuses
-blocks of different inputs or options (a fingerprint of both), a point in no block
-and a block given twice.`,
+neighbours of the points of its block (of the sample's points, with --sample) among
+all points, and writes the block's integer sums (rank penalties, k-NN votes, the
+co-ranking histogram). --partials adds up the B tables (files, a folder, or one
+table of them concatenated) and writes the metrics that one run on all points
+gives, bit for bit. It refuses blocks of different inputs or options (a
+fingerprint of both), a point in no block, a block given twice, and sums no block
+can add up to (each checked against the block's points, N and k, and the totals
+for overflow) before it allocates anything from them.`,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --out thyroid-metrics.parquet",
@@ -82,14 +104,15 @@ and a block given twice.`,
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --ordinal --block 1/2 --out thyroid-part-1.parquet",
 			"ordinate evaluate --partials thyroid-part-*.parquet --out thyroid-metrics-merged.parquet",
 			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --features 'x*' --standardize false --label label --k 10 --out thyroid-metrics-raw.csv",
+			"ordinate evaluate --embedding thyroid-pca.parquet --in testdata/ordinal/newthyroid.csv --label label --sample 100 --seed 7 --out thyroid-metrics-sample.parquet",
 			"ordinate triplets --in testdata/zoo/zoo.csv --exclude animal_name,type_name --per-aspect 500 --split-objects 0.5 --split-out zoo-split.parquet --out zoo-triplets.parquet",
 			"ordinate soe --in zoo-triplets.parquet --per-aspect --out zoo-soe.parquet",
 			"ordinate evaluate --embedding zoo-soe.parquet --triplets zoo-triplets.parquet --split zoo-split.parquet --attributes testdata/zoo/zoo.csv --out zoo-metrics.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "embedding", Help: "embedding table written by a stage (emb_* columns), or with triplets a maps table (aspect, id, emb_*)"},
-			{Name: "in", Help: "the input table the embedding or distances were made from (not needed with triplets)"},
-			{Name: "distances", Help: "instead of embedding: a long distance table (i, j, distance) over the ids of in; gives nn_error and knn_accuracy"},
+			{Name: "in", Help: "the input table the embedding or distances were made from (not needed with triplets; with embedding and distances, the table of the classes)"},
+			{Name: "distances", Help: "a long distance table (i, j, distance): alone, over the ids of in, it gives nn_error and knn_accuracy; with embedding, the table the embedding was fitted on (t-SNE of distances), which its neighbourhoods are scored against"},
 			{Name: "triplets", Help: "with a maps table as embedding: score the maps against this triplet table (triplet accuracy per aspect, and on train/hidden with a split column)"},
 			{Name: "split", Help: "with triplets: the observed-objects table of triplets --split-out; adds the k-NN classification of hidden objects by attribute value"},
 			{Name: "attributes", Help: "with split: the attribute table the triplets were made from"},
@@ -122,14 +145,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 			return transforms.Optionf(r, "applies only with triplets")
 		}
 	}
-	if !env.Has("in") {
+	if !env.Has("in") && !(env.Has("embedding") && env.Has("distances")) {
 		return &transforms.OptionError{Option: "in", Err: fmt.Errorf("%w: the table the embedding or distances were made from", transforms.ErrNoTable)}
 	}
 	switch emb, dist := env.Has("embedding"), env.Has("distances"); {
 	case !emb && !dist:
 		return &transforms.OptionError{Option: "embedding", Err: fmt.Errorf("%w: give an embedding table, or distances", transforms.ErrNoTable)}
 	case emb && dist:
-		return transforms.Optionf("distances", "give either embedding or distances, not both")
+		return runAgainstDistances(ctx, env, opts)
 	case dist:
 		return runDistances(ctx, env, opts)
 	}
@@ -154,6 +177,8 @@ func spaceOf(p *arrowio.Provenance) fittedSpace {
 	}
 	if b, ok := p.Params["standardize"].(bool); ok {
 		s.standardize = &b
+	} else if b, ok := p.Figures["standardize"].(bool); ok && p.Stage != "evaluate" {
+		s.standardize = &b // apply: the model's standardisation
 	}
 	return s
 }
@@ -189,27 +214,55 @@ const (
 )
 
 func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error {
-	embID := opts.ID
-	if embID == "" {
-		embID = "row"
+	r, err := env.Open(ctx, "embedding")
+	if err != nil {
+		return err
 	}
-	embFrame, prov, err := env.ReadFrameProvenance(ctx, "embedding", arrowio.Selection{
+	defer r.Release()
+	prov := transforms.TableProvenance(r.Schema())
+	embID, idSrc := embeddingID(r.Schema(), prov, opts.ID)
+	if idSrc == sourceEmbedding {
+		env.Log.Info("rows matched by the id column recorded in the embedding's provenance", "id", embID)
+	}
+	embFrame, err := env.ReadFrom(ctx, "embedding", r, arrowio.Selection{
 		ID: embID, Features: opts.Emb, Keep: []string{}, OnInvalid: opts.OnInvalid})
 	if err != nil {
 		return err
 	}
 	defer embFrame.Release()
+	src := embFrame.Source.Path
+	fromDist := distancesInput(prov)
+	if fromDist != nil && len(opts.Features) == 0 {
+		return transforms.Optionf("distances", "%w: %s was fitted on the distance table %s (stage %s), not on features: score it against that table with distances (and in with label for the classes), or name features to score it against feature columns of in",
+			transforms.ErrNoTable, src, fromDist.Path, prov.Stage)
+	}
 
 	// The space to score in: explicit options first, then the embedding's
-	// provenance, then every numeric column unstandardised.
+	// provenance (the columns the fit read, as its fingerprint records
+	// them, or else its features), then every numeric column
+	// unstandardised.
 	fitted := spaceOf(prov)
+	rec := fittedInput(prov)
+	if files := embFrame.Source.Files; rec != nil && len(files) > 1 {
+		var why string
+		if rec, why = partsInput(ctx, files); rec == nil {
+			env.Warn("%s: %s, so the fingerprints of its parts cannot be added up", src, why)
+		}
+	}
 	sel := opts.Columns.Selection()
-	sel.Keep = []string{}
+	sel.ID, sel.Keep = "", []string{}
+	if embID != "row" || opts.ID != "" {
+		sel.ID = embID
+	}
 	featSrc, stdSrc := sourceOption, sourceOption
 	if len(opts.Features) == 0 {
 		sel.Features = nil
 		featSrc = sourceDefault
-		if fitted.features != nil {
+		switch {
+		case rec != nil && len(opts.Exclude) == 0:
+			// Constant columns among them are dropped again, as by the fit.
+			sel.Features, featSrc = rec.Fingerprint.Columns, sourceEmbedding
+		case fitted.features != nil:
 			sel.Features, featSrc = fitted.features, sourceEmbedding
 		}
 	}
@@ -230,7 +283,6 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error
 			std, stdSrc = false, sourceDefault
 		}
 	}
-	src := embFrame.Source.Path
 	switch {
 	case prov == nil && (featSrc == sourceDefault || stdSrc == sourceDefault):
 		env.Warn("%s carries no ordinate provenance: scoring against %s, %s; give the features and standardize options to choose the space it was fitted in",
@@ -251,12 +303,17 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error
 		return err
 	}
 	defer ft.Release()
-	idx, unmatched, err := transforms.Align(embFrame, ft.Frame)
-	if err != nil {
+	// The pairing: the table must hold the rows the embedding was made
+	// from (its fingerprint), and the two tables the same ids.
+	if fromDist != nil {
+		env.Log.Info("scoring an embedding of a distance table against the features named", "embedding", src,
+			"distances", fromDist.Path, "in", ft.Source.Path, "matched_by", ft.IDName)
+	} else if err := checkFingerprint(ctx, env, src, rec, ft.Frame, sel.ID, opts.OnInvalid); err != nil {
 		return err
 	}
-	if unmatched > 0 {
-		env.Warn("%d input rows have no embedding row and are left out", unmatched)
+	idx, err := matchRows(embFrame, ft.Frame)
+	if err != nil {
+		return err
 	}
 	n, D, d := embFrame.N, ft.K(), embFrame.D
 	x := make([]float64, n*D)
@@ -264,8 +321,7 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error
 		copy(x[i*D:(i+1)*D], ft.Z[j*D:(j+1)*D])
 	}
 	var classes []int
-	qo := *opts
-	qo.Threads, qo.Progress = env.Threads, env.Progress.Add
+	qo := sampled(env, opts, n)
 	var cls *transforms.Classes
 	if ft.Label != nil {
 		qo.Ordinal = opts.Ordinal || len(opts.Order) > 0
@@ -283,7 +339,7 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error
 		}
 	}
 	if !opts.Block.IsZero() {
-		return writePartial(ctx, env, opts.Block, n, func() (*Partial, error) {
+		return writePartial(ctx, env, qo, n, func() (*Partial, error) {
 			p, err := EvaluatePartial(ctx, x, D, embFrame.X, d, classes, qo)
 			if err == nil && cls != nil {
 				p.ClassNames = cls.Names
@@ -291,22 +347,34 @@ func runEmbedding(ctx context.Context, env *transforms.Env, opts *Options) error
 			return p, err
 		})
 	}
-	env.Progress.Start("neighbour ranks", int64(n))
+	env.Progress.Start("neighbour ranks", int64(qo.Sample.Points(n)))
 	rep, err := Evaluate(ctx, x, D, embFrame.X, d, classes, qo)
 	env.Progress.Finish()
 	if err != nil {
 		return err
 	}
-	var centres []string
-	if rep.CenterOrder != nil && cls != nil {
-		for _, k := range rep.CenterOrder {
-			centres = append(centres, cls.Names[k])
+	return reportMetrics(ctx, env, rep, cls, src)
+}
+
+// sampled returns the options of the metrics for n points: the host's
+// threads and progress, and the sample, resolved, with a notice when the
+// automatic sample scores part of the points.
+func sampled(env *transforms.Env, opts *Options, n int) Options {
+	qo := *opts
+	qo.Threads, qo.Progress = env.Threads, env.Progress.Add
+	m := opts.Sample.Points(n)
+	qo.Sample = SampleSize(m)
+	if m < n {
+		if opts.Sample == SampleAuto {
+			env.Warn("%d rows: scoring the neighbourhoods of a sample of %d of them (seed %d), each ranked among all %d rows; give sample 0 to score every row (exact, O(N²) time), or another sample size",
+				n, m, opts.Seed, n)
+		} else {
+			env.Log.Info("sample", "points", m, "rows", n, "seed", opts.Seed)
 		}
-		env.Figure("center_order", centres)
+	} else {
+		qo.Sample = SampleAll
 	}
-	return writeReport(ctx, env, rep, func(b *strings.Builder) {
-		writeSummary(b, src, rep, centres)
-	})
+	return qo
 }
 
 func featuresText(src string, features []string) string {
@@ -350,6 +418,9 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *Options) error
 		return err
 	}
 	defer dFrame.Release()
+	if err := env.ReserveMatrix(inFrame.N, 1.2, "the distance matrix and its mask of given pairs", "score a sample of the rows"); err != nil {
+		return err
+	}
 	dist, err := table.DistanceMatrix(dFrame, inFrame)
 	if err != nil {
 		return err
@@ -358,14 +429,13 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *Options) error
 	if err != nil {
 		return err
 	}
-	qo := *opts
-	qo.Threads, qo.Progress = env.Threads, env.Progress.Add
+	qo := sampled(env, opts, inFrame.N)
 	if !opts.Block.IsZero() {
-		return writePartial(ctx, env, opts.Block, inFrame.N, func() (*Partial, error) {
+		return writePartial(ctx, env, qo, inFrame.N, func() (*Partial, error) {
 			return EvaluateDistancesPartial(ctx, dist, inFrame.N, cls.Index, qo)
 		})
 	}
-	env.Progress.Start("neighbour ranks", int64(inFrame.N))
+	env.Progress.Start("neighbour ranks", int64(qo.Sample.Points(inFrame.N)))
 	rep, err := EvaluateDistances(ctx, dist, inFrame.N, cls.Index, qo)
 	env.Progress.Finish()
 	if err != nil {
@@ -376,13 +446,142 @@ func runDistances(ctx context.Context, env *transforms.Env, opts *Options) error
 	})
 }
 
-// writePartial computes the partial sums of block b of n points by eval
-// and writes them as the out table (kind metrics_partial).
-func writePartial(ctx context.Context, env *transforms.Env, b Block, n int, eval func() (*Partial, error)) error {
+// runAgainstDistances scores an embedding against the distance table it
+// was fitted on (t-SNE of a distance table): the neighbourhood metrics with
+// the input ranks taken from the distances, and with the classes of in
+// (label) the class metrics. The distance table must hold every pair of
+// the embedding's ids.
+func runAgainstDistances(ctx context.Context, env *transforms.Env, opts *Options) error {
+	r, err := env.Open(ctx, "embedding")
+	if err != nil {
+		return err
+	}
+	defer r.Release()
+	prov := transforms.TableProvenance(r.Schema())
+	embID, _ := embeddingID(r.Schema(), prov, opts.ID)
+	embFrame, err := env.ReadFrom(ctx, "embedding", r, arrowio.Selection{
+		ID: embID, Features: opts.Emb, Keep: []string{}, OnInvalid: opts.OnInvalid})
+	if err != nil {
+		return err
+	}
+	defer embFrame.Release()
+	if len(opts.Features) > 0 || opts.Standardize != StandardizeAuto {
+		name := "features"
+		if len(opts.Features) == 0 {
+			name = "standardize"
+		}
+		return transforms.Optionf(name, "scores features; with distances the input space is the distance table")
+	}
+	dr, err := env.Open(ctx, "distances")
+	if err != nil {
+		return err
+	}
+	defer dr.Release()
+	dprov := transforms.TableProvenance(dr.Schema())
+	dFrame, err := env.ReadFrom(ctx, "distances", dr, table.PairsSelection(table.PairDistance))
+	if err != nil {
+		return err
+	}
+	defer dFrame.Release()
+	src, dsrc := embFrame.Source.Path, dFrame.Source.Path
+	// The pairing: the distance table must be the one the embedding was
+	// fitted on, when both record the run that made the table.
+	fitD := distancesInput(prov)
+	switch {
+	case fitD != nil && fitD.RunID != "" && dprov != nil && dprov.RunID != "":
+		if fitD.RunID != dprov.RunID {
+			return &arrowio.Error{File: dsrc, Row: -1, Err: fmt.Errorf("%w: %s was fitted on the distance table %s of run %s, and %s was written by run %s; give the table the embedding was made from",
+				ErrNotFittedOn, src, fitD.Path, fitD.RunID, dsrc, dprov.RunID)}
+		}
+		env.Log.Info("distance table checked", "embedding", src, "distances", dsrc, "run_id", dprov.RunID)
+	default:
+		env.Warn("%s: whether %s is the distance table it was fitted on cannot be checked (no run id recorded on both sides); its rows are matched by %s",
+			src, dsrc, embFrame.IDName)
+	}
+	if err := env.ReserveMatrix(embFrame.N, 1.2, "the distance matrix and its mask of given pairs", "score a sample of the rows"); err != nil {
+		return err
+	}
+	dist, err := table.DistanceMatrix(dFrame, embFrame)
+	if err != nil {
+		return err
+	}
+	n := embFrame.N
+	var classes []int
+	var cls *transforms.Classes
+	qo := sampled(env, opts, n)
+	if env.Has("in") {
+		if opts.Label == "" {
+			return transforms.Optionf("in", "with distances and an embedding, in gives the classes: give label too")
+		}
+		sel := opts.Columns.Selection()
+		sel.ID, sel.NoFeatures, sel.Features, sel.Keep = embFrame.IDName, true, nil, []string{}
+		lf, err := env.ReadFrame(ctx, "in", sel)
+		if err != nil {
+			return err
+		}
+		defer lf.Release()
+		idx, err := matchRows(embFrame, lf)
+		if err != nil {
+			return err
+		}
+		qo.Ordinal = opts.Ordinal || len(opts.Order) > 0
+		if qo.Ordinal {
+			cls, err = transforms.OrdinalClasses(lf, opts.Order)
+		} else {
+			cls, err = transforms.NominalClasses(lf, opts.Order)
+		}
+		if err != nil {
+			return err
+		}
+		classes = make([]int, n)
+		for i, j := range idx {
+			classes[i] = cls.Index[j]
+		}
+	} else if opts.Label != "" {
+		return transforms.Optionf("label", "%w: the classes are read from in", transforms.ErrNoTable)
+	}
+	env.Figures(map[string]any{"features_source": "distances"})
+	if !opts.Block.IsZero() {
+		return writePartial(ctx, env, qo, n, func() (*Partial, error) {
+			p, err := EvaluateAgainstDistancesPartial(ctx, dist, embFrame.X, embFrame.D, classes, qo)
+			if err == nil && cls != nil {
+				p.ClassNames = cls.Names
+			}
+			return p, err
+		})
+	}
+	env.Progress.Start("neighbour ranks", int64(qo.Sample.Points(n)))
+	rep, err := EvaluateAgainstDistances(ctx, dist, embFrame.X, embFrame.D, classes, qo)
+	env.Progress.Finish()
+	if err != nil {
+		return err
+	}
+	return reportMetrics(ctx, env, rep, cls, src+" against "+dsrc)
+}
+
+// reportMetrics records the class centres' order (named by cls, when the
+// metrics have one) and writes the report and its summary, titled src.
+func reportMetrics(ctx context.Context, env *transforms.Env, rep *Report, cls *transforms.Classes, src string) error {
+	var centres []string
+	if rep.CenterOrder != nil && cls != nil {
+		for _, k := range rep.CenterOrder {
+			centres = append(centres, cls.Names[k])
+		}
+		env.Figure("center_order", centres)
+	}
+	return writeReport(ctx, env, rep, func(b *strings.Builder) {
+		writeSummary(b, src, rep, centres)
+	})
+}
+
+// writePartial computes the partial sums of block o.Block of the query
+// points (all n, or the sample's) by eval and writes them as the out table
+// (kind metrics_partial).
+func writePartial(ctx context.Context, env *transforms.Env, o Options, n int, eval func() (*Partial, error)) error {
 	if env.Asked("summary") {
 		return transforms.Optionf("block", "a block has partial sums, not metrics: write the summary when merging with --partials")
 	}
-	lo, hi := b.Range(n)
+	lo, hi := o.Block.Range(o.Sample.Points(n))
 	env.Progress.Start("neighbour ranks", int64(hi-lo))
 	p, err := eval()
 	env.Progress.Finish()
@@ -407,6 +606,9 @@ func runMerge(ctx context.Context, env *transforms.Env, opts *Options) error {
 	if !opts.Block.IsZero() {
 		return transforms.Optionf("block", "applies when computing a block, not when merging")
 	}
+	if opts.Sample != SampleAuto {
+		return transforms.Optionf("sample", "applies when computing the blocks; the partials carry their sample")
+	}
 	r, err := env.Open(ctx, "partials")
 	if err != nil {
 		return err
@@ -417,8 +619,11 @@ func runMerge(ctx context.Context, env *transforms.Env, opts *Options) error {
 		return err
 	}
 	env.Input("partials", r.Source(), 0, 0, transforms.TableProvenance(r.Schema()))
-	rep, err := Merge(parts...)
+	rep, err := mergeContext(ctx, parts)
 	if err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		return &arrowio.Error{File: r.Source().Path, Row: -1, Err: err}
 	}
 	env.Figure("blocks", len(parts))
@@ -446,6 +651,9 @@ func writeReport(ctx context.Context, env *transforms.Env, rep *Report, summary 
 		rows[i] = table.MetricRow(r)
 	}
 	env.Figure("n", rep.N)
+	if rep.Sampled() {
+		env.Figures(map[string]any{"sample_points": rep.Points, "sample_seed": rep.Seed, "sample": sampleText(rep)})
+	}
 	for _, r := range rows {
 		env.Figure(figureKey(r), r.Value)
 	}

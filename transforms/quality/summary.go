@@ -32,6 +32,9 @@ func writeSummary(w io.Writer, name string, rep *Report, centres []string) {
 	}
 	slices.Sort(ks)
 	fmt.Fprintf(w, "quality of %s (%d rows)\n", name, rep.N)
+	if rep.Sampled() {
+		fmt.Fprintf(w, "%s\n", sampleText(rep))
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := []string{"metric", "subset"}
 	for _, k := range ks {
@@ -57,4 +60,10 @@ func writeSummary(w io.Writer, name string, rep *Report, centres []string) {
 	if centres != nil {
 		fmt.Fprintf(w, "class centres along the best axis: %s\n", strings.Join(centres, " < "))
 	}
+}
+
+// sampleText says which points a sampled report scored.
+func sampleText(rep *Report) string {
+	return fmt.Sprintf("neighbourhood and class metrics of a sample of %d of the %d rows (seed %d), each ranked among all %d rows; the ordinal metrics use every row",
+		rep.Points, rep.N, rep.Seed, rep.N)
 }
