@@ -5,6 +5,7 @@ lifetime."""
 import os
 import stat
 import subprocess
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -12,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import ordinate
-from ordinate import OrdinateError
+from ordinate import OrdinateError, describe
 from ordinate import spark as ospark
 
 from thyroid import FEATURES, THYROID, fit_models, noisy_rows
@@ -144,7 +145,7 @@ def test_ordinate_bin(spark, data, tmp_path, monkeypatch):
     assert_same_bits(got, want)
     calls = log.read_text().splitlines()
     # One call on the driver (the output schema), one per partition.
-    assert len(calls) == 4 and all(" apply --model " in c for c in calls)
+    assert len(calls) == 4 and all(" apply --model" in c for c in calls)
 
 
 def test_binary_resolution(tmp_path, monkeypatch):
@@ -227,3 +228,211 @@ def _read_partial(reader):
             yield b
     except pa.ArrowInvalid:
         return
+
+
+# --- apply's options, the made-up row, the executors' Python
+
+
+class _Probe(Exception):
+    pass
+
+
+def _example(o):
+    """A value of an option's kind that its checks accept."""
+    kind = o["type"]
+    if kind == "bool":
+        return True
+    if kind == "enum":
+        return o["values"][-1]
+    if kind in ("int", "uint"):
+        return 1
+    if kind == "float":
+        return 1.0
+    if kind.startswith("list of "):
+        return ["x"]
+    return "x"
+
+
+def test_transform_passes_every_apply_option(spark, data, monkeypatch):
+    """Every option of `ordinate apply` (and every host option: threads …) is
+    a keyword of transform, checked against the description and passed as
+    its flag; the ones transform sets itself are refused."""
+    seen = {}
+
+    def probe(model, schema, flags, **kw):
+        seen["flags"] = flags
+        raise _Probe
+
+    monkeypatch.setattr(ospark, "_output_schema", probe)
+    df = spark.read.parquet(str(data["parts"]))
+    model = str(data["models"]["pca"])
+    keys = [o for o in describe.stage("apply")["options"]] + list(describe.describe()["host_options"])
+    assert {"label", "soft_labels", "perplexity", "max_iter", "on_invalid", "threads"} <= {o["key"] for o in keys}
+    for o in keys:
+        if o["key"] in ospark.TRANSFORM_SETS:
+            with pytest.raises(ValueError, match="transform sets"):
+                ospark.transform(df, model, **{o["key"]: _example(o)})
+            continue
+        with pytest.raises(_Probe):
+            ospark.transform(df, model, **{o["key"]: _example(o)})
+        want = describe.flags("apply", {o["key"]: _example(o)})
+        got = seen.pop("flags")
+        assert any(got[i : i + len(want)] == want for i in range(len(got))), (o["key"], got, want)
+    with pytest.raises(TypeError, match="did you mean perplexity"):
+        ospark.transform(df, model, perplexty=5)
+    with pytest.raises(ValueError, match="want one of error, drop"):
+        ospark.transform(df, model, on_invalid="skip")
+
+
+def test_transform_docstring_lists_apply_options():
+    if not describe.packaged():
+        pytest.skip("no packaged describe.json (not installed from a wheel)")
+    for o in describe.stage("apply")["options"]:
+        assert (f"    {o['key']} (" in ospark.transform.__doc__) == (o["key"] not in ospark.TRANSFORM_SETS), o["key"]
+
+
+@pytest.fixture(scope="session")
+def nerv_model(tmp_path_factory):
+    return fit_models(tmp_path_factory.mktemp("nerv"), ("nerv",))["nerv"]
+
+
+@pytest.mark.parametrize("label_type", ["bigint", "string"])
+def test_transform_nerv_options(spark, data, nerv_model, label_type):
+    """NeRV placement with the rows' classes and placement options: the same
+    bits as `ordinate apply` with the same flags."""
+    from pyspark.sql import functions as F
+
+    opts = {"label": "label", "perplexity": 10.0, "max_iter": 12, "threads": 1, "on_invalid": "error"}
+    df = spark.read.parquet(str(data["parts"])).where("id < 7 * 600").withColumn("label", F.col("label").cast(label_type)).repartition(3)
+    got = collect(ospark.transform(df, str(nerv_model), id="id", keep=["label"], **opts))
+    assert got.num_rows == 600
+    src = data["dir"] / f"nerv-in-{label_type}.parquet"
+    import pyarrow.compute as pc
+
+    t = pq.read_table(data["parts"]).filter(pc.less(pc.field("id"), 7 * 600))
+    if label_type == "string":
+        t = t.set_column(t.schema.get_field_index("label"), "label", pc.cast(t.column("label"), pa.string()))
+    pq.write_table(t, src)
+    out = data["dir"] / f"nerv-ref-{label_type}.parquet"
+    ordinate.run(["apply", "--model", nerv_model, "--in", src, "--out", out, "--quiet",
+                  *describe.flags("apply", {"id": "id", "keep": ["label"], **opts})])
+    assert_same_bits(got, pq.read_table(out).sort_by("id"))
+
+
+def test_transform_nerv_other_classes_fail(spark, data, nerv_model):
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(str(data["parts"])).withColumn("label", F.col("label") + 10)
+    with pytest.raises(Exception, match="is not one of the model's classes"):
+        ospark.transform(df, str(nerv_model), id="id", label="label").collect()
+
+
+def _ids(kind, n):
+    import datetime
+
+    if kind == "timestamp":
+        base = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
+        return pa.array([base + datetime.timedelta(seconds=int(i)) for i in range(n)], pa.timestamp("us", tz="UTC"))
+    if kind == "timestamp_ns":
+        return pa.array(np.arange(n, dtype=np.int64) * 1000, pa.timestamp("ns"))
+    if kind == "date32":
+        return pa.array(np.arange(n, dtype=np.int32), pa.date32())
+    if kind == "date64":
+        return pa.array(np.arange(n, dtype=np.int64) * 86_400_000, pa.date64())
+    if kind == "time64":
+        return pa.array(np.arange(n, dtype=np.int64), pa.time64("us"))
+    if kind == "duration":
+        return pa.array(np.arange(n, dtype=np.int64), pa.duration("s"))
+    if kind == "dictionary":
+        return pa.array([f"r{i}" for i in range(n)]).dictionary_encode()
+    if kind == "decimal":
+        import decimal
+
+        return pa.array([decimal.Decimal(i) for i in range(n)], pa.decimal128(12, 2))
+    if kind == "large_string":
+        return pa.array([f"r{i}" for i in range(n)], pa.large_string())
+    if kind == "fixed_size_binary":
+        return pa.array([i.to_bytes(4, "big") for i in range(n)], pa.binary(4))
+    if kind == "int8":
+        return pa.array(np.arange(n, dtype=np.int8), pa.int8())
+    raise ValueError(kind)
+
+
+@pytest.mark.parametrize("kind", ["timestamp", "timestamp_ns", "date32", "date64", "time64", "duration", "dictionary",
+                                  "decimal", "large_string", "fixed_size_binary", "int8"])
+def test_output_schema_probe_fits_every_id_type(data, tmp_path, kind):
+    """The made-up row that asks the binary for the output schema works for
+    an id of any type whose real rows `ordinate apply` takes, and fails with
+    the binary's own error for the others."""
+    t = pq.read_table(data["parts"]).select(FEATURES).slice(0, 20)
+    t = t.append_column("id", _ids(kind, t.num_rows))
+    f = tmp_path / "in.arrow"
+    with pa.OSFile(str(f), "wb") as sink, pa.ipc.new_file(sink, t.schema) as w:
+        w.write_table(t)
+    model = str(data["models"]["pca"])
+    real = subprocess.run([ordinate.binary(), "apply", "--model", model, "--in", str(f), "--id", "id", "--out", "-", "--quiet"],
+                          capture_output=True)
+    if real.returncode != 0:
+        with pytest.raises(OrdinateError) as e:
+            ospark._output_schema(model, t.schema, ["--id", "id"])
+        assert e.value.returncode == real.returncode, kind
+        return
+    want = pa.ipc.open_stream(real.stdout).schema.remove_metadata()
+    got = ospark._output_schema(model, t.schema, ["--id", "id"])
+    assert got.equals(want), (kind, got, want)
+
+
+@pytest.mark.parametrize("kind", ["timestamp", "date"])
+def test_transform_temporal_ids(spark, data, kind):
+    """transform with a timestamp or a date id: every row, the id passed
+    through, the bits of `ordinate apply`."""
+    from pyspark.sql import functions as F
+
+    df = spark.read.parquet(str(data["parts"])).repartition(3)
+    if kind == "timestamp":
+        df = df.withColumn("t", F.timestamp_seconds(F.col("id")))
+    else:
+        df = df.withColumn("t", F.date_add(F.lit("2000-01-01").cast("date"), F.col("id").cast("int")))
+    out = ospark.transform(df, str(data["models"]["pca"]), id="t", keep=["id"])
+    assert out.columns == ["t", "id", "emb_0", "emb_1"]
+    assert out.schema["t"].dataType == df.schema["t"].dataType
+    got = collect(out)
+    want = reference(data, data["models"]["pca"], "--id", "id")
+    assert_same_bits(got.select(["id", "emb_0", "emb_1"]), want.select(["id", "emb_0", "emb_1"]))
+    ids = got.column("id").to_numpy()
+    if kind == "timestamp":
+        assert np.array_equal(pa.compute.cast(got.column("t"), pa.int64()).to_numpy(), ids * 1_000_000)
+    else:
+        assert np.array_equal(pa.compute.cast(got.column("t"), pa.int32()).to_numpy(), ids + 10957)  # 2000-01-01
+
+
+LOCAL_RUN = """
+import os, sys
+import pyarrow.parquet as pq
+from pyspark.sql import SparkSession
+from ordinate import spark as ospark
+spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
+assert spark.sparkContext.pythonExec == "python3", spark.sparkContext.pythonExec
+df = spark.read.parquet(sys.argv[2])
+n = ospark.transform(df, sys.argv[1], id="id").count()
+print(n, spark.sparkContext.pythonExec)
+"""
+
+
+def test_local_tasks_run_the_drivers_python(data, tmp_path):
+    """In local mode with no PYSPARK_PYTHON, transform's tasks run under the
+    driver's Python (which has the package), not `python3` on PATH; the
+    context's own setting is left as it was."""
+    w, log = wrapper(tmp_path, ordinate.binary())
+    (tmp_path / "ordinate-wrapper").write_text(
+        f'#!/bin/sh\necho "$$ $(tr \'\\0\' \' \' < /proc/$PPID/cmdline)" >> "{log}"\nexec "{ordinate.binary()}" "$@"\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_PYTHON", "PYSPARK_DRIVER_PYTHON")}
+    env["ORDINATE_BIN"] = str(w)  # inherited by the local workers
+    p = subprocess.run([sys.executable, "-c", LOCAL_RUN, str(data["models"]["pca"]), str(data["parts"])],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    n, exec_after = p.stdout.split()[-2:]
+    assert int(n) == data["n"] and exec_after == "python3"
+    calls = log.read_text().splitlines()
+    tasks = [c for c in calls if " -m pyspark." in c]  # run by a Python worker
+    assert tasks and all(c.split(" ", 1)[1].startswith(sys.executable + " ") for c in tasks), calls

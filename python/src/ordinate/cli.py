@@ -43,12 +43,19 @@ def binary():
     """The ordinate binary to run.
 
     $ORDINATE_BIN if set, else the binary bundled in the wheel, else ordinate
-    on PATH; OrdinateError if there is none.
+    on PATH; OrdinateError if there is none, or if $ORDINATE_BIN names this
+    package's `ordinate` console script (which runs $ORDINATE_BIN itself).
     """
     env = os.environ.get("ORDINATE_BIN")
     if env:
         if not (os.path.isfile(env) and os.access(env, os.X_OK)):
             raise OrdinateError(f"ORDINATE_BIN={env!r} is not an executable file")
+        if _is_console_script(env):
+            raise OrdinateError(
+                f"ORDINATE_BIN={env!r} is the ordinate package's console script, which itself "
+                f"runs $ORDINATE_BIN: set ORDINATE_BIN to the ordinate binary (the package's is "
+                f"{bundled_binary() or 'not there: this installation carries none'}), or unset it"
+            )
         return env
     b = bundled_binary()
     if b:
@@ -73,13 +80,30 @@ def _is_console_script(path):
         return False
 
 
+# Set by the console script for the program it execs: a console script that
+# finds it set was started, directly or not, by the program it ran itself.
+_CONSOLE_SCRIPT_RAN = "ORDINATE_CONSOLE_SCRIPT_RAN"
+
+
 def main():
     """The `ordinate` console script: exec the binary with the same
-    arguments, so that `pip install` puts the carried binary on PATH."""
+    arguments, so that `pip install` puts the carried binary on PATH.
+
+    It refuses to run when the program it would exec leads back to itself
+    ($ORDINATE_BIN naming the script, or a wrapper that execs it), which
+    would exec forever."""
+    ran = os.environ.get(_CONSOLE_SCRIPT_RAN)
+    if ran is not None:
+        sys.exit(
+            f"ordinate: the ordinate console script was started again by the program it ran "
+            f"({ran!r}, from ORDINATE_BIN={os.environ.get('ORDINATE_BIN', '')!r}): ORDINATE_BIN "
+            f"must name the ordinate binary, not a program that runs this script"
+        )
     try:
         exe = binary()
     except OrdinateError as e:
         sys.exit(f"ordinate: {e}")
+    os.environ[_CONSOLE_SCRIPT_RAN] = exe
     os.execv(exe, [exe, *sys.argv[1:]])
 
 

@@ -8,6 +8,8 @@ written at build time); without it the binary is asked once per process.
 import difflib
 import functools
 import json
+import numbers
+import os
 from pathlib import Path
 
 from ordinate.cli import run
@@ -64,23 +66,26 @@ def _keywords(st):
     return out
 
 
-def flags(stage_name, options, *, reserved=()):
+def flags(stage_name, options, *, reserved=(), why="{}: set by the caller itself"):
     """The command-line flags of keyword options for a stage, checked
     against its description: an unknown keyword is a TypeError naming the
     closest ones, a value of the wrong kind or not among an enum's values a
     ValueError. upper=True gives --upper, k=[5, 10] gives --k 5,10,
     exclude_endpoints gives --exclude-endpoints, False gives --flag=false,
-    and None leaves the option out. Keywords in reserved are refused as
-    set by the caller itself."""
+    and None leaves the option out; a value that begins with "-" is attached
+    to its flag (id="-x" gives --id=-x), so no value can be read as another
+    flag. Options in reserved (keys; their aliases too) are refused with
+    the message why.format(key), as set by the caller itself."""
     st = stage(stage_name)
     known = _keywords(st)
     out = []
     for key, value in options.items():
-        if key in reserved:
-            raise ValueError(f"{key}: set by the caller itself")
         o = known.get(key)
+        if key in reserved or (o is not None and o["key"] in reserved):
+            raise ValueError(why.format(key))
         if o is None:
-            close = difflib.get_close_matches(key, list(known), n=3)
+            usable = [k for k, v in known.items() if v["key"] not in reserved]
+            close = difflib.get_close_matches(key, usable, n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise TypeError(f"ordinate {stage_name} has no option {key!r}{hint} (see ordinate.describe.doc({stage_name!r}))")
         if value is None:
@@ -98,19 +103,37 @@ def _flag(stage_name, o, key, value):
             raise ValueError(f"{where}={value!r}: want True or False")
         return [flag] if value else [flag + "=false"]
     if kind.startswith("list of "):
-        items = list(value) if isinstance(value, (list, tuple)) else [value]
-        for v in items:
-            _check_scalar(where, o, kind[len("list of "):], v)
-        return [flag, ",".join(map(str, items))]
+        if isinstance(value, (list, tuple)):
+            items = list(value)
+            for v in items:
+                _check_scalar(where, o, kind[len("list of "):], v)
+                if "," in _text(v):
+                    raise ValueError(f"{where}: item {v!r} holds a comma, which separates the items of the list")
+        else:
+            items = [value]  # one value or a comma list of them
+            _check_scalar(where, o, kind[len("list of "):], value)
+        return _with_value(flag, ",".join(_text(v) for v in items))
     _check_scalar(where, o, kind, value)
-    return [flag, str(value)]
+    return _with_value(flag, _text(value))
+
+
+def _with_value(flag, text):
+    """A flag and its value as arguments. A value that begins with "-" is
+    attached (--flag=value), so that no value can be read as a flag."""
+    return [f"{flag}={text}"] if text.startswith("-") else [flag, text]
+
+
+def _text(value):
+    return os.fsdecode(value) if isinstance(value, os.PathLike) else str(value)
 
 
 def _check_scalar(where, o, kind, value):
-    if kind in ("int", "uint") and (isinstance(value, bool) or not isinstance(value, int)):
+    if kind in ("int", "uint") and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         raise ValueError(f"{where}={value!r}: want a whole number")
-    if kind == "float" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+    if kind == "float" and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
         raise ValueError(f"{where}={value!r}: want a number")
+    if kind in ("string", "text") and not isinstance(value, (str, os.PathLike)):
+        raise ValueError(f"{where}={value!r}: want a string")
     if kind == "enum" and str(value) not in o.get("values", []):
         raise ValueError(f"{where}={value!r}: want one of {', '.join(o['values'])}")
     r = o.get("range")

@@ -3,12 +3,23 @@
 Each partition's Arrow record batches stream through one ordinate process:
 Arrow IPC on its stdin, Arrow IPC back on its stdout. Nothing is computed in
 Python.
+
+The tasks import this package, so the executors' Python needs it (and
+pyarrow). In local mode (master local[...]) with no Python chosen
+(neither PYSPARK_PYTHON nor spark.pyspark.python), the stages run their tasks
+with the driver's Python, which has both; on a cluster the executors' Python
+is Spark's setting (docs/distributed.md, "Running on Spark").
 """
 
+import atexit
 import hashlib
+import json
+import numbers
 import os
 import shutil
+import stat
 import subprocess
+import sys
 import tempfile
 import threading
 
@@ -24,16 +35,29 @@ _STDERR_LIMIT = 64 << 10
 # schema without a fit (fisher --tile).
 _SCHEMA_TILES = 2**31 - 1
 
-__all__ = ["transform", "fisher_distances", "evaluate"]
+# The most tasks fisher_distances (tiles) and evaluate (blocks) start: each
+# task holds the memory of a whole run, and Spark plans every task of a
+# stage on the driver.
+MAX_TASKS = 100_000
+
+# The apply options transform sets itself (or that make no sense in a
+# stream of partitions); the others are keywords of transform.
+TRANSFORM_SETS = ("shard", "quiet")
+
+__all__ = ["transform", "fisher_distances", "evaluate", "MAX_TASKS"]
 
 
-def transform(df, model, *, id=None, keep=None):
+def transform(df, model, *, id=None, keep=None, **options):
     """Apply a saved ordinate model to every row of df.
 
     model is the path (on the driver) of a model table written by
     --model-out (linear, kernel, t-SNE or NeRV); it is shipped with the job.
-    id names the row identity column, passed through unchanged; keep is a
-    column name, a comma list, or a list of names and globs to pass through.
+    id names the row identity column (of any type: integer, string,
+    timestamp, date …), passed through unchanged; keep is a column name, a
+    comma list, or a list of names and globs to pass through. options are
+    the other options of `ordinate apply` as keywords (label="label" and
+    soft_labels=[...] for NeRV placement, perplexity, max_iter, on_invalid,
+    threads …: listed below), checked against the binary's description.
     The result has the columns id (if given), the kept columns, and
     emb_0 ... emb_{d-1} (double), as `ordinate apply` writes them. Without an
     id there is no identity column: the CLI's default (row numbers) would
@@ -45,34 +69,30 @@ def transform(df, model, *, id=None, keep=None):
     """
     if not os.path.isfile(model):
         raise OrdinateError(f"model {model!r}: no such file")
-    if isinstance(keep, (list, tuple)):
-        keep = ",".join(keep)
-    opts = []
-    if id is not None:
-        opts += ["--id", id]
-    if keep:
-        opts += ["--keep", keep]
+    model = os.path.abspath(os.fspath(model))
+    given = {"id": id, "keep": keep, **options}
+    flags = describe.flags("apply", given, reserved=TRANSFORM_SETS,
+                           why="transform sets {} itself: every partition streams through one quiet apply")
+    canon = _canonical("apply", given)
 
-    sc = df.sparkSession.sparkContext
-    name = _ship(sc, model)
-
-    in_schema = _arrow_schema(df.schema)
-    out_arrow = _output_schema(model, in_schema, opts)
+    in_schema = _arrow_schema(df)
+    out_arrow = _output_schema(model, in_schema, flags, label=canon.get("label"), soft_labels=canon.get("soft_labels"))
     drop_id = id is None
     if drop_id:
         out_arrow = out_arrow.remove(0)
     out_schema = _spark_schema(out_arrow, df.schema)
+    name = _ship(df.sparkSession.sparkContext, model)
 
     def apply_partition(batches):
         from pyspark import SparkFiles
 
-        argv = [binary(), "apply", "--model", SparkFiles.get(name), "--in", "-", "--out", "-", "--quiet", *opts]
+        argv = [binary(), "apply", "--model=" + SparkFiles.get(name), "--in", "-", "--out", "-", "--quiet", *flags]
         for b in _stream(argv, batches):
             if drop_id:
                 b = b.drop_columns([b.schema.names[0]])
             yield b
 
-    return df.mapInArrow(apply_partition, out_schema)
+    return _map_in_arrow(df, apply_partition, out_schema)
 
 
 def fisher_distances(similarity, labels=None, *, tiles, session=None, **options):
@@ -86,27 +106,37 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
     `ordinate fisher ... --tile I,J/T --out -` for its tile (I <= J only with
     upper=True) and each reads the whole inputs, so the union of the tiles is
     the one-machine long table i, j, distance bit for bit (rows in another
-    order). The output schema comes from the binary on the driver (an empty
+    order). The tasks (T² tiles, T(T+1)/2 with upper=True) are at most
+    MAX_TASKS. The output schema comes from the binary on the driver (an empty
     tile, which needs no fit), so bad inputs or options fail before any task.
     """
     inputs = {"similarity": similarity}
     if labels is not None:
         inputs["labels"] = labels
-    session, names, flags = _prepare(
-        session, "fisher", inputs, options, ("tile", "out", "format", "neighbors"),
-        "fisher_distances sets {} itself (tiled long tables need dense distances)", "tiles", tiles)
+    _check_count("tiles", tiles)
+    flags = describe.flags("fisher", options, reserved=("tile", "out", "format", "neighbors"),
+                           why="fisher_distances sets {} itself (tiled long tables need dense distances)")
+    upper = "--upper" in flags
+    tasks = tiles * (tiles + 1) // 2 if upper else tiles * tiles
+    if tasks > MAX_TASKS:
+        most = max(t for t in range(1, MAX_TASKS + 1) if (t * (t + 1) // 2 if upper else t * t) <= MAX_TASKS)
+        raise ValueError(
+            f"fisher_distances: tiles={tiles} makes {tasks:,} tasks (one per tile{' I <= J' if upper else ''}); "
+            f"at most {MAX_TASKS:,} (tiles <= {most}): use fewer, larger tiles")
+    session = _session(session)
+    local = {role: os.path.abspath(os.fspath(p)) for role, p in inputs.items()}
+    names = _ship_all(session.sparkContext, local)
 
-    driver = [*_input_flags(inputs), *flags]
-    out = run(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"])
-    schema = _spark_schema(pa.ipc.open_stream(out).schema.remove_metadata(), None)
+    driver = [*_input_flags(local), *flags]
+    schema = _run_ipc(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"]).schema
+    schema = _spark_schema(schema.remove_metadata(), None)
 
-    upper = bool(options.get("upper"))
     pairs = [(i, j) for i in range(tiles) for j in range(tiles) if not upper or i <= j]
 
     tile_task = _task_per_row(names, lambda local, i, j: [
         "fisher", *_input_flags(local), *flags, "--tile", f"{i},{j}/{tiles}", "--out", "-", "--quiet"])
 
-    return _one_task_each(session, pairs, "tile_i int, tile_j int").mapInArrow(tile_task, schema)
+    return _map_in_arrow(_one_task_each(session, pairs, "tile_i int, tile_j int"), tile_task, schema)
 
 
 def evaluate(embedding, table, *, blocks, session=None, **options):
@@ -117,32 +147,37 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
     from), shipped with the job; options are the evaluate
     stage's options as keywords (id="id", label="label", k=[5, 10, 30],
     ordinal=True, ...: `ordinate evaluate --help`). Each of `blocks` Spark
-    tasks runs `ordinate evaluate ... --block i/B --out -`: it ranks the
-    neighbours of its block's points among all points and returns the
-    block's integer sums. The driver collects the sums (about N rows per
-    block) and merges them with `ordinate evaluate --partials`, which checks
+    tasks (at most MAX_TASKS) runs `ordinate evaluate ... --block i/B --out -`:
+    it ranks the neighbours of its block's points among all points and
+    returns the block's integer sums. The driver collects the sums (about N
+    rows per block) and merges them with `ordinate evaluate --partials`, which checks
     that every point was scored exactly once by blocks of the same inputs.
     Returns the metrics (metric, k, subset, value) as a DataFrame, equal to
     `ordinate evaluate` on one machine bit for bit.
     """
-    session, names, flags = _prepare(
-        session, "evaluate", {"embedding": embedding, "in": table}, options,
-        ("block", "out", "summary", "partials", "triplets", "distances"),
-        "evaluate does not take {}: it scores an embedding in blocks and merges them", "blocks", blocks)
+    _check_count("blocks", blocks)
+    flags = describe.flags("evaluate", options, reserved=EVALUATE_SETS,
+                           why="evaluate does not take {}: it scores an embedding in blocks and merges them")
+    if blocks > MAX_TASKS:
+        raise ValueError(f"evaluate: blocks={blocks} makes {blocks:,} tasks; at most {MAX_TASKS:,}")
+    session = _session(session)
+    names = _ship_all(session.sparkContext, {"embedding": embedding, "in": table})
 
     block_task = _task_per_row(names, lambda local, i: [
         "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"])
 
-    parts = _one_task_each(session, [(i,) for i in range(blocks)], "block int").mapInArrow(block_task, _spark_schema(PARTIAL_SCHEMA, None))
-    table = _collect(parts)
+    rows = _one_task_each(session, [(i,) for i in range(blocks)], "block int")
+    table = _collect(_map_in_arrow(rows, block_task, _spark_schema(PARTIAL_SCHEMA, None)))
     with tempfile.TemporaryDirectory(prefix="ordinate-evaluate-") as d:
         path = os.path.join(d, "partials.arrows")
         with pa.OSFile(path, "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
             w.write_table(table)
-        out = run(["evaluate", "--partials", path, "--out", "-", "--quiet"])
-    metrics = pa.ipc.open_stream(out).read_all()
+        metrics = _run_ipc(["evaluate", "--partials=" + path, "--out", "-", "--quiet"])
     metrics = metrics.replace_schema_metadata(None)
     return _create(session, metrics)
+
+
+EVALUATE_SETS = ("block", "out", "summary", "partials", "triplets", "distances")
 
 
 def _options_doc(fn, stage, exclude):
@@ -152,8 +187,9 @@ def _options_doc(fn, stage, exclude):
         fn.__doc__ = (fn.__doc__ or "") + "\n\n" + describe.doc(stage, exclude=exclude)
 
 
+_options_doc(transform, "apply", TRANSFORM_SETS)
 _options_doc(fisher_distances, "fisher", ("tile", "out", "format", "neighbors"))
-_options_doc(evaluate, "evaluate", ("block", "out", "summary", "partials", "triplets", "distances"))
+_options_doc(evaluate, "evaluate", EVALUATE_SETS)
 
 
 # The partial sums of evaluate --block (kind metrics_partial), a data
@@ -169,20 +205,16 @@ PARTIAL_SCHEMA = pa.schema(
 )
 
 
-def _prepare(session, stage, inputs, options, banned, why, count_name, count):
-    """Checks the options a stage sets itself, the other options against the
-    stage's description (ordinate.describe) and the task count, ships the
-    inputs, and returns the session, the shipped names by role and the
-    options as flags."""
-    for b in banned:
-        if b in options:
-            raise ValueError(why.format(b))
-    flags = describe.flags(stage, options)
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(f"{count_name} = {count!r}: want a whole number >= 1")
-    session = _session(session)
-    names = {role: _ship(session.sparkContext, path) for role, path in inputs.items()}
-    return session, names, flags
+def _check_count(name, count):
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+        raise ValueError(f"{name} = {count!r}: want a whole number >= 1")
+
+
+def _canonical(stage, options):
+    """options (not None) by the keys of the stage's description (an alias
+    by its option's key)."""
+    known = describe._keywords(describe.stage(stage))
+    return {known[k]["key"]: v for k, v in options.items() if v is not None and k in known}
 
 
 def _session(session):
@@ -197,6 +229,49 @@ def _one_task_each(session, rows, schema):
     """A DataFrame of rows with one row per partition, so one task each."""
     rdd = session.sparkContext.parallelize(rows, max(1, len(rows)))
     return session.createDataFrame(rdd, schema)
+
+
+# Serialises the tasks' Python setting in _map_in_arrow.
+_python_lock = threading.Lock()
+
+
+def _map_in_arrow(df, fn, schema):
+    """df.mapInArrow(fn, schema), with tasks that can import this package.
+
+    fn's tasks import ordinate.spark. PySpark runs them with PYSPARK_PYTHON
+    (read when the SparkContext starts) or spark.pyspark.python, else with
+    `python3` on PATH, which in a virtual environment is not the Python that
+    has the package. In local mode (master local[...] or local-cluster[...]:
+    the executors are on the driver's machine) with neither set, the tasks of
+    fn run with the driver's Python (sys.executable), which has the package
+    and pyarrow; the context's setting, and so every other UDF, stays as it
+    was. On a cluster nothing changes: the executors' Python is Spark's
+    setting.
+    """
+    sc = df.sparkSession.sparkContext
+    exe = _local_python(sc)
+    if exe is None:
+        return df.mapInArrow(fn, schema)
+    with _python_lock:
+        # mapInArrow builds its Python function (with its Python) now.
+        chosen = sc.pythonExec
+        sc.pythonExec = exe
+        try:
+            return df.mapInArrow(fn, schema)
+        finally:
+            sc.pythonExec = chosen
+
+
+def _local_python(sc):
+    """The driver's Python for the tasks of a local-mode context whose
+    Python nobody chose, else None."""
+    if not str(sc.master).startswith("local") or not sys.executable:
+        return None
+    if os.environ.get("PYSPARK_PYTHON") or sc.getConf().get("spark.pyspark.python"):
+        return None
+    if getattr(sc, "pythonExec", None) != "python3":  # PySpark's default
+        return None
+    return sys.executable
 
 
 def _task_per_row(names, args):
@@ -231,10 +306,41 @@ def _create(session, table):
 
 
 def _input_flags(paths):
-    out = []
-    for role, path in paths.items():
-        out += [f"--{role}", str(path)]
-    return out
+    """--role=path for each input: a path is never read as a flag."""
+    return [f"--{role}={path}" for role, path in paths.items()]
+
+
+def _run_ipc(args, stdin=None):
+    """Run the binary with args, which write an Arrow IPC stream on stdout,
+    and return the stream as a Table. Output that is not an Arrow IPC stream
+    (ORDINATE_BIN naming another program) is an OrdinateError."""
+    out = run(args, stdin=stdin)
+    try:
+        return pa.ipc.open_stream(out).read_all()
+    except pa.ArrowException as e:
+        raise _not_ipc([binary(), *map(str, args)], e, out) from None
+
+
+def _not_ipc(argv, error, out=None):
+    """The OrdinateError for a program that exited 0 without writing an
+    Arrow IPC stream (out: what it wrote, when known)."""
+    what = f"{error}" if out is None else f"{len(out)} bytes{f' beginning {bytes(out[:16])!r}' if out else ''}: {error}"
+    via = f" (ORDINATE_BIN={os.environ['ORDINATE_BIN']!r})" if os.environ.get("ORDINATE_BIN") else ""
+    return OrdinateError(
+        f"{argv[0]}{via} exited 0 but its output is not an Arrow IPC stream ({what}); "
+        f"is it the ordinate binary? ({' '.join(map(str, argv[1:]))})",
+        returncode=0, argv=argv)
+
+
+# This process's private folder for the copies it ships (made on first use
+# by mkdtemp: a new name, mode 0700; removed when the process exits).
+_ship_root = None
+_ship_lock = threading.Lock()
+
+
+def _ship_all(sc, paths):
+    """Ship each path (by role) and return the shipped names by role."""
+    return {role: _ship(sc, path) for role, path in paths.items()}
 
 
 def _ship(sc, path):
@@ -242,47 +348,130 @@ def _ship(sc, path):
     job (SparkContext.addFile) under a name made of its content hash, and
     return that name for SparkFiles.get.
 
-    Spark refuses a second file of the same name from another path, and
-    treats the same path as already shipped: naming the copy by its hash
-    makes adding the same data again a no-op and changed data a new name.
+    The copy goes to a private folder of this process (tempfile.mkdtemp:
+    unpredictable, mode 0700, removed at exit), so nothing another user or
+    another driver put in the temporary directory is shipped, and two
+    drivers never share a copy. The content is hashed as it is copied (the
+    copy is what was hashed, whatever happens to the source meanwhile), and
+    the copy appears under its name by one rename. Spark refuses a second
+    file of the same name from another path, and treats the same path as
+    already shipped: naming the copy by its hash makes shipping the same data
+    again a no-op (the copy made before is verified against its name) and
+    changed data a new name.
     """
-    path = os.path.abspath(os.fspath(path))
-    if os.path.isdir(path):
-        files = sorted(
-            os.path.relpath(os.path.join(d, f), path)
-            for d, _, fs in os.walk(path)
-            for f in fs
-        )
-    elif os.path.isfile(path):
-        files = [""]
-    else:
-        raise OrdinateError(f"{path!r}: no such file or folder (ordinate.spark ships it with the job)")
-    h = hashlib.sha256()
-    for rel in files:
-        h.update(rel.encode() + b"\0")
-        with open(os.path.join(path, rel) if rel else path, "rb") as f:
-            for chunk in iter(lambda: f.read(1 << 20), b""):
-                h.update(chunk)
-    d = os.path.join(tempfile.gettempdir(), "ordinate-spark-files")
-    os.makedirs(d, exist_ok=True)
-    dst = os.path.join(d, h.hexdigest()[:20] + "-" + os.path.basename(path.rstrip(os.sep)))
-    if not os.path.exists(dst):
-        tmp = dst + f".{os.getpid()}.tmp"
-        if files == [""]:
-            shutil.copyfile(path, tmp)
-        else:
-            shutil.copytree(path, tmp)
-        os.replace(tmp, dst)
-    name = os.path.basename(dst)
-    if not any(f.endswith("/" + name) for f in getattr(sc, "listFiles", [])):
-        sc.addFile(dst, recursive=os.path.isdir(dst))
+    src = os.path.abspath(os.fspath(path))
+    if not (os.path.isdir(src) or os.path.isfile(src)):
+        raise OrdinateError(f"{src!r}: no such file or folder (ordinate.spark ships it with the job)")
+    with _ship_lock:
+        root = _private_root()
+        stage = tempfile.mkdtemp(prefix=".copy-", dir=root)
+        try:
+            copy = os.path.join(stage, "copy")
+            digest = _hash_tree(src, copy, follow=True)
+            name = digest[:20] + "-" + os.path.basename(src.rstrip(os.sep))
+            dst = os.path.join(root, name)
+            if os.path.lexists(dst):
+                # Shipped before by this process: it must still be what was shipped.
+                if _verify(dst) != digest:
+                    raise OrdinateError(
+                        f"{dst}: the copy of {src} that this process shipped has changed since; "
+                        "it is not shipped again")
+            else:
+                os.rename(copy, dst)
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+        if not any(f.endswith("/" + name) for f in getattr(sc, "listFiles", [])):
+            sc.addFile(dst, recursive=os.path.isdir(dst))
     return name
 
 
-def _arrow_schema(spark_schema):
+def _private_root():
+    global _ship_root
+    if _ship_root is None or not os.path.isdir(_ship_root):
+        _ship_root = tempfile.mkdtemp(prefix="ordinate-spark-")
+        atexit.register(shutil.rmtree, _ship_root, ignore_errors=True)
+    return _ship_root
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
+
+
+def _hash_tree(src, dst=None, *, follow):
+    """The content hash (hex) of a file or a folder (its files' relative
+    paths and contents, in path order), copying it to dst (new files, mode
+    0600, never through a symlink) as it reads, when dst is given. follow:
+    whether a symlink among src's files is read (the user's data), or is a
+    change (a shipped copy, which holds none)."""
+    h = hashlib.sha256()
+    if os.path.isdir(src) and (follow or not os.path.islink(src)):
+        h.update(b"folder\0")
+        if dst is not None:
+            os.mkdir(dst, 0o700)
+        for rel in _files(src):
+            h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
+            out = None
+            if dst is not None:
+                out = os.path.join(dst, rel)
+                os.makedirs(os.path.dirname(out), mode=0o700, exist_ok=True)
+            h.update(_hash_file(os.path.join(src, rel), out, follow))
+    else:
+        h.update(b"file\0")
+        h.update(_hash_file(src, dst, follow))
+    return h.hexdigest()
+
+
+def _files(root):
+    """The relative paths of the files under root, sorted (os.walk, which
+    does not enter symlinked folders)."""
+    return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
+
+
+def _hash_file(src, dst, follow):
+    h = hashlib.sha256()
+    fd = os.open(src, os.O_RDONLY | _NONBLOCK | (0 if follow else _NOFOLLOW))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise OrdinateError(f"{src}: not a regular file (ordinate.spark ships files and folders of files)")
+    with open(fd, "rb") as f:
+        out = None
+        if dst is not None:
+            out = open(os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), "wb")
+        try:
+            for chunk in iter(lambda: f.read(1 << 20), b""):
+                h.update(chunk)
+                if out is not None:
+                    out.write(chunk)
+        finally:
+            if out is not None:
+                out.close()
+    return h.digest()
+
+
+def _verify(path):
+    """The content hash of a shipped copy, or None when it cannot be read as
+    one (a symlink in it, a file gone)."""
+    if os.path.islink(path):
+        return None
+    try:
+        return _hash_tree(path, follow=False)
+    except (OSError, OrdinateError):
+        return None
+
+
+def _arrow_schema(df):
+    """The Arrow schema of the batches df's mapInArrow tasks receive:
+    timestamps in the session's time zone, large strings and binaries when
+    spark.sql.execution.arrow.useLargeVarTypes is on."""
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    return to_arrow_schema(spark_schema)
+    conf = df.sparkSession.conf
+    tz = conf.get("spark.sql.session.timeZone")
+    large = str(conf.get("spark.sql.execution.arrow.useLargeVarTypes", "false")).lower() == "true"
+    try:
+        return to_arrow_schema(df.schema, timezone=tz, prefers_large_types=large)
+    except TypeError:  # Spark 3.5: no such keywords (timestamps in UTC)
+        return to_arrow_schema(df.schema)
 
 
 def _spark_schema(arrow_schema, in_schema):
@@ -302,31 +491,83 @@ def _spark_schema(arrow_schema, in_schema):
     return StructType(fields)
 
 
-def _output_schema(model, in_schema, opts):
+def _output_schema(model, in_schema, flags, *, label=None, soft_labels=None):
     """The Arrow schema `ordinate apply` writes for rows of in_schema.
 
     The binary itself says: it applies the model to one made-up row of the
-    input's schema (zeros and empty strings), which needs no data and no
-    Spark job. The binary's error (a feature the input lacks, a bad model)
-    is raised here, on the driver, before any task starts.
+    input's schema, which needs no data and no Spark job. The row holds a
+    valid value of every column's type (0, "0", the epoch, an empty list, a
+    dictionary of one such value: an id of any type the binary takes), the
+    model's first class in the label column (a class it knows), and nulls in
+    the soft-label columns (an unlabelled row). The binary's error (a feature
+    the input lacks, a label column that does not fit the model's classes, a
+    bad model or option) is raised here, on the driver, before any task
+    starts.
     """
-    row = pa.record_batch([_one_value(f.type) for f in in_schema], schema=in_schema)
+    soft = set()
+    if soft_labels is not None:
+        items = soft_labels if isinstance(soft_labels, (list, tuple)) else str(soft_labels).split(",")
+        soft = {str(c).strip() for c in items}
+    classes = _model_classes(model) if label else None
+    cols = []
+    for f in in_schema:
+        if f.name in soft:
+            cols.append(pa.nulls(1, type=f.type))
+        elif f.name == label and classes:
+            cols.append(_class_value(f.type, classes[0]))
+        else:
+            cols.append(_one_value(f.type))
+    row = pa.record_batch(cols, schema=in_schema)
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, in_schema) as w:
         w.write_batch(row)
-    out = run(["apply", "--model", model, "--in", "-", "--out", "-", "--quiet", *opts], stdin=sink.getvalue().to_pybytes())
-    return pa.ipc.open_stream(out).schema.remove_metadata()
+    out = _run_ipc(["apply", "--model=" + os.fspath(model), "--in", "-", "--out", "-", "--quiet", *flags],
+                   stdin=sink.getvalue().to_pybytes())
+    return out.schema.remove_metadata()
+
+
+def _model_classes(model):
+    """The classes a model was fitted with (its header's params.classes, as
+    text), or None."""
+    try:
+        import pyarrow.parquet as pq
+
+        header = json.loads((pq.ParquetFile(model).metadata.metadata or {})[b"ordinate.model"])
+        classes = header["params"]["classes"]
+    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
+        return None
+    return [str(c) for c in classes] if isinstance(classes, list) and classes else None
+
+
+def _class_value(t, name):
+    """The class name as a value of type t (an integer, a string, a
+    dictionary …), or a made-up value when it does not convert."""
+    try:
+        return pa.array([name], pa.string()).cast(t)
+    except (pa.ArrowException, ValueError, TypeError):
+        return _one_value(t)
 
 
 def _one_value(t):
-    if pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t):
-        return pa.array([0], type=t)
-    if pa.types.is_boolean(t):
-        return pa.array([False], type=t)
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return pa.array(["0"], type=t)
-    if pa.types.is_binary(t) or pa.types.is_large_binary(t):
-        return pa.array([b"0"], type=t)
+    """One valid value (not null) of type t, as an array of length 1: 0,
+    False, "0", b"0", the epoch, an empty list, a struct or a dictionary of
+    such values; null only for a type that has no value made up here."""
+    try:
+        if pa.types.is_dictionary(t):
+            return pa.DictionaryArray.from_arrays(pa.array([0], t.index_type), _one_value(t.value_type), ordered=t.ordered)
+        if pa.types.is_struct(t):
+            return pa.StructArray.from_arrays([_one_value(f.type) for f in t], fields=list(t))
+        if pa.types.is_fixed_size_binary(t):
+            return pa.array([bytes(t.byte_width)], type=t)
+        if pa.types.is_fixed_size_list(t):
+            return pa.array([[_one_value(t.value_type)[0].as_py()] * t.list_size], type=t)
+    except (pa.ArrowException, ValueError, TypeError):
+        return pa.nulls(1, type=t)
+    for v in (0, "0", b"0", []):
+        try:
+            return pa.array([v], type=t)
+        except (pa.ArrowException, ValueError, TypeError, OverflowError):
+            continue
     return pa.nulls(1, type=t)
 
 
@@ -403,7 +644,7 @@ def _stream(argv, batches):
         if rc != 0:
             raise OrdinateError.from_exit(argv, rc, bytes(stderr))
         if read_error is not None:
-            raise OrdinateError(f"reading the output of {' '.join(argv)}: {read_error}", argv=argv)
+            raise _not_ipc(argv, read_error)
     finally:
         if proc.poll() is None:
             proc.kill()
