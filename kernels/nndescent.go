@@ -44,6 +44,19 @@ type NNDescentSettings struct {
 	// (default 2,000, and always when k ≥ n/8): there the exhaustive search
 	// is cheap and NN-descent gains nothing.
 	ExactBelow int
+	// TargetRecall, when above 0, makes ApproxKNN check its work: after
+	// the descent it estimates the recall on RecallSample seeded rows
+	// against their exact neighbours (EstimateRecall) and, while the
+	// estimate is below TargetRecall, widens the join by half
+	// (MaxCandidates ×1.5), marks every neighbour new and descends again,
+	// at most MaxWidenings times (default 2; < 0: none). Recall receives
+	// every estimate.
+	TargetRecall float64
+	RecallSample int // rows of the estimate (default DefaultRecallSample)
+	MaxWidenings int
+	// Recall, if not nil, receives each recall estimate and the join width
+	// (MaxCandidates) of the graph it measured.
+	Recall func(recall float64, candidates int)
 	// Progress, if not nil, receives the rows finished: n after the trees,
 	// then the rows of each descent iteration as its blocks finish, at most
 	// (MaxIterations+1)·n in all (KNNWork); a descent that converges ends
@@ -70,6 +83,9 @@ func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
 	}
 	if s.ExactBelow <= 0 {
 		s.ExactBelow = 2000
+	}
+	if s.MaxWidenings == 0 {
+		s.MaxWidenings = 2
 	}
 	return s
 }
@@ -138,12 +154,49 @@ func ApproxKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n,
 	if err := g.descend(ctx, x, d, threads, set); err != nil {
 		return err
 	}
+	if err := g.reachRecall(ctx, idx, x, d, threads, set); err != nil {
+		return err
+	}
 	return ParallelFor(ctx, n, threads, nndGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			h := g.heap(i)
 			h.drain(idx[i*k:(i+1)*k], rowOrNil(dist, i, k))
 		}
 	})
+}
+
+// reachRecall estimates the graph's recall when set asks for a target, and
+// widens the join until the estimate reaches it or the widenings run out.
+// idx (n×k) is scratch for the lists the estimate reads.
+func (g *nnGraph) reachRecall(ctx context.Context, idx []int32, x []float64, d, threads int, set NNDescentSettings) error {
+	if set.TargetRecall <= 0 {
+		return nil
+	}
+	seed := set.Seed
+	for w := 0; ; w++ {
+		for i := range g.n {
+			copy(idx[i*g.k:(i+1)*g.k], g.idx[i*g.k:i*g.k+int(g.size[i])])
+		}
+		r, err := EstimateRecall(ctx, idx, x, g.n, d, g.k, set.RecallSample, seed, threads)
+		if err != nil {
+			return err
+		}
+		if set.Recall != nil {
+			set.Recall(r, set.MaxCandidates)
+		}
+		if r >= set.TargetRecall || w >= set.MaxWidenings {
+			return nil
+		}
+		set.MaxCandidates += set.MaxCandidates / 2
+		set.Progress = nil                               // beyond the planned work
+		set.Seed = seed + uint64(w+1)*0x9e3779b97f4a7c15 // other candidates, not only more
+		for s := range g.isNew {
+			g.isNew[s] = true
+		}
+		if err := g.descend(ctx, x, d, threads, set); err != nil {
+			return err
+		}
+	}
 }
 
 // nnGraph holds one max-heap of (distance, index) per point, largest on top,

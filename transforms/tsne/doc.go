@@ -52,6 +52,17 @@
 // Reporter as phase "neighbours", so a run of 10⁶ rows is not silent for
 // the many minutes NN-descent takes there.
 //
+// NN-descent's recall is measured, not assumed: after the descent, the
+// lists of kernels.DefaultRecallSample (300) seeded rows are compared with
+// their exact neighbours (kernels.EstimateRecall, an exhaustive scan per
+// row: about 1.5·10⁹ flops at 10⁵ rows of 50 features), and while the
+// estimate is below KNNRecall (default 0.99) the join is widened by half
+// and run again, twice at most (60, 90, 135 candidates). The estimate and
+// the join width are logged, recorded (figures knn_recall,
+// knn_candidates, Result.KNNRecall) and, below the target at the end,
+// warned about. The estimate's standard error is about 0.002; tests hold
+// it within 0.01 of the recall over every row.
+//
 // From 2¹⁵ points on, the optimiser stores the points in the Z-order of
 // the current map (re-sorted every 50 iterations, P relabelled with them)
 // and returns them in input order: the attraction reads y_j for every

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/placement"
 	"github.com/ordinate/ordinate/transforms/table"
@@ -75,6 +76,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	to := *o
 	to.Threads, to.Reporter = env.Threads, env.Progress
 	to.Progress = func(iter int, kl float64) { env.Log.Debug("tsne", "iteration", iter, "kl", kl) }
+	to.RecallProgress = func(r float64, c int) {
+		env.Log.Info("neighbour recall", "estimate", r, "target", o.KNNRecall, "candidates", c, "sample", kernels.DefaultRecallSample)
+	}
 	var (
 		rows  *arrowio.Frame
 		res   *Result
@@ -122,6 +126,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		"learning_rate": res.LearningRate, "early_learning_rate": res.EarlyRate, "init": res.Init, "neighbors": res.Neighbors}
 	if res.KNN != "" {
 		figures["knn"] = res.KNN
+	}
+	if res.KNNCandidates > 0 {
+		figures["knn_recall"], figures["knn_candidates"] = res.KNNRecall, res.KNNCandidates
+		if res.KNNRecall < o.KNNRecall {
+			env.Log.Warn(fmt.Sprintf("approximate neighbours: estimated recall %.5g (on %d rows) is below the target %.4g after widening the join to %d candidates; the map may lose local detail: use knn exact (slower), or lower knn-recall to accept it",
+				res.KNNRecall, kernels.DefaultRecallSample, o.KNNRecall, res.KNNCandidates))
+		}
 	}
 	env.Figures(figures)
 	env.Log.Info("tsne", "rows", rows.N, "kl", res.KL, "method", res.Method, "knn", res.KNN)

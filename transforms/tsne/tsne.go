@@ -1,6 +1,7 @@
 package tsne
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,9 @@ const AutoExactMax = 1000
 // loss.
 const KNNCandidates = 60
 
+// DefaultKNNRecall is the default KNNRecall.
+const DefaultKNNRecall = 0.99
+
 // AutoInterpAbove is the largest N for which Auto picks Barnes–Hut over
 // interpolation (in 1 or 2 dimensions); see the package doc for the
 // measurements behind it.
@@ -78,13 +82,18 @@ type Options struct {
 	// exact up to kernels.AutoApproxKNNAbove rows or kernels.KDTreeMaxDims
 	// features, NN-descent otherwise (KNNAuto), or either always. It is
 	// seeded by Seed.
-	KNN               kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact (a k-d tree for up to 8 features), approx (NN-descent), auto (exact up to 20000 rows or 8 features)"`
-	Theta             float64           `opt:"theta" range:"[0,)" help:"Barnes-Hut accuracy (0: exact repulsion)"`
-	MaxIter           int               `opt:"max-iter" alias:"iterations" range:"[1,)" help:"gradient iterations, all of which are run"`
-	LearningRate      float64           `opt:"learning-rate" range:"[0,)" help:"step size (0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`
-	EarlyExaggeration float64           `opt:"early-exaggeration" range:"(0,)" help:"P is multiplied by this for the first 250 iterations"`
-	Init              Init              `opt:"init" help:"initial embedding: pca (classical MDS for distances) scaled to std 1e-4, or random"`
-	Seed              uint64            `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
+	KNN kernels.KNNMethod `opt:"knn" help:"input neighbours of bh and fft: exact (a k-d tree for up to 8 features), approx (NN-descent), auto (exact up to 20000 rows or 8 features)"`
+	// KNNRecall is the recall NN-descent must reach, estimated on
+	// kernels.DefaultRecallSample seeded rows against their exact
+	// neighbours; below it the join is widened (kernels.NNDescentSettings
+	// TargetRecall), and a fit that stays below it warns.
+	KNNRecall         float64 `opt:"knn-recall" range:"[0,1]" help:"with approximate neighbours: the recall NN-descent must reach, estimated on 300 seeded rows against their exact neighbours; below it the search widens its join (twice at most), then warns (0: no check)"`
+	Theta             float64 `opt:"theta" range:"[0,)" help:"Barnes-Hut accuracy (0: exact repulsion)"`
+	MaxIter           int     `opt:"max-iter" alias:"iterations" range:"[1,)" help:"gradient iterations, all of which are run"`
+	LearningRate      float64 `opt:"learning-rate" range:"[0,)" help:"step size (0: max(N/12, 50) during exaggeration, max(N, 50) after, as openTSNE)"`
+	EarlyExaggeration float64 `opt:"early-exaggeration" range:"(0,)" help:"P is multiplied by this for the first 250 iterations"`
+	Init              Init    `opt:"init" help:"initial embedding: pca (classical MDS for distances) scaled to std 1e-4, or random"`
+	Seed              uint64  `opt:"seed" help:"random seed (any whole number ≥ 0); the same input, seed and thread count give bit-identical output"`
 
 	// ExaggerationIters is the number of iterations with
 	// EarlyExaggeration and Momentum (0: none).
@@ -100,6 +109,9 @@ type Options struct {
 	// last one with the number of iterations done and the KL divergence
 	// (of the unexaggerated P; a Barnes–Hut estimate in BH mode).
 	Progress func(iter int, kl float64)
+	// RecallProgress, if not nil, receives each recall estimate of the
+	// approximate neighbour search and the join width it measured.
+	RecallProgress func(recall float64, candidates int)
 	// Reporter, if not nil, receives the phases of the run: "neighbours"
 	// (rows, Barnes–Hut on features), "affinities" (rows) and
 	// "optimising" (iterations, with their total).
@@ -107,6 +119,8 @@ type Options struct {
 
 	// reorderMin overrides localityMin (tests only; 0: localityMin).
 	reorderMin int
+	// knnCandidates overrides KNNCandidates (tests only; 0: KNNCandidates).
+	knnCandidates int
 }
 
 // DefaultOptions returns the defaults: 2 dimensions, perplexity 30, method
@@ -114,7 +128,7 @@ type Options struct {
 // 0.5 (0.8 after), the automatic learning rate, PCA start, seed 1.
 func DefaultOptions() Options {
 	return Options{
-		Columns: transforms.DefaultColumns(), Dims: 2, Perplexity: 30, Method: Auto, KNN: kernels.KNNAuto,
+		Columns: transforms.DefaultColumns(), Dims: 2, Perplexity: 30, Method: Auto, KNN: kernels.KNNAuto, KNNRecall: DefaultKNNRecall,
 		Theta: 0.5, MaxIter: 1000, EarlyExaggeration: 12, Init: InitPCA, Seed: 1,
 		ExaggerationIters: 250, Momentum: 0.5, FinalMomentum: 0.8, Interp: DefaultInterpSettings(),
 	}
@@ -149,8 +163,13 @@ type Result struct {
 	EarlyRate    float64   // learning rate used during the exaggeration phase
 	Method       string    // "exact", "bh" or "fft"
 	KNN          string    // k-NN search of a sparse P from features: "exact" or "approx"; "" otherwise
-	Init         string    // "pca", "mds" or "random"
-	Neighbors    int       // neighbours per point in P (N−1 for exact)
+	// KNNRecall is the last recall estimate of an approximate search and
+	// KNNCandidates the join width it was reached with (0 when none was
+	// made: exact neighbours, or KNNRecall 0).
+	KNNRecall     float64
+	KNNCandidates int
+	Init          string // "pca", "mds" or "random"
+	Neighbors     int    // neighbours per point in P (N−1 for exact)
 	// NeighborIdx holds, from features with BH, each point's Neighbors
 	// nearest points by (squared distance, index), row-major; nil
 	// otherwise. A placement model reuses them as its graph.
@@ -274,6 +293,8 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	var (
 		knn     []int32
 		knnName string
+		recall  float64
+		cands   int
 	)
 	if o.Method == Exact {
 		o.Reporter.Start("affinities", int64(n))
@@ -287,7 +308,13 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		k := bhNeighbors(o.Perplexity, n)
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
-		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: KNNCandidates, Progress: func(rows int) { o.Reporter.Add(int64(rows)) }}
+		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: cmp.Or(o.knnCandidates, KNNCandidates), Progress: func(rows int) { o.Reporter.Add(int64(rows)) },
+			TargetRecall: o.KNNRecall, Recall: func(r float64, c int) {
+				recall, cands = r, c
+				if o.RecallProgress != nil {
+					o.RecallProgress(r, c)
+				}
+			}}
 		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.KNN, set))
 		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.KNN, set)
 		knnName = string(ran)
@@ -310,6 +337,9 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	res, err := optimize(ctx, y, a, n, o, initName)
 	if res != nil {
 		res.NeighborIdx, res.KNN = knn, knnName
+		if knnName == string(kernels.KNNApprox) {
+			res.KNNRecall, res.KNNCandidates = recall, cands
+		}
 	}
 	return res, err
 }
