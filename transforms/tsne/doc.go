@@ -89,8 +89,14 @@
 // when sign(gradient) ≠ sign(last update), with sign(0) = 0, and shrinks by
 // the factor 0.8 otherwise, never below 0.01. Gains and updates carry over
 // from the exaggeration phase (scikit-learn resets them there). The first ExaggerationIters
-// iterations multiply P by EarlyExaggeration (12) and use Momentum (0.5);
-// later ones use FinalMomentum (0.8). Y is re-centred after every update.
+// iterations multiply P by EarlyExaggeration (12) and use Momentum (0.5),
+// later ones FinalMomentum (0.8), as bhtsne and FIt-SNE (openTSNE uses 0.8
+// throughout: on 30 overlapping Gaussians it raised the 10-NN class
+// accuracy by 0.0026 at 2·10⁴ and 10⁵ rows, within the spread of seeds,
+// and on three separated clusters of 30 points it raised the KL after 300
+// iterations from 0.38 to 0.51; BENCHMARKS.md, "t-SNE on hard data").
+// Each point's update is scaled back to norm MaxStepNorm (5) when longer,
+// as openTSNE and FIt-SNE do. Y is re-centred after every update.
 //
 // LearningRate is in the units of bhtsne, openTSNE and FIt-SNE, whose
 // gradient omits the factor 4 of ∂KL/∂y: the update is −η·gain·(∂KL/∂y)/4.

@@ -82,7 +82,10 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 				gains[k] = max(gains[k]*gainDown, gainMin)
 			}
 			update[k] = mom*update[k] - eta*gains[k]*g
-			y[k] += update[k]
+		}
+		clipSteps(update, dims, o.MaxStepNorm)
+		for k, u := range update {
+			y[k] += u
 		}
 		center(y, n, dims)
 		o.Reporter.Add(1)
@@ -150,6 +153,27 @@ func center(y []float64, n, dims int) {
 	for i := range n {
 		for c := range dims {
 			y[i*dims+c] -= m[c]
+		}
+	}
+}
+
+// clipSteps scales each point's update (a row of dims) whose Euclidean
+// norm exceeds limit back to that norm; limit 0 leaves them.
+func clipSteps(update []float64, dims int, limit float64) {
+	if limit <= 0 {
+		return
+	}
+	for i := 0; i+dims <= len(update); i += dims {
+		u := update[i : i+dims]
+		var ss float64
+		for _, v := range u {
+			ss += v * v
+		}
+		if ss > limit*limit {
+			f := limit / math.Sqrt(ss)
+			for d := range u {
+				u[d] *= f
+			}
 		}
 	}
 }

@@ -101,6 +101,10 @@ type Options struct {
 	// Momentum applies during the exaggeration, FinalMomentum after it.
 	Momentum      float64 `range:"[0,1)"`
 	FinalMomentum float64 `range:"[0,1)"`
+	// MaxStepNorm bounds the Euclidean norm of each point's update (0: no
+	// bound), as openTSNE's and FIt-SNE's max_step_norm: a guard against
+	// points thrown across the map by the learning rate N.
+	MaxStepNorm float64 `range:"[0,)"`
 	// Interp tunes the interpolation of the Interp method.
 	Interp  InterpSettings
 	Threads int // ≤ 0: GOMAXPROCS
@@ -125,12 +129,13 @@ type Options struct {
 
 // DefaultOptions returns the defaults: 2 dimensions, perplexity 30, method
 // auto, 1000 iterations, exaggeration 12 for 250 iterations with momentum
-// 0.5 (0.8 after), the automatic learning rate, PCA start, seed 1.
+// 0.5 (0.8 after), updates bounded to norm 5, the automatic learning rate,
+// PCA start, seed 1 (FIt-SNE's schedule).
 func DefaultOptions() Options {
 	return Options{
 		Columns: transforms.DefaultColumns(), Dims: 2, Perplexity: 30, Method: Auto, KNN: kernels.KNNAuto, KNNRecall: DefaultKNNRecall,
 		Theta: 0.5, MaxIter: 1000, EarlyExaggeration: 12, Init: InitPCA, Seed: 1,
-		ExaggerationIters: 250, Momentum: 0.5, FinalMomentum: 0.8, Interp: DefaultInterpSettings(),
+		ExaggerationIters: 250, Momentum: 0.5, FinalMomentum: 0.8, MaxStepNorm: 5, Interp: DefaultInterpSettings(),
 	}
 }
 

@@ -507,13 +507,21 @@ func TestCancel(t *testing.T) {
 // momentum 0.5 for ExaggerationIters, then 0.8, gains +0.2 / ×0.8 (≥ 0.01),
 // step η/4 times the gradient, re-centring.
 func TestOptimizerSteps(t *testing.T) {
+	// Without a step bound, and with one small enough to shorten most
+	// steps (the replay scales each point's update back to the bound).
+	for _, limit := range []float64{0, 0.05} {
+		optimizerSteps(t, limit)
+	}
+}
+
+func optimizerSteps(t *testing.T, limit float64) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(23, 24))
 	const n, d, dims = 30, 4, 2
 	x, _ := clusters(rng, 3, 10, d, 3)
 	o := with(func(o *Options) {
 		o.Method, o.Perplexity, o.MaxIter, o.ExaggerationIters, o.EarlyExaggeration = Exact, 5, 6, 3, 4
-		o.LearningRate, o.Init, o.Seed = 100, InitRandom, 99
+		o.LearningRate, o.Init, o.Seed, o.MaxStepNorm = 100, InitRandom, 99, limit
 	})
 	r, err := FromFeatures(ctx, x, n, d, o)
 	if err != nil {
@@ -538,6 +546,7 @@ func TestOptimizerSteps(t *testing.T) {
 		gains[i] = 1
 	}
 	grad := make([]float64, n*dims)
+	clipped := 0
 	for it := range 6 {
 		alpha, mom := 1.0, 0.8
 		if it < 3 {
@@ -554,6 +563,15 @@ func TestOptimizerSteps(t *testing.T) {
 				gains[k] = math.Max(gains[k]*0.8, 0.01)
 			}
 			upd[k] = mom*upd[k] - 100.0/4*gains[k]*g
+		}
+		for i := 0; limit > 0 && i < n; i++ {
+			u := upd[i*dims : (i+1)*dims]
+			if norm := math.Hypot(u[0], u[1]); norm > limit {
+				clipped++
+				u[0], u[1] = u[0]*(limit/norm), u[1]*(limit/norm)
+			}
+		}
+		for k := range y {
 			y[k] += upd[k]
 		}
 		for c := range dims {
@@ -572,7 +590,10 @@ func TestOptimizerSteps(t *testing.T) {
 		scale = max(scale, math.Abs(v))
 	}
 	if w := maxAbsDiff(r.Y, y); w > 1e-12*scale {
-		t.Errorf("max |ΔY| = %.3g against the hand-replayed steps (scale %.3g)", w, scale)
+		t.Errorf("step bound %v: max |ΔY| = %.3g against the hand-replayed steps (scale %.3g)", limit, w, scale)
+	}
+	if limit > 0 && clipped < n {
+		t.Errorf("step bound %v: only %d updates were shortened; the case does not test the bound", limit, clipped)
 	}
 }
 
