@@ -453,7 +453,7 @@ func (b *batch) label() {
 	}
 	a := b.rec.Column(p.labelIdx)
 	b.order = dictOrder(a)
-	if isNumeric(a.DataType()) {
+	if IsNumeric(a.DataType()) {
 		src := newNumSource(a)
 		b.num = make([]float64, n)
 		if n > 0 {

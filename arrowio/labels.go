@@ -79,7 +79,7 @@ func dictOrder(arr arrow.Array) []string {
 				l.Str[k] = src.get(k)
 			}
 		}
-	case isNumeric(dt):
+	case IsNumeric(dt):
 		l.Numeric = true
 		l.Num = make([]float64, n)
 		if n > 0 {

@@ -155,7 +155,7 @@ func (s Selection) Compile(schema *arrow.Schema, src Source, opts ...FrameOption
 			return nil, err
 		}
 		for _, i := range idx {
-			if !isNumeric(schema.Field(i).Type) {
+			if !IsNumeric(schema.Field(i).Type) {
 				if err := c.notNumeric(i); err != nil {
 					return nil, err
 				}
@@ -259,7 +259,7 @@ func (p *Plan) compileFeatures(c *compiler) error {
 				return selErr(c.src, f.Name, fmt.Errorf(
 					"%w: a list column must be the only feature column (%d selected)", ErrSelection, len(idx)))
 			}
-			if !isNumeric(elem) {
+			if !IsNumeric(elem) {
 				return c.typeErr(i, "list features must hold numbers")
 			}
 			p.listIdx, p.listName, p.listLen = i, f.Name, -1
@@ -271,7 +271,7 @@ func (p *Plan) compileFeatures(c *compiler) error {
 			}
 			return nil
 		}
-		if !isNumeric(f.Type) {
+		if !IsNumeric(f.Type) {
 			if err := c.notNumeric(i); err != nil {
 				return err
 			}
@@ -321,10 +321,10 @@ func (p *Plan) defaultFeatures(c *compiler) []int {
 			continue
 		}
 		switch {
-		case isNumeric(f.Type) || mostlyNumeric(f):
+		case IsNumeric(f.Type) || mostlyNumeric(f):
 			idx = append(idx, i)
 		default:
-			if elem, ok := listElem(f.Type); ok && isNumeric(elem) {
+			if elem, ok := listElem(f.Type); ok && IsNumeric(elem) {
 				lists = append(lists, i)
 			}
 		}
@@ -384,7 +384,7 @@ func (p *Plan) LeftOut() []Omitted {
 			why = "is excluded"
 		case isList(f.Type) && p.sel.Features == nil:
 			why = "is a list column (taken by default only when no column is numeric)"
-		case !isNumeric(f.Type):
+		case !IsNumeric(f.Type):
 			why = "is not numeric (" + f.Type.String() + ")"
 		case p.sel.Features != nil:
 			why = "is not in the features"
@@ -602,9 +602,9 @@ func selErr(src Source, col string, err error) *Error {
 	return &Error{File: src.Path, Column: col, Row: -1, Err: err}
 }
 
-// isNumeric reports whether dt converts to float64: integers, floats,
+// IsNumeric reports whether dt converts to float64: integers, floats,
 // decimals, and dictionaries of those.
-func isNumeric(dt arrow.DataType) bool {
+func IsNumeric(dt arrow.DataType) bool {
 	switch dt.ID() {
 	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
 		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
@@ -612,7 +612,7 @@ func isNumeric(dt arrow.DataType) bool {
 		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
 		return true
 	case arrow.DICTIONARY:
-		return isNumeric(dt.(*arrow.DictionaryType).ValueType)
+		return IsNumeric(dt.(*arrow.DictionaryType).ValueType)
 	}
 	return false
 }
@@ -628,9 +628,9 @@ func isString(dt arrow.DataType) bool {
 // isLabelType reports whether dt can be a hard label column.
 func isLabelType(dt arrow.DataType) bool {
 	if d, ok := dt.(*arrow.DictionaryType); ok {
-		return isNumeric(d.ValueType) || isString(d.ValueType)
+		return IsNumeric(d.ValueType) || isString(d.ValueType)
 	}
-	return isNumeric(dt) || isString(dt)
+	return IsNumeric(dt) || isString(dt)
 }
 
 // listElem gives the element type of a list, large list or fixed-size list.

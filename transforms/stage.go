@@ -339,6 +339,12 @@ func (env *Env) Open(ctx context.Context, role string) (arrowio.Reader, error) {
 		return nil, &OptionError{Option: role, Err: ErrNoTable}
 	}
 	r, err := env.Tables.Open(ctx, role, env.Mem)
+	return env.checked(role, r, err)
+}
+
+// checked returns r, just opened for role (err the opening's error), once
+// checkDataTable accepts it; it releases a table it refuses.
+func (env *Env) checked(role string, r arrowio.Reader, err error) (arrowio.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -367,14 +373,7 @@ func (env *Env) OpenShard(ctx context.Context, role string, s arrowio.Shard) (ar
 	}
 	env.Figure("shard", s.String())
 	r, err := st.OpenShard(ctx, role, env.Mem, s)
-	if err != nil {
-		return nil, err
-	}
-	if err := env.checkDataTable(role, r.Source().Path, r.Schema()); err != nil {
-		r.Release()
-		return nil, err
-	}
-	return r, nil
+	return env.checked(role, r, err)
 }
 
 // Input records an input of the run in the provenance: its role, source,

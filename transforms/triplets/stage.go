@@ -242,7 +242,7 @@ const maxNumericLevels = 12
 func numericAspects(fields []arrow.Field, codes Codes) string {
 	var many []string
 	for t, fl := range fields {
-		if !numericType(fl.Type) {
+		if fl.Type.ID() == arrow.DICTIONARY || !arrowio.IsNumeric(fl.Type) {
 			continue
 		}
 		levels := int32(0)
@@ -258,18 +258,6 @@ func numericAspects(fields []arrow.Field, codes Codes) string {
 	}
 	return fmt.Sprintf("numeric columns turned into categorical aspects, each distinct value a category of its own: %s; objects share a category only when their values are equal, so bin these columns first, or leave them out (exclude)",
 		strings.Join(many, ", "))
-}
-
-// numericType reports whether a column holds plain numbers.
-func numericType(dt arrow.DataType) bool {
-	switch dt.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64,
-		arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
-		arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64,
-		arrow.DECIMAL32, arrow.DECIMAL64, arrow.DECIMAL128, arrow.DECIMAL256:
-		return true
-	}
-	return false
 }
 
 func matchAny(patterns []string, name string) bool {
