@@ -2,6 +2,8 @@ package kernels
 
 import (
 	"context"
+	"math"
+	"unsafe"
 )
 
 // KNNMethod selects how FindKNN searches for neighbours: a text value,
@@ -75,6 +77,28 @@ func KNNWork(n, d, k int, m KNNMethod, set NNDescentSettings) int64 {
 		return int64(n) * int64(set.withDefaults(k).MaxIterations+1)
 	}
 	return int64(n)
+}
+
+// KNNBytes bounds the scratch FindKNN with these arguments holds beside
+// its outputs, for a memory plan. NN-descent: the graph (13 bytes a slot),
+// the reverse lists (5), the candidates at the widest join the recall
+// target may reach (8 per candidate) and the join's update buffers, at
+// most nndUpdateBudget. The exhaustive searches hold O(threads·k) only,
+// counted as nothing.
+func KNNBytes(n, d, k int, m KNNMethod, set NNDescentSettings) float64 {
+	if !findsApprox(n, d, k, m, set) {
+		return 0
+	}
+	set = set.withDefaults(k)
+	mc := float64(set.MaxCandidates)
+	if set.TargetRecall > 0 {
+		for range max(set.MaxWidenings, 0) {
+			mc *= 1.5
+		}
+	}
+	block, _ := nndBlocking(int(mc))
+	updates := math.Min(nndUpdateBudget, float64(min(block, n))*3*mc*mc*float64(unsafe.Sizeof(nndUpdate{})))
+	return float64(n)*(float64(k)*(13+5)+mc*8+16) + updates
 }
 
 func findsApprox(n, d, k int, m KNNMethod, set NNDescentSettings) bool {

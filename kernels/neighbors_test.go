@@ -112,3 +112,30 @@ func TestFindKNNProgress(t *testing.T) {
 		}
 	}
 }
+
+// KNNBytes counts NN-descent's scratch only where NN-descent runs, more
+// for a wider join and for the widenings a recall target allows, and never
+// more update buffer than the budget.
+func TestKNNBytes(t *testing.T) {
+	const n, d, k = 100_000, 50, 90
+	base := NNDescentSettings{MaxCandidates: 60}
+	target := base
+	target.TargetRecall = 0.99
+	wide := base
+	wide.MaxCandidates = 120
+	for _, tc := range []struct {
+		name     string
+		bytes    float64
+		min, max float64
+	}{
+		{"exact", KNNBytes(n, d, k, KNNExact, base), 0, 0},
+		{"low dimension", KNNBytes(n, 3, k, KNNAuto, base), 0, 0},
+		{"approx", KNNBytes(n, d, k, KNNApprox, base), float64(n) * k * 18, float64(n)*k*18 + float64(n)*60*8 + 16*n + nndUpdateBudget},
+		{"wider", KNNBytes(n, d, k, KNNApprox, wide), KNNBytes(n, d, k, KNNApprox, base) + 1, 1e12},
+		{"target", KNNBytes(n, d, k, KNNApprox, target), KNNBytes(n, d, k, KNNApprox, wide), 1e12},
+	} {
+		if tc.bytes < tc.min || tc.bytes > tc.max {
+			t.Errorf("%s: %.4g bytes, want [%.4g, %.4g]", tc.name, tc.bytes, tc.min, tc.max)
+		}
+	}
+}

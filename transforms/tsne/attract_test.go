@@ -6,16 +6,17 @@ import (
 	"testing"
 )
 
-// TestAttract2 checks the paired-division attraction against one division
-// per entry, on rows of every length up to 9 (odd rows end with a single
-// entry), with near and far neighbours.
+// TestAttract2 checks the four-lane attraction against a plain sum, on rows
+// of every length up to 13 (whole blocks of four and every tail), with
+// near and far neighbours, and that the AVX2 loop (where the CPU has it)
+// gives the bits of the Go loop.
 func TestAttract2(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 9))
 	y := randomPoints(rng, 40, 2)
 	for i := range y {
 		y[i] *= math.Pow(10, float64(rng.IntN(5)-1)) // distances from 0.1 to 1e3
 	}
-	for length := range 10 {
+	for length := range 14 {
 		col := make([]int32, length)
 		val := make([]float64, length)
 		for e := range col {
@@ -30,6 +31,13 @@ func TestAttract2(t *testing.T) {
 			w1 += pw * d1
 		}
 		g0, g1 := attract2(y, col, val, y[0], y[1])
+		var lanes [8]float64
+		for b := 0; b < length; b += 4 {
+			attract2Entries(&lanes, y, col[b:min(b+4, length)], val[b:min(b+4, length)], y[0], y[1])
+		}
+		if h0, h1 := (lanes[0]+lanes[1])+(lanes[2]+lanes[3]), (lanes[4]+lanes[5])+(lanes[6]+lanes[7]); h0 != g0 || h1 != g1 {
+			t.Errorf("length %d: (%v, %v), Go lanes (%v, %v)", length, g0, g1, h0, h1)
+		}
 		scale := 0.0
 		for e, j := range col {
 			d := math.Hypot(y[0]-y[2*j], y[1]-y[2*j+1])
@@ -73,5 +81,21 @@ func BenchmarkAttract(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n*k), "ns/entry")
 		})
+	}
+}
+
+// A column past the points panics (in the AVX2 loop as in the Go one)
+// rather than reading outside y.
+func TestAttract2OutOfRange(t *testing.T) {
+	y := make([]float64, 2*5)
+	for _, col := range [][]int32{{1, 2, 5, 3}, {1, 2, 3, 4, 1, 2, 3, -1}, {9}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("columns %v of 5 points: no panic", col)
+				}
+			}()
+			attract2(y, col, make([]float64, len(col)), 0, 0)
+		}()
 	}
 }

@@ -1,6 +1,7 @@
 package tsne
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -51,78 +52,145 @@ type SparseAffinities struct {
 	RowPtr []int
 	Col    []int32
 	Val    []float64
+
+	// at[i] is the stored row of point i, nil for the identity. The
+	// optimiser's locality reordering relabels Col in place and permutes
+	// at instead of moving the rows, so P is never copied.
+	at []int32
+}
+
+// row returns the bounds in Col and Val of point i's row.
+func (p *SparseAffinities) row(i int) (lo, hi int) {
+	if p.at != nil {
+		r := int(p.at[i])
+		return p.RowPtr[r], p.RowPtr[r+1]
+	}
+	return p.RowPtr[i], p.RowPtr[i+1]
 }
 
 // JointPSparse symmetrises conditional probabilities given over k
 // neighbour lists (idx and cond in the layout of kernels.KNN: row i's
 // neighbours and p_{j|i} at [i*k, (i+1)*k)) into the joint
-// p_ij = (p_{j|i} + p_{i|j})/(2n), where a missing p_{i|j} counts as 0. The pattern is the union of the
-// neighbour graph and its transpose. It panics on wrong lengths or if a
-// neighbour index is out of range or equal to its row.
+// p_ij = (p_{j|i} + p_{i|j})/(2n), where a missing p_{i|j} counts as 0 and
+// a neighbour listed twice counts twice. The pattern is the union of the
+// neighbour graph and its transpose, each row's columns increasing. p_ij
+// and p_ji are the same two partial sums added (each summed in increasing
+// order of its terms), so P is symmetric bit for bit. Beside its result it
+// holds only the transpose (12 bytes an entry) and a row buffer: no
+// per-pair records. It panics on wrong lengths or if a neighbour index is
+// out of range or equal to its row.
 func JointPSparse(idx []int32, cond []float64, n, k int) *SparseAffinities {
 	if n < 0 || k < 1 || len(idx) != n*k || len(cond) != n*k {
 		panic(fmt.Sprintf("tsne: len(idx) = %d, len(cond) = %d, want n·k = %d·%d", len(idx), len(cond), n, k))
 	}
-	count := make([]int, n+1)
+	// The transpose: row j lists (i, p_{j|i}) for every i with j among
+	// its neighbours, filled in increasing i.
+	tptr := make([]int, n+1)
 	for i := range n {
 		for _, j := range idx[i*k : (i+1)*k] {
 			if j < 0 || int(j) >= n || int(j) == i {
 				panic(fmt.Sprintf("tsne: neighbour %d of row %d out of range or self", j, i))
 			}
-			count[i+1]++
-			count[j+1]++
+			tptr[j+1]++
 		}
 	}
 	for i := range n {
-		count[i+1] += count[i]
+		tptr[i+1] += tptr[i]
 	}
+	tcol := make([]int32, n*k)
+	tval := make([]float64, n*k)
+	fill := slices.Clone(tptr[:n])
+	for i := range n {
+		for q, j := range idx[i*k : (i+1)*k] {
+			tcol[fill[j]], tval[fill[j]] = int32(i), cond[i*k+q]
+			fill[j]++
+		}
+	}
+	fill = nil
+	// Row lengths: the distinct columns of the row and its transpose.
+	stamp := make([]int32, n)
+	for i := range stamp {
+		stamp[i] = -1
+	}
+	a := &SparseAffinities{N: n, RowPtr: make([]int, n+1)}
+	for i := range n {
+		distinct := 0
+		for _, list := range [2][]int32{idx[i*k : (i+1)*k], tcol[tptr[i]:tptr[i+1]]} {
+			for _, c := range list {
+				if stamp[c] != int32(i) {
+					stamp[c] = int32(i)
+					distinct++
+				}
+			}
+		}
+		a.RowPtr[i+1] = a.RowPtr[i] + distinct
+	}
+	stamp = nil
+	a.Col = make([]int32, a.RowPtr[n])
+	a.Val = make([]float64, a.RowPtr[n])
+	s := 1 / (2 * float64(n))
 	type entry struct {
 		col int32
 		v   float64
 	}
-	ent := make([]entry, count[n])
-	fill := slices.Clone(count[:n])
-	for i := range n {
-		for q, j := range idx[i*k : (i+1)*k] {
-			v := cond[i*k+q]
-			ent[fill[i]] = entry{j, v}
-			fill[i]++
-			ent[fill[j]] = entry{int32(i), v}
-			fill[j]++
+	own := make([]entry, k)
+	var run []float64
+	// ascending sums a run of terms in increasing order (runs are longer
+	// than one only where a list repeats a neighbour).
+	ascending := func(v []float64) float64 {
+		if len(v) == 1 {
+			return v[0]
 		}
+		run = append(run[:0], v...)
+		slices.Sort(run)
+		var t float64
+		for _, x := range run {
+			t += x
+		}
+		return t
 	}
-	s := 1 / (2 * float64(n))
-	a := &SparseAffinities{N: n, RowPtr: make([]int, n+1)}
-	a.Col = make([]int32, 0, count[n])
-	a.Val = make([]float64, 0, count[n])
 	for i := range n {
-		row := ent[count[i]:count[i+1]]
-		// Sorted by (column, value): the sum of the entries of a pair does
-		// not depend on their input order, so P is symmetric bit for bit.
-		slices.SortFunc(row, func(x, y entry) int {
-			switch {
-			case x.col < y.col:
-				return -1
-			case x.col > y.col:
-				return 1
-			case x.v < y.v:
-				return -1
-			case x.v > y.v:
-				return 1
-			}
-			return 0
-		})
-		for e := 0; e < len(row); {
-			v := row[e].v
-			f := e + 1
-			for ; f < len(row) && row[f].col == row[e].col; f++ {
-				v += row[f].v
-			}
-			a.Col = append(a.Col, row[e].col)
-			a.Val = append(a.Val, v*s)
-			e = f
+		for q := range own {
+			own[q] = entry{idx[i*k+q], cond[i*k+q]}
 		}
-		a.RowPtr[i+1] = len(a.Col)
+		slices.SortFunc(own, func(x, y entry) int {
+			if c := cmp.Compare(x.col, y.col); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.v, y.v)
+		})
+		e, o, t, tEnd := a.RowPtr[i], 0, tptr[i], tptr[i+1]
+		for o < k || t < tEnd {
+			c := int32(math.MaxInt32)
+			if o < k {
+				c = own[o].col
+			}
+			if t < tEnd {
+				c = min(c, tcol[t])
+			}
+			var v float64
+			have := false
+			if o < k && own[o].col == c {
+				var sum float64
+				for ; o < k && own[o].col == c; o++ {
+					sum += own[o].v
+				}
+				v, have = sum, true
+			}
+			if t < tEnd && tcol[t] == c {
+				t0 := t
+				for t < tEnd && tcol[t] == c {
+					t++
+				}
+				if b := ascending(tval[t0:t]); have {
+					v += b
+				} else {
+					v = b
+				}
+			}
+			a.Col[e], a.Val[e] = c, v*s
+			e++
+		}
 	}
 	return a
 }
@@ -297,7 +365,8 @@ func tsneKLFinish(rowZ, rowKL, rowP []float64) float64 {
 func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, alpha float64) {
 	if dims == 2 {
 		for i := lo; i < hi; i++ {
-			a0, a1 := attract2(y, p.Col[p.RowPtr[i]:p.RowPtr[i+1]], p.Val[p.RowPtr[i]:p.RowPtr[i+1]], y[2*i], y[2*i+1])
+			from, to := p.row(i)
+			a0, a1 := attract2(y, p.Col[from:to], p.Val[from:to], y[2*i], y[2*i+1])
 			att[2*i], att[2*i+1] = alpha*a0, alpha*a1
 		}
 		return
@@ -306,7 +375,8 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 		a := att[i*dims : (i+1)*dims]
 		clear(a)
 		yi := y[i*dims : (i+1)*dims]
-		for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
+		from, to := p.row(i)
+		for e := from; e < to; e++ {
 			yj := y[int(p.Col[e])*dims : (int(p.Col[e])+1)*dims]
 			pw := p.Val[e] / (1 + kernels.EmbedSqDist(yi, yj))
 			for c := range dims {
@@ -319,41 +389,6 @@ func tsneAttractSparse(att, y []float64, p *SparseAffinities, dims, lo, hi int, 
 	}
 }
 
-// attract2 returns Σ_e val_e w_e (y_i − y_col_e) in two dimensions, with
-// w = 1/(1 + d²). The division dominates the loop (on this machine's
-// cores it is not pipelined well enough to hide behind the neighbours'
-// loads), so the entries go in pairs that share one: with q_a = 1 + d_a²,
-// w_a = q_b / (q_a q_b) and w_b = q_a / (q_a q_b), faster than a division
-// each (BenchmarkAttract; BENCHMARKS.md, "t-SNE side by side (issue 15)"),
-// at a cost of two roundings; q_a q_b cannot overflow for any map whose
-// squared extent is below 1e150.
-func attract2(y []float64, col []int32, val []float64, y0, y1 float64) (float64, float64) {
-	val = val[:len(col)]
-	var a0, a1, b0, b1 float64
-	m := 0
-	for ; m+2 <= len(col); m += 2 {
-		j, l := int(col[m]), int(col[m+1])
-		d0, d1 := y0-y[2*j], y1-y[2*j+1]
-		e0, e1 := y0-y[2*l], y1-y[2*l+1]
-		qa := 1 + (d0*d0 + d1*d1)
-		qb := 1 + (e0*e0 + e1*e1)
-		r := 1 / (qa * qb)
-		pa, pb := val[m]*qb*r, val[m+1]*qa*r
-		a0 += pa * d0
-		a1 += pa * d1
-		b0 += pb * e0
-		b1 += pb * e1
-	}
-	if m < len(col) {
-		j := int(col[m])
-		d0, d1 := y0-y[2*j], y1-y[2*j+1]
-		pw := val[m] / (1 + (d0*d0 + d1*d1))
-		a0 += pw * d0
-		a1 += pw * d1
-	}
-	return a0 + b0, a1 + b1
-}
-
 // KLSparse returns KL(P‖Q) at y over the entries of the sparse P, with
 // q_ij = w_ij/z for the given normalisation z (exact, or the Barnes–Hut
 // estimate that BHGradient.Grad returns).
@@ -362,7 +397,8 @@ func KLSparse(y []float64, p *SparseAffinities, dims int, z float64) float64 {
 	var kl, ps float64
 	for i := range p.N {
 		yi := y[i*dims : (i+1)*dims]
-		for e := p.RowPtr[i]; e < p.RowPtr[i+1]; e++ {
+		lo, hi := p.row(i)
+		for e := lo; e < hi; e++ {
 			pij := p.Val[e]
 			if pij <= 0 {
 				continue

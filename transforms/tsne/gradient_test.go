@@ -419,3 +419,81 @@ func BenchmarkGradBH(b *testing.B) {
 		}
 	}
 }
+
+// TestJointPSparseBruteForce compares the symmetrised P with the dense sum
+// (p_{j|i} + p_{i|j})/(2n) built pair by pair, on neighbour lists that are
+// not kNN lists (random, unsorted, some pairs mutual, some not, and with
+// repeats: a neighbour listed twice counts twice).
+func TestJointPSparseBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(36, 1))
+	for _, tc := range []struct {
+		n, k    int
+		repeats bool
+	}{{2, 1, false}, {7, 3, false}, {50, 10, false}, {300, 29, false}, {7, 5, true}, {40, 20, true}} {
+		name := fmt.Sprintf("n=%d k=%d repeats=%v", tc.n, tc.k, tc.repeats)
+		n, k := tc.n, tc.k
+		idx := make([]int32, n*k)
+		cond := make([]float64, n*k)
+		want := make([]float64, n*n)
+		for i := range n {
+			others := rng.Perm(n - 1)[:k]
+			if tc.repeats {
+				for q := range others {
+					others[q] = rng.IntN(n - 1)
+				}
+			}
+			for q, o := range others {
+				j := o
+				if j >= i {
+					j++
+				}
+				idx[i*k+q], cond[i*k+q] = int32(j), rng.Float64()
+				want[i*n+j] += cond[i*k+q]
+				want[j*n+i] += cond[i*k+q]
+			}
+		}
+		p := JointPSparse(idx, cond, n, k)
+		got := tsneDense(p)
+		for i := range n {
+			for e := p.RowPtr[i] + 1; e < p.RowPtr[i+1]; e++ {
+				if p.Col[e] <= p.Col[e-1] {
+					t.Fatalf("%s: row %d columns not increasing", name, i)
+				}
+			}
+			for j := range n {
+				w := want[i*n+j] / (2 * float64(n))
+				if math.Abs(got[i*n+j]-w) > 1e-14*w {
+					t.Fatalf("%s: p[%d,%d] = %v, want %v", name, i, j, got[i*n+j], w)
+				}
+				if got[i*n+j] != got[j*n+i] {
+					t.Fatalf("%s: p[%d,%d] ≠ p[%d,%d]", name, i, j, j, i)
+				}
+				if (w == 0) != (got[i*n+j] == 0) {
+					t.Fatalf("%s: pattern differs at (%d,%d)", name, i, j)
+				}
+			}
+		}
+		if nnz := len(p.Col); nnz != len(p.Val) || nnz != p.RowPtr[n] {
+			t.Errorf("%s: %d columns, %d values, RowPtr[n] = %d", name, nnz, len(p.Val), p.RowPtr[n])
+		}
+	}
+}
+
+func TestJointPSparsePanics(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		idx  []int32
+	}{
+		{"self", []int32{0, 1, 0, 2, 0, 1}},
+		{"out of range", []int32{1, 3, 0, 2, 0, 1}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", tc.name)
+				}
+			}()
+			JointPSparse(tc.idx, make([]float64, 6), 3, 2)
+		}()
+	}
+}

@@ -35,12 +35,12 @@ type locality struct {
 	inv     []int32 // old → new position
 	keys    []uint64
 	buf     []float64
-	spare   SparseAffinities // the other P buffer
+	next    []int32
 }
 
 func newLocality(n, dims int) *locality {
 	l := &locality{n: n, dims: dims, orig: make([]int32, n), perm: make([]int32, n), inv: make([]int32, n),
-		keys: make([]uint64, n), buf: make([]float64, n*dims)}
+		keys: make([]uint64, n), buf: make([]float64, n*dims), next: make([]int32, n)}
 	for i := range l.orig {
 		l.orig[i] = int32(i)
 	}
@@ -48,20 +48,18 @@ func newLocality(n, dims int) *locality {
 }
 
 // reorder sorts the points along the Z-order curve of y and applies the
-// permutation to every per-point array in rows (each n×dims) and to P,
-// which it returns. It takes over p's storage as its spare buffer: p must
-// not be used afterwards.
-func (l *locality) reorder(p *SparseAffinities, y []float64, rows ...[]float64) *SparseAffinities {
+// permutation to every per-point array in rows (each n×dims), to y and to
+// P, in place.
+func (l *locality) reorder(p *SparseAffinities, y []float64, rows ...[]float64) {
 	l.sortKeys(y)
 	for _, r := range append(rows, y) {
 		l.permuteRows(r)
 	}
-	next := make([]int32, l.n)
 	for q, old := range l.perm {
-		next[q] = l.orig[old]
+		l.next[q] = l.orig[old]
 	}
-	copy(l.orig, next)
-	return l.permuteP(p)
+	copy(l.orig, l.next)
+	l.permuteP(p)
 }
 
 // sortKeys sets perm to the points ordered by (Z-order key of y, index).
@@ -123,26 +121,23 @@ func (l *locality) permuteRows(r []float64) {
 	copy(r, l.buf)
 }
 
-// permuteP writes P with rows and columns relabelled into the spare buffer
-// and swaps the two.
-func (l *locality) permuteP(p *SparseAffinities) *SparseAffinities {
-	out := l.spare
-	out.N = p.N
-	out.RowPtr = slices.Grow(out.RowPtr[:0], p.N+1)[:p.N+1]
-	out.Col = slices.Grow(out.Col[:0], len(p.Col))[:len(p.Col)]
-	out.Val = slices.Grow(out.Val[:0], len(p.Val))[:len(p.Val)]
-	out.RowPtr[0] = 0
-	for q, old := range l.perm {
-		lo, hi := p.RowPtr[old], p.RowPtr[old+1]
-		start := out.RowPtr[q]
-		for e := lo; e < hi; e++ {
-			out.Col[start+e-lo] = l.inv[p.Col[e]]
-		}
-		copy(out.Val[start:], p.Val[lo:hi])
-		out.RowPtr[q+1] = start + hi - lo
+// permuteP relabels P's columns to the new positions in place and
+// permutes its row map (SparseAffinities.at): the rows themselves stay
+// where they are, so P is never copied (a copy was as large as P itself).
+func (l *locality) permuteP(p *SparseAffinities) {
+	for e, c := range p.Col {
+		p.Col[e] = l.inv[c]
 	}
-	l.spare = *p
-	return &out
+	if p.at == nil {
+		p.at = make([]int32, l.n)
+		for i := range p.at {
+			p.at[i] = int32(i)
+		}
+	}
+	for q, old := range l.perm {
+		l.next[q] = p.at[old]
+	}
+	copy(p.at, l.next)
 }
 
 // restore writes the rows of r (n×dims, in the current order) back in

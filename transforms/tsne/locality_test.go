@@ -2,6 +2,7 @@ package tsne
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -19,15 +20,16 @@ func TestLocalityReorder(t *testing.T) {
 		p := benchRandomP(c.n, 7)
 		want := make([]float64, c.n*c.dims)
 		tsneAttractSparse(want, y, p, c.dims, 0, c.n, 1.5)
+		wantKL := KLSparse(y, p, c.dims, 3)
 		l := newLocality(c.n, c.dims)
 		yr := slices.Clone(y)
 		extra := make([]float64, c.n*c.dims)
 		for i := range extra {
 			extra[i] = float64(i)
 		}
-		pr := p
-		for range 2 { // twice: the spare buffer and the composed permutation
-			pr = l.reorder(pr, yr, extra)
+		pr := p       // relabelled in place
+		for range 2 { // twice: the row map is composed
+			l.reorder(pr, yr, extra)
 		}
 		for q := 1; q < c.n; q++ {
 			if l.keys[l.perm[q-1]] > l.keys[l.perm[q]] {
@@ -39,6 +41,10 @@ func TestLocalityReorder(t *testing.T) {
 		l.restore(got)
 		if !slices.Equal(got, want) {
 			t.Errorf("%s: attraction of the reordered problem differs (max %g)", c.name, maxAbsDiff(got, want))
+		}
+		// KL sums the same terms in another order.
+		if kl := KLSparse(yr, pr, c.dims, 3); math.Abs(kl-wantKL) > 1e-12*math.Abs(wantKL) {
+			t.Errorf("%s: KL of the reordered problem %v, want %v", c.name, kl, wantKL)
 		}
 		l.restore(yr)
 		l.restore(extra)

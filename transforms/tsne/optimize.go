@@ -57,7 +57,7 @@ func optimize(ctx context.Context, y []float64, a *affinities, n int, o Options,
 			return nil, err
 		}
 		if loc != nil && it%localityEvery == 0 {
-			a.sparse = loc.reorder(a.sparse, y, update, gains)
+			loc.reorder(a.sparse, y, update, gains)
 		}
 		alpha, mom := 1.0, o.FinalMomentum
 		if it < o.ExaggerationIters {

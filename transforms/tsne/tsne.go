@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -225,16 +226,18 @@ const mapCopies = 6
 // it: the exact method's N×N affinities, or the sparse methods' lists of
 // 3·perplexity neighbours and the sparse joint P built from them; and the
 // map with its copies (reserveMaps).
-func reserve(ctx context.Context, n int, o Options) error {
+func reserve(ctx context.Context, n int, search float64, o Options) error {
 	if o.Method == Exact {
 		return reserveMaps(ctx, n, transforms.Float64Bytes(n, n),
 			fmt.Sprintf("the exact method's N×N affinities at N = %s", transforms.Thousands(int64(n))),
 			fmt.Sprintf("use --method bh or fft (--method auto does above %s rows), or fewer rows", transforms.Thousands(AutoExactMax)), o)
 	}
 	k := bhNeighbors(o.Perplexity, n)
-	// The lists (int32, float64), the symmetrised P's entries while it is
-	// built (16 bytes) and kept (12), for up to 2k per row.
-	return reserveMaps(ctx, n, float64(n)*float64(k)*(12+2*(16+12)),
+	// The lists (int32, float64) beside the larger of the neighbour
+	// search's scratch and P's construction: its transpose (12 bytes an
+	// entry) and P itself (12, for up to 2k per row).
+	nk := float64(n) * float64(k)
+	return reserveMaps(ctx, n, 12*nk+max(search, nk*(12+2*12)),
 		fmt.Sprintf("method %s's lists of %s neighbours per row (3·perplexity) at N = %s", o.Method, transforms.Thousands(int64(k)), transforms.Thousands(int64(n))),
 		"use a smaller perplexity, or fewer rows", o)
 }
@@ -259,6 +262,13 @@ func (o Options) learningRate(n int, alpha float64) float64 {
 		return o.LearningRate
 	}
 	return max(float64(n)/alpha, 50)
+}
+
+// knnSettings are NN-descent's settings for these options, reporting to
+// progress and recall.
+func (o Options) knnSettings(progress func(int), recall func(float64, int)) kernels.NNDescentSettings {
+	return kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: cmp.Or(o.knnCandidates, KNNCandidates), Progress: progress,
+		TargetRecall: o.KNNRecall, Recall: recall}
 }
 
 // bhNeighbors is the number of neighbours for a sparse P, 3·perplexity.
@@ -288,7 +298,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 	if err != nil {
 		return nil, err
 	}
-	if err := reserve(ctx, n, o); err != nil {
+	if err := reserve(ctx, n, kernels.KNNBytes(n, d, bhNeighbors(o.Perplexity, n), o.KNN, o.knnSettings(nil, nil)), o); err != nil {
 		return nil, err
 	}
 	if o.Init == InitPCA && d < o.Dims {
@@ -313,13 +323,12 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		k := bhNeighbors(o.Perplexity, n)
 		idx := make([]int32, n*k)
 		d2 := make([]float64, n*k)
-		set := kernels.NNDescentSettings{Seed: o.Seed, MaxCandidates: cmp.Or(o.knnCandidates, KNNCandidates), Progress: func(rows int) { o.Reporter.Add(int64(rows)) },
-			TargetRecall: o.KNNRecall, Recall: func(r float64, c int) {
-				recall, cands = r, c
-				if o.RecallProgress != nil {
-					o.RecallProgress(r, c)
-				}
-			}}
+		set := o.knnSettings(func(rows int) { o.Reporter.Add(int64(rows)) }, func(r float64, c int) {
+			recall, cands = r, c
+			if o.RecallProgress != nil {
+				o.RecallProgress(r, c)
+			}
+		})
 		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.KNN, set))
 		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.KNN, set)
 		knnName = string(ran)
@@ -327,6 +336,7 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 		if kerr != nil {
 			return nil, kerr
 		}
+		collectPhase(n)
 		o.Reporter.Start("affinities", int64(n))
 		err = a.fromSparse(ctx, idx, d2, n, k, o)
 		knn = idx
@@ -376,7 +386,7 @@ func FromDistances(ctx context.Context, dist []float64, n int, o Options) (*Resu
 	if err != nil {
 		return nil, err
 	}
-	if err := reserve(ctx, n, o); err != nil {
+	if err := reserve(ctx, n, 0, o); err != nil {
 		return nil, err
 	}
 	d2 := make([]float64, n*n)
@@ -514,7 +524,21 @@ func (a *affinities) fromSparse(ctx context.Context, idx []int32, d2 []float64, 
 	}
 	o.Reporter.Add(int64(n))
 	a.sparse, a.k = JointPSparse(idx, d2, n, k), k
+	collectPhase(n)
 	return nil
+}
+
+// collectPhase runs the garbage collector between the phases of a large
+// fit. The collector sets its next goal at twice the heap it finds live,
+// and its last count fell inside the neighbour search or the building of
+// P, whose scratch (the join's buffers, P's transpose) is garbage once the
+// phase is over: left to itself it lets the optimiser's heap grow to twice
+// that transient peak (1.25 GB at 10⁵ rows instead of 0.7; BENCHMARKS.md,
+// "t-SNE on hard data"). One collection costs milliseconds.
+func collectPhase(n int) {
+	if n >= localityMin {
+		runtime.GC()
+	}
 }
 
 func perplexityErr(err error) error {
