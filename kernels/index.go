@@ -632,8 +632,17 @@ func (ix *Index) searchGraph(idx []int32, d2 []float64, q []float64, s *SearchSc
 	return true
 }
 
-// sqDist32 is the squared distance of float32 rows, in eight partial sums.
+// sqDist32 is the squared distance of float32 rows, in eight partial sums
+// (one AVX2 register where the CPU has it, with the same bits).
 func sqDist32(a, b []float32) float32 {
+	b = b[:len(a)]
+	if hasAVX2 {
+		return sqDist32AVX2(a, b)
+	}
+	return sqDist32Go(a, b)
+}
+
+func sqDist32Go(a, b []float32) float32 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3, s4, s5, s6, s7 float32
 	for ; len(a) >= 8; a, b = a[8:], b[8:] {

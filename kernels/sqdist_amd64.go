@@ -22,6 +22,13 @@ func sqDistAVX2(a, b []float64) float64
 //go:noescape
 func sqDistAtMost2AVX2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool)
 
+// sqDist32AVX2 is sqDist32 (len(b) ≥ len(a)): the eight lanes of one
+// register are its eight partial sums, the tail goes to lane 0 one term at
+// a time, and the lanes are added in its order, so the bits are its bits.
+//
+//go:noescape
+func sqDist32AVX2(a, b []float32) float32
+
 //go:noescape
 func sqDist4x2AVX2(blocks int, a, b *float64, stride int, s *[32]float64)
 

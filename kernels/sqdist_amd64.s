@@ -326,3 +326,50 @@ store4x2:
 	VMOVUPD Y7, 224(DX)
 	VZEROUPPER
 	RET
+
+// func sqDist32AVX2(a, b []float32) float32
+TEXT ·sqDist32AVX2(SB), NOSPLIT, $0-52
+	MOVQ    a_base+0(FP), SI
+	MOVQ    a_len+8(FP), CX
+	MOVQ    b_base+24(FP), DX
+	VXORPS  Y0, Y0, Y0
+	MOVQ    CX, BX
+	SHRQ    $3, BX
+	JZ      d32tail
+
+d32loop:
+	VMOVUPS (SI), Y1
+	VSUBPS  (DX), Y1, Y1
+	VMULPS  Y1, Y1, Y1
+	VADDPS  Y1, Y0, Y0
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	DECQ    BX
+	JNZ     d32loop
+
+d32tail:
+	// Lanes 4…7 to X6 first: the scalar operations below clear the upper
+	// half of Y0.
+	VEXTRACTF128 $1, Y0, X6
+	ANDQ    $7, CX
+	JZ      d32reduce
+
+d32tailloop:
+	VMOVSS  (SI), X1
+	VSUBSS  (DX), X1, X1
+	VMULSS  X1, X1, X1
+	VADDSS  X1, X0, X0
+	ADDQ    $4, SI
+	ADDQ    $4, DX
+	DECQ    CX
+	JNZ     d32tailloop
+
+d32reduce:
+	// ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+	VHADDPS X6, X0, X1
+	VHADDPS X1, X1, X2
+	VMOVSHDUP X2, X3
+	VADDSS  X3, X2, X2
+	VMOVSS  X2, ret+48(FP)
+	VZEROUPPER
+	RET

@@ -19,3 +19,5 @@ func sqDistAtMost2AVX2(_, _, _ []float64, _, _ float64) (float64, float64, bool,
 func sqDist4x2(out *[8]float64, x []float64, d, i, j int) bool { return false }
 
 func sqDist4x2Packed(*[32]float64, int, []float64, []float64, int) { panic("kernels: no AVX2 kernel") }
+
+func sqDist32AVX2([]float32, []float32) float32 { panic("kernels: no AVX2 kernel") }

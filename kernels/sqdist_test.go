@@ -122,3 +122,32 @@ func BenchmarkSqDist(b *testing.B) {
 		run("below-go", func(a, b []float64) float64 { v, _ := sqDistBelowGo(a, b, math.Inf(1)); return v })
 	}
 }
+
+// TestSqDist32AVX2 checks the float32 AVX2 distance of the graph index
+// against its Go loop bit for bit, on every length up to 70 (whole blocks
+// of eight and every tail) at unaligned offsets, and with NaN and Inf.
+func TestSqDist32AVX2(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 and FMA on this CPU (or a purego build): sqDist32 runs its Go loop, which the index tests cover")
+	}
+	rng := rand.New(rand.NewPCG(16, 32))
+	buf := make([]float32, 160)
+	for i := range buf {
+		buf[i] = float32(rng.NormFloat64() * math.Pow(10, float64(rng.IntN(7)-3)))
+	}
+	for _, sp := range []float32{0, float32(math.NaN()), float32(math.Inf(1))} {
+		for d := 0; d <= 70; d++ {
+			for _, off := range []int{0, 1, 3} {
+				a := append([]float32(nil), buf[off:off+d]...)
+				b := buf[80+off : 80+off+d]
+				if sp != 0 && d > 0 {
+					a[rng.IntN(d)] = sp
+				}
+				got, want := sqDist32AVX2(a, b), sqDist32Go(a, b)
+				if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
+					t.Fatalf("special %v d=%d offset=%d: AVX2 %v, Go %v", sp, d, off, got, want)
+				}
+			}
+		}
+	}
+}
