@@ -29,7 +29,7 @@ type NNDescentSettings struct {
 	// fewer iterations make up for most of the larger join: the time grows
 	// far less than c² (BENCHMARKS.md, "Neighbour searches" and "t-SNE side
 	// by side (issue 15)"). The join's buffered updates stay within about
-	// 512 MB whatever MaxCandidates is: the points are joined in blocks
+	// 128 MB whatever MaxCandidates is: the points are joined in blocks
 	// sized for it (nndBlocking).
 	MaxCandidates int
 	// MaxIterations bounds the descent iterations (default 12).
@@ -115,8 +115,12 @@ const (
 // for a block of 8,192 points at c = 60, and 23 GB at c = 244 (k = 183, a
 // NeRV level at perplexity 61), which the first iterations nearly reach
 // (BENCHMARKS.md, "NeRV (issue 5)": the peak at 30,000 rows and c = 234
-// before the blocks). Blocks shrink to fit.
-const nndUpdateBudget = 512 << 20
+// before the blocks). Blocks shrink to fit. 128 MB rather than the 512 of
+// issue 5: on 10⁵ date-ordered flights (d = 12) the buffers were most of
+// the live heap and t-SNE's peak RSS went from 1.13 GB to 0.77 (0.76 to
+// 0.63 on a 50-D mixture), and the smaller blocks' extra apply passes did
+// not show in the wall time (BENCHMARKS.md, "t-SNE on hard data").
+const nndUpdateBudget = 128 << 20
 
 // nndBlocking returns the points per local-join block for mc candidates and
 // the points per source chunk within it: both depend on mc only, not on the

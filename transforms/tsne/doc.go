@@ -160,7 +160,24 @@
 // from package kernels and keep its conventions: y is n×dims row-major, P
 // sums to 1, gradients are the true ∂KL/∂y with the factor 4, wrong lengths
 // panic, the only error is ctx.Err(), and results are bit-identical for any
-// thread count.
+// thread count. The sparse attraction sums each row's entries in four
+// lanes per coordinate, added as (l0 + l1) + (l2 + l3); on amd64 with AVX2
+// one instruction divides the four lanes' entries, and the Go loop used
+// elsewhere keeps the same lanes and roundings, so the bits do not depend
+// on the CPU either.
+//
+// # Memory
+//
+// A sparse fit holds the neighbour lists (12 bytes an entry), P (12 bytes
+// an entry of the symmetrised pattern, at most 2k a row) and O(N·Dims) for
+// the map. JointPSparse builds P through the lists' transpose (12 bytes an
+// entry, freed after); the locality reordering relabels P in place. The
+// neighbour search's scratch (kernels.KNNBytes) and P's construction are
+// not live at once, and the plan that the memory guard checks before the
+// fit counts the larger of the two. A collection runs after each of these
+// phases at 2¹⁵ points and more, so that the collector's goal during the
+// optimisation is twice the optimiser's own heap rather than twice a
+// transient peak.
 //
 // # Interpolation (FIt-SNE)
 //

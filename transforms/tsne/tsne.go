@@ -533,7 +533,7 @@ func (a *affinities) fromSparse(ctx context.Context, idx []int32, d2 []float64, 
 // and its last count fell inside the neighbour search or the building of
 // P, whose scratch (the join's buffers, P's transpose) is garbage once the
 // phase is over: left to itself it lets the optimiser's heap grow to twice
-// that transient peak (1.25 GB at 10⁵ rows instead of 0.7; BENCHMARKS.md,
+// that transient peak (at 10⁵ rows a goal of 924 MB instead of 578; BENCHMARKS.md,
 // "t-SNE on hard data"). One collection costs milliseconds.
 func collectPhase(n int) {
 	if n >= localityMin {
