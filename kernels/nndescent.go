@@ -61,7 +61,13 @@ type NNDescentSettings struct {
 	// then the rows of each descent iteration as its blocks finish, at most
 	// (MaxIterations+1)·n in all (KNNWork); a descent that converges ends
 	// sooner. It is called from one goroutine at a time, between blocks.
+	// A widened descent reports its rows too, after Widen.
 	Progress func(rows int)
+	// Widen, if not nil, is called before each widened descent with its
+	// join width and the most rows it will report (MaxIterations·n), so
+	// that a progress display can start a new bar rather than sit at the
+	// end of the planned one for the minutes the descent takes at 10⁶ rows.
+	Widen func(candidates int, rows int64)
 }
 
 func (s NNDescentSettings) withDefaults(k int) NNDescentSettings {
@@ -192,8 +198,12 @@ func (g *nnGraph) reachRecall(ctx context.Context, idx []int32, x []float64, d, 
 			return nil
 		}
 		set.MaxCandidates += set.MaxCandidates / 2
-		set.Progress = nil                               // beyond the planned work
 		set.Seed = seed + uint64(w+1)*0x9e3779b97f4a7c15 // other candidates, not only more
+		if set.Widen != nil {
+			set.Widen(set.MaxCandidates, int64(g.n)*int64(set.MaxIterations))
+		} else {
+			set.Progress = nil // beyond the planned work
+		}
 		for s := range g.isNew {
 			g.isNew[s] = true
 		}

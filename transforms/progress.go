@@ -17,7 +17,8 @@ import (
 // for concurrent use.
 //
 // Phases are named for what a person watching wants to know, in this
-// vocabulary: "reading <role>" (rows), "neighbours" (rows), "affinities"
+// vocabulary: "reading <role>" (rows), "neighbours" (rows), "widening"
+// (rows of a neighbour search widened to reach its recall target), "affinities"
 // (rows), "optimising" or "optimising level i/L" (iterations), "placing"
 // (rows), "writing <role>" (rows), and a stage's own phases ("pair
 // distances", "eigendecomposition") where those take time.

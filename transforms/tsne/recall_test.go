@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -74,5 +75,58 @@ func TestKNNRecallReported(t *testing.T) {
 		if tc.record && !tc.warn && recall < DefaultKNNRecall {
 			t.Errorf("%s: recall %v below the target without a warning", tc.name, recall)
 		}
+	}
+}
+
+// phaseStarts records each phase a fit starts, in order, with its total
+// and the work added to it (phaseLog merges phases of one name).
+type phaseStarts struct {
+	mu     sync.Mutex
+	phases []string
+	added  []int64
+	totals []int64
+}
+
+func (p *phaseStarts) Start(phase string, total int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.phases, p.added, p.totals = append(p.phases, phase), append(p.added, 0), append(p.totals, total)
+}
+func (p *phaseStarts) Add(n int64) { p.mu.Lock(); p.added[len(p.added)-1] += n; p.mu.Unlock() }
+func (p *phaseStarts) Finish()     {}
+
+// TestKNNWideningProgress: a widened neighbour search is a progress phase
+// of its own ("widening"), which receives rows, within its total, instead
+// of sitting silent at the end of the planned "neighbours" bar.
+func TestKNNWideningProgress(t *testing.T) {
+	const n, d = 2500, 30
+	rng := rand.New(rand.NewPCG(36, 2))
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	o := DefaultOptions()
+	o.Method, o.MaxIter, o.Perplexity, o.KNN = BH, 5, 10, kernels.KNNApprox
+	o.knnCandidates = 4 // far too narrow: both widenings run
+	var log phaseStarts
+	o.Reporter = &log
+	if _, err := FromFeatures(context.Background(), x, n, d, o); err != nil {
+		t.Fatal(err)
+	}
+	widenings := 0
+	for q, ph := range log.phases {
+		if ph != "widening" {
+			continue
+		}
+		widenings++
+		if log.added[q] <= 0 || log.added[q] > log.totals[q] {
+			t.Errorf("widening %d: %d rows reported of a total of %d", widenings, log.added[q], log.totals[q])
+		}
+		if q == 0 || (log.phases[q-1] != "neighbours" && log.phases[q-1] != "widening") {
+			t.Errorf("phases %v: a widening not after the neighbour search", log.phases)
+		}
+	}
+	if widenings != 2 {
+		t.Errorf("phases %v: %d widenings, want 2", log.phases, widenings)
 	}
 }

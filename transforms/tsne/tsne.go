@@ -329,6 +329,8 @@ func FromFeatures(ctx context.Context, x []float64, n, d int, o Options) (*Resul
 				o.RecallProgress(r, c)
 			}
 		})
+		// A widened search is a new bar: the planned one is spent.
+		set.Widen = func(_ int, rows int64) { o.Reporter.Start("widening", rows) }
 		o.Reporter.Start("neighbours", kernels.KNNWork(n, d, k, o.KNN, set))
 		ran, kerr := kernels.FindKNN(ctx, idx, d2, x, n, d, k, o.Threads, o.KNN, set)
 		knnName = string(ran)
