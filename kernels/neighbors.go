@@ -89,14 +89,9 @@ func KNNBytes(n, d, k int, m KNNMethod, set NNDescentSettings) float64 {
 	if !findsApprox(n, d, k, m, set) {
 		return 0
 	}
-	set = set.withDefaults(k)
-	mc := float64(set.MaxCandidates)
-	if set.TargetRecall > 0 {
-		for range max(set.MaxWidenings, 0) {
-			mc *= 1.5
-		}
-	}
-	block, _ := nndBlocking(int(mc))
+	widest := set.withDefaults(k).widestJoin()
+	mc := float64(widest)
+	block, _ := nndBlocking(widest)
 	updates := math.Min(nndUpdateBudget, float64(min(block, n))*3*mc*mc*float64(unsafe.Sizeof(nndUpdate{})))
 	return float64(n)*(float64(k)*(13+5)+mc*8+16) + updates
 }

@@ -175,6 +175,23 @@ func ApproxKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n,
 	})
 }
 
+// widened is the join width after one widening: half as many candidates
+// again.
+func widened(mc int) int { return mc + mc/2 }
+
+// widestJoin is the widest join ApproxKNN may run with these settings
+// (after defaults): MaxCandidates widened MaxWidenings times when a recall
+// target is set.
+func (s NNDescentSettings) widestJoin() int {
+	mc := s.MaxCandidates
+	if s.TargetRecall > 0 {
+		for range max(s.MaxWidenings, 0) {
+			mc = widened(mc)
+		}
+	}
+	return mc
+}
+
 // reachRecall estimates the graph's recall when set asks for a target, and
 // widens the join until the estimate reaches it or the widenings run out.
 // idx (n×k) is scratch for the lists the estimate reads.
@@ -197,7 +214,7 @@ func (g *nnGraph) reachRecall(ctx context.Context, idx []int32, x []float64, d, 
 		if r >= set.TargetRecall || w >= set.MaxWidenings {
 			return nil
 		}
-		set.MaxCandidates += set.MaxCandidates / 2
+		set.MaxCandidates = widened(set.MaxCandidates)
 		set.Seed = seed + uint64(w+1)*0x9e3779b97f4a7c15 // other candidates, not only more
 		if set.Widen != nil {
 			set.Widen(set.MaxCandidates, int64(g.n)*int64(set.MaxIterations))

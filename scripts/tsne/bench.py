@@ -47,11 +47,11 @@ def mixture(n, d=50, k=10, seed=0):
     return centres[lab] + rng.normal(size=(n, d)), lab
 
 
-def overlap(n, d=50, k=30, seed=0):
-    """30 overlapping Gaussians of unequal widths (centres N(0, 1.5²), widths
-    U(0.5, 2.5)): the hard mixture of issue 36."""
+def overlap(n, d=50, k=30, seed=0, spread=1.5):
+    """30 overlapping Gaussians of unequal widths (centres N(0, spread²),
+    widths U(0.5, 2.5)): the hard mixture of issue 36."""
     rng = np.random.default_rng(seed)
-    centres = rng.normal(0, 1.5, size=(k, d))
+    centres = rng.normal(0, spread, size=(k, d))
     widths = rng.uniform(0.5, 2.5, size=k)
     lab = rng.integers(0, k, size=n)
     return centres[lab] + rng.normal(size=(n, d)) * widths[lab, None], lab
