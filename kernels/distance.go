@@ -90,17 +90,23 @@ func sqDistBelowGo(a, b []float64, bound float64) (d float64, ok bool) {
 	return d, d < bound
 }
 
-// sqDistAtMost2 is two calls sqDistAtMost(a, b1, bound1) and
-// sqDistAtMost(a, b2, bound2), computed together where the CPU allows (the
-// AVX2 kernel overlaps the two chains of additions).
-func sqDistAtMost2(a, b1, b2 []float64, bound1, bound2 float64) (d1, d2 float64, ok1, ok2 bool) {
-	b1, b2 = b1[:len(a)], b2[:len(a)]
-	if hasAVX2 {
-		return sqDistAtMost2AVX2(a, b1, b2, bound1, bound2)
+// sqDistAtMost4 is four calls sqDistAtMost(a, b[r], bound[r]): bit r of
+// ok is the r-th ok, and d[r] the r-th distance where it is set. The AVX2
+// kernel keeps the four chains of additions in flight together.
+func sqDistAtMost4(d *[4]float64, a []float64, b *[4][]float64, bound *[4]float64) (ok uint8) {
+	n := len(a)
+	if hasAVX2 && n > 0 {
+		b0, b1, b2, b3 := b[0][:n], b[1][:n], b[2][:n], b[3][:n]
+		return sqDistAtMost4AVX2(n, &a[0], &b0[0], &b1[0], &b2[0], &b3[0], bound, d)
 	}
-	d1, ok1 = sqDistAtMostGo(a, b1, bound1)
-	d2, ok2 = sqDistAtMostGo(a, b2, bound2)
-	return d1, d2, ok1, ok2
+	for r := range 4 {
+		var in bool
+		d[r], in = sqDistAtMostGo(a, b[r][:n], bound[r])
+		if in {
+			ok |= 1 << r
+		}
+	}
+	return ok
 }
 
 // sqDistAtMost is sqDistBelow with ok = d ≤ bound: it gives up once a

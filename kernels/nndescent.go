@@ -1,7 +1,6 @@
 package kernels
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -238,10 +237,18 @@ type nnGraph struct {
 	idx   []int32
 	isNew []bool
 	size  []int32
+	// tops[i] is top(i), kept apart from the heaps: the join reads the
+	// tops of all of a point's candidates, and n of them share far fewer
+	// cache lines than n heaps do.
+	tops []float64
 }
 
 func newNNGraph(n, k int) *nnGraph {
-	return &nnGraph{n: n, k: k, d: make([]float64, n*k), idx: make([]int32, n*k), isNew: make([]bool, n*k), size: make([]int32, n)}
+	g := &nnGraph{n: n, k: k, d: make([]float64, n*k), idx: make([]int32, n*k), isNew: make([]bool, n*k), size: make([]int32, n), tops: make([]float64, n)}
+	for i := range g.tops {
+		g.tops[i] = math.Inf(1)
+	}
+	return g
 }
 
 // heap returns point i's heap as a maxHeap (without flags), for draining.
@@ -251,13 +258,9 @@ func (g *nnGraph) heap(i int) maxHeap {
 	return maxHeap{d: g.d[i*k : i*k+m], idx: g.idx[i*k : i*k+m], k: k}
 }
 
-// top returns the bound below which a candidate may enter point i's heap.
-func (g *nnGraph) top(i int) float64 {
-	if int(g.size[i]) < g.k {
-		return math.Inf(1)
-	}
-	return g.d[i*g.k]
-}
+// top returns the bound below which a candidate may enter point i's heap:
+// its largest distance once full, +Inf before.
+func (g *nnGraph) top(i int) float64 { return g.tops[i] }
 
 // push offers (v, j) to point i's heap and reports whether it entered: it
 // must be below the top in (distance, index) order and not present yet.
@@ -268,10 +271,8 @@ func (g *nnGraph) push(i int, v float64, j int32) bool {
 	if m == k && (v > d[0] || (v == d[0] && j >= ix[0])) {
 		return false
 	}
-	for _, o := range ix[:m] {
-		if o == j {
-			return false
-		}
+	if containsInt32(ix[:m], j) {
+		return false
 	}
 	less := func(a, b int) bool { return d[a] < d[b] || (d[a] == d[b] && ix[a] < ix[b]) }
 	swap := func(a, b int) {
@@ -290,6 +291,9 @@ func (g *nnGraph) push(i int, v float64, j int32) bool {
 			swap(p, c)
 			c = p
 		}
+		if m+1 == k {
+			g.tops[i] = d[0]
+		}
 		return true
 	}
 	d[0], ix[0], nw[0] = v, j, true
@@ -307,7 +311,18 @@ func (g *nnGraph) push(i int, v float64, j int32) bool {
 		swap(p, c)
 		p = c
 	}
+	g.tops[i] = d[0]
 	return true
+}
+
+// containsInt32 reports whether s holds v: the heap's duplicate check, which
+// scans a whole list for every candidate below its top (16 % of NN-descent's
+// time before it ran eight entries a compare).
+func containsInt32(s []int32, v int32) bool {
+	if hasAVX2 {
+		return containsInt32AVX2(s, v)
+	}
+	return slices.Contains(s, v)
 }
 
 // initTrees builds the random-projection trees, in parallel over trees, and
@@ -343,16 +358,44 @@ func (g *nnGraph) initTrees(ctx context.Context, x []float64, d, threads int, se
 	return ParallelFor(ctx, n, threads, nndGrain, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			xi := x[i*d : (i+1)*d]
+			var (
+				js    [4]int32
+				b     [4][]float64
+				bound [4]float64
+				v     [4]float64
+			)
+			// Four members at a time against the top before them: push
+			// checks each against the top as it stands.
+			flush := func(m int) {
+				for r := range 4 {
+					if r >= m {
+						b[r] = b[0]
+					}
+					bound[r] = g.top(i)
+				}
+				ok := sqDistAtMost4(&v, xi, &b, &bound)
+				for r := range m {
+					if ok&(1<<r) != 0 {
+						g.push(i, v[r], js[r])
+					}
+				}
+			}
+			m := 0
 			for t := range set.Trees {
 				l := leafOf[t][i]
 				for _, j := range perm[t][leafStart[t][l]:leafStart[t][l+1]] {
 					if int(j) == i {
 						continue
 					}
-					if v, ok := sqDistBelow(xi, x[int(j)*d:int(j+1)*d], math.Nextafter(g.top(i), math.Inf(1))); ok {
-						g.push(i, v, j)
+					js[m], b[m] = j, x[int(j)*d:int(j+1)*d]
+					if m++; m == 4 {
+						flush(4)
+						m = 0
 					}
 				}
+			}
+			if m > 0 {
+				flush(m)
 			}
 			if int(g.size[i]) < k {
 				rng := rand.New(rand.NewPCG(set.Seed, 0x6669_6c6c<<32|uint64(i)))
@@ -522,41 +565,48 @@ func (g *nnGraph) descend(ctx context.Context, x []float64, d, threads int, set 
 	return nil
 }
 
-// joinList joins p with each of qs in order, two at a time where it can
-// (sqDistAtMost2 overlaps the two distances).
+// joinList joins p with each of qs in order, four at a time where it can
+// (sqDistAtMost4 keeps four chains of additions in flight).
 func (g *nnGraph) joinList(row *[]nndUpdate, x []float64, d int, p int32, qs []int32) {
+	xp := x[int(p)*d : int(p+1)*d]
+	tp := g.top(int(p))
+	var (
+		q     [4]int32
+		tq    [4]float64
+		b     [4][]float64
+		bound [4]float64
+		v     [4]float64
+	)
 	m := 0
-	for ; m+2 <= len(qs); m += 2 {
-		q1, q2 := qs[m], qs[m+1]
-		if q1 == p || q2 == p {
-			g.join(row, x, d, p, q1)
-			g.join(row, x, d, p, q2)
+	for _, c := range qs {
+		if c == p {
 			continue
 		}
-		tp, t1, t2 := g.top(int(p)), g.top(int(q1)), g.top(int(q2))
-		v1, v2, ok1, ok2 := sqDistAtMost2(x[int(p)*d:int(p+1)*d], x[int(q1)*d:int(q1+1)*d], x[int(q2)*d:int(q2+1)*d], max(tp, t1), max(tp, t2))
-		if ok1 {
-			g.offer(row, v1, tp, t1, p, q1)
+		// A tie with the top can still enter by index, hence "at most".
+		q[m], tq[m] = c, g.top(int(c))
+		b[m], bound[m] = x[int(c)*d:int(c+1)*d], max(tp, tq[m])
+		if m++; m < 4 {
+			continue
 		}
-		if ok2 {
-			g.offer(row, v2, tp, t2, p, q2)
+		ok := sqDistAtMost4(&v, xp, &b, &bound)
+		for r := range 4 {
+			if ok&(1<<r) != 0 {
+				g.offer(row, v[r], tp, tq[r], p, q[r])
+			}
 		}
+		m = 0
 	}
-	if m < len(qs) {
-		g.join(row, x, d, p, qs[m])
-	}
-}
-
-// join computes the distance between candidates p and q against the frozen
-// graph and buffers an update for each side it could improve.
-func (g *nnGraph) join(row *[]nndUpdate, x []float64, d int, p, q int32) {
-	if p == q {
+	if m == 0 {
 		return
 	}
-	tp, tq := g.top(int(p)), g.top(int(q))
-	// A tie with the top can still enter by index, hence "at most".
-	if v, ok := sqDistAtMost(x[int(p)*d:int(p+1)*d], x[int(q)*d:int(q+1)*d], max(tp, tq)); ok {
-		g.offer(row, v, tp, tq, p, q)
+	for r := m; r < 4; r++ {
+		b[r], bound[r] = b[0], math.NaN() // idle lanes: never at most NaN
+	}
+	ok := sqDistAtMost4(&v, xp, &b, &bound)
+	for r := range m {
+		if ok&(1<<r) != 0 {
+			g.offer(row, v[r], tp, tq[r], p, q[r])
+		}
 	}
 }
 
@@ -612,12 +662,16 @@ func (b *nndBuffer) target(t int) []nndUpdate { return b.sorted[b.start[t]:b.sta
 
 // candScratch is one worker's buffer for ranking candidates.
 type candScratch struct {
-	c []cand
+	keys []uint64
 }
 
-type cand struct {
-	pri uint64
-	id  int32
+// candKey orders candidate j of point i in iteration it: the high 32 bits
+// of the pair's hash priority, then j. One integer sorts several times
+// faster than a (priority, index) record under a comparison function, and
+// the same pair seen both ways (forward and reverse) has the same key, so
+// its copies sort next to each other.
+func candKey(seed uint64, it, i int, j int32) uint64 {
+	return mix(seed, it, min(i, int(j)), max(i, int(j)))&^0xffff_ffff | uint64(uint32(j))
 }
 
 // sample picks point i's new and old candidates: its forward neighbours and
@@ -629,36 +683,29 @@ func (g *nnGraph) sample(sc *candScratch, i, it int, seed uint64, mc int, rev []
 	fwd := g.idx[i*k : i*k+m]
 	fwdNew := g.isNew[i*k : i*k+m]
 	pick := func(want bool, dst []int32) int {
-		sc.c = sc.c[:0]
-		add := func(j int32) {
-			sc.c = append(sc.c, cand{mix(seed, it, min(i, int(j)), max(i, int(j))), j})
-		}
+		keys := sc.keys[:0]
 		for s, j := range fwd {
 			if fwdNew[s] == want {
-				add(j)
+				keys = append(keys, candKey(seed, it, i, j))
 			}
 		}
 		for s, j := range rev {
 			if revNew[s] == want {
-				add(j)
+				keys = append(keys, candKey(seed, it, i, j))
 			}
 		}
-		slices.SortFunc(sc.c, func(a, b cand) int {
-			if c := cmp.Compare(a.pri, b.pri); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.id, b.id)
-		})
+		slices.Sort(keys)
+		sc.keys = keys
 		// A point seen both ways appears twice, next to itself.
 		c := 0
-		for _, e := range sc.c {
+		for s, key := range keys {
 			if c == len(dst) {
 				break
 			}
-			if c > 0 && dst[c-1] == e.id {
+			if s > 0 && keys[s-1] == key {
 				continue
 			}
-			dst[c] = e.id
+			dst[c] = int32(uint32(key))
 			c++
 		}
 		return c

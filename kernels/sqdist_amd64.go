@@ -67,3 +67,14 @@ func sqDist4x2Packed(s *[32]float64, blocks int, a, b []float64, stride int) {
 	_ = b[stride+4*blocks-1]
 	sqDist4x2AVX2(blocks, &a[0], &b[0], stride*8, s)
 }
+
+// containsInt32AVX2 reports whether s holds v, eight entries a compare.
+//
+//go:noescape
+func containsInt32AVX2(s []int32, v int32) bool
+
+// sqDistAtMost4AVX2 is four sqDistAtMost from one row (see the assembly):
+// n terms read from a and from each b_r.
+//
+//go:noescape
+func sqDistAtMost4AVX2(n int, a, b0, b1, b2, b3 *float64, bound, out *[4]float64) uint8

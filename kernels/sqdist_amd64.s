@@ -373,3 +373,166 @@ d32reduce:
 	VMOVSS  X2, ret+48(FP)
 	VZEROUPPER
 	RET
+
+// func containsInt32AVX2(s []int32, v int32) bool
+TEXT ·containsInt32AVX2(SB), NOSPLIT, $0-33
+	MOVQ         s_base+0(FP), SI
+	MOVQ         s_len+8(FP), CX
+	MOVL         v+24(FP), AX
+	VMOVD        AX, X0
+	VPBROADCASTD X0, Y0
+	MOVQ         CX, BX
+	SHRQ         $4, BX
+	JZ           c32eight
+
+c32loop16:
+	VPCMPEQD (SI), Y0, Y1
+	VPCMPEQD 32(SI), Y0, Y2
+	VPOR     Y1, Y2, Y1
+	VPTEST   Y1, Y1
+	JNZ      c32found
+	ADDQ     $64, SI
+	DECQ     BX
+	JNZ      c32loop16
+
+c32eight:
+	TESTQ    $8, CX
+	JZ       c32tail
+	VPCMPEQD (SI), Y0, Y1
+	VPTEST   Y1, Y1
+	JNZ      c32found
+	ADDQ     $32, SI
+
+c32tail:
+	ANDQ $7, CX
+	JZ   c32none
+
+c32tailloop:
+	CMPL (SI), AX
+	JEQ  c32found
+	ADDQ $4, SI
+	DECQ CX
+	JNZ  c32tailloop
+
+c32none:
+	MOVB $0, ret+32(FP)
+	VZEROUPPER
+	RET
+
+c32found:
+	MOVB $1, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// Four distances from one row a at once, to the rows at DX, DI, R8 and R9,
+// in Y0…Y3: four chains of additions in flight where the two-way kernel
+// waits on the add latency. Each lane sees the additions of sqDistLanesGo.
+#define BLOCK4(off) \
+	VMOVUPD off(SI), Y4 \
+	VSUBPD  off(DX), Y4, Y5 \
+	VSUBPD  off(DI), Y4, Y6 \
+	VSUBPD  off(R8), Y4, Y7 \
+	VSUBPD  off(R9), Y4, Y8 \
+	VFMADD231PD Y5, Y5, Y0 \
+	VFMADD231PD Y6, Y6, Y1 \
+	VFMADD231PD Y7, Y7, Y2 \
+	VFMADD231PD Y8, Y8, Y3
+
+// REDUCE4 sets Y11 to the four sums of Y0…Y3, each (s0 + s1) + (s2 + s3)
+// as REDUCE adds them.
+#define REDUCE4 \
+	VHADDPD Y1, Y0, Y11 \
+	VHADDPD Y3, Y2, Y12 \
+	VPERM2F128 $0x20, Y12, Y11, Y13 \
+	VPERM2F128 $0x31, Y12, Y11, Y14 \
+	VADDPD  Y14, Y13, Y11
+
+// func sqDistAtMost4AVX2(n int, a, b0, b1, b2, b3 *float64, bound, out *[4]float64) uint8
+//
+// Bit r of the result is sqDistAtMost(a, b_r, bound[r])'s ok, and out[r]
+// its distance where ok. A distance stops counting once a partial sum
+// after 16·j terms exceeds its bound (or is NaN), as in sqDistAtMostGo;
+// the kernel returns when all four have.
+TEXT ·sqDistAtMost4AVX2(SB), NOSPLIT, $0-65
+	MOVQ    n+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    b0+16(FP), DX
+	MOVQ    b1+24(FP), DI
+	MOVQ    b2+32(FP), R8
+	MOVQ    b3+40(FP), R9
+	MOVQ    bound+48(FP), R10
+	MOVQ    out+56(FP), R11
+	VMOVUPD (R10), Y9
+	VXORPD  Y0, Y0, Y0
+	VXORPD  Y1, Y1, Y1
+	VXORPD  Y2, Y2, Y2
+	VXORPD  Y3, Y3, Y3
+	MOVQ    $15, R12           // distances still at most their bounds
+
+at4x16:
+	CMPQ    CX, $16
+	JLE     at4rest
+	BLOCK4(0)
+	BLOCK4(32)
+	BLOCK4(64)
+	BLOCK4(96)
+	ADDQ    $128, SI
+	ADDQ    $128, DX
+	ADDQ    $128, DI
+	ADDQ    $128, R8
+	ADDQ    $128, R9
+	SUBQ    $16, CX
+	REDUCE4
+	VCMPPD  $0x1d, Y11, Y9, Y12 // bound ≥ partial (false when unordered)
+	VMOVMSKPD Y12, AX
+	ANDQ    AX, R12
+	JNZ     at4x16
+	MOVB    $0, ret+64(FP)
+	VZEROUPPER
+	RET
+
+at4rest:
+	MOVQ    CX, BX
+	SHRQ    $2, BX
+	JZ      at4tail
+
+at4loop:
+	BLOCK4(0)
+	ADDQ    $32, SI
+	ADDQ    $32, DX
+	ADDQ    $32, DI
+	ADDQ    $32, R8
+	ADDQ    $32, R9
+	DECQ    BX
+	JNZ     at4loop
+
+at4tail:
+	ANDQ    $3, CX
+	JZ      at4done
+	LEAQ    tailmask<>(SB), R13
+	DECQ    CX
+	SHLQ    $5, CX
+	VMOVDQU (R13)(CX*1), Y10
+	VMASKMOVPD (SI), Y10, Y4
+	VMASKMOVPD (DX), Y10, Y5
+	VMASKMOVPD (DI), Y10, Y6
+	VMASKMOVPD (R8), Y10, Y7
+	VMASKMOVPD (R9), Y10, Y8
+	VSUBPD  Y5, Y4, Y5
+	VSUBPD  Y6, Y4, Y6
+	VSUBPD  Y7, Y4, Y7
+	VSUBPD  Y8, Y4, Y8
+	VFMADD231PD Y5, Y5, Y0
+	VFMADD231PD Y6, Y6, Y1
+	VFMADD231PD Y7, Y7, Y2
+	VFMADD231PD Y8, Y8, Y3
+
+at4done:
+	REDUCE4
+	VMOVUPD Y11, (R11)
+	VCMPPD  $0x1d, Y11, Y9, Y12
+	VMOVMSKPD Y12, AX
+	ANDQ    R12, AX
+	MOVB    AX, ret+64(FP)
+	VZEROUPPER
+	RET

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -146,6 +147,73 @@ func TestSqDist32AVX2(t *testing.T) {
 				got, want := sqDist32AVX2(a, b), sqDist32Go(a, b)
 				if math.Float32bits(got) != math.Float32bits(want) && !(got != got && want != want) {
 					t.Fatalf("special %v d=%d offset=%d: AVX2 %v, Go %v", sp, d, off, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestContainsInt32 checks the AVX2 scan against slices.Contains at every
+// length and position, through the 16-, 8- and 1-entry steps.
+func TestContainsInt32(t *testing.T) {
+	if !hasAVX2 {
+		t.Skip("no AVX2 on this CPU (or a purego build): containsInt32 runs slices.Contains")
+	}
+	for n := range 70 {
+		s := make([]int32, n, n+8)
+		for i := range s {
+			s[i] = int32(3*i + 1)
+		}
+		s = append(s, -1, -1, -1, -1, -1, -1, -1, -1)[:n] // beyond len: must not be seen
+		for v := int32(-1); v <= int32(3*n+1); v++ {
+			if got, want := containsInt32AVX2(s, v), slices.Contains(s, v); got != want {
+				t.Fatalf("len %d, v %d: containsInt32AVX2 = %v, want %v", n, v, got, want)
+			}
+		}
+	}
+}
+
+// TestSqDistAtMost4 checks the four-way kernel against four pure-Go
+// sqDistAtMost calls bit for bit: every length up to 70 (all tails and
+// 16-term blocks) at unaligned offsets, NaN and Inf terms, and each row's
+// bound at, just above or below its distance, far below (an early stop),
+// infinite and NaN, mixed across the four rows so that some stop early
+// while others go on.
+func TestSqDistAtMost4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(16, 4))
+	buf := randomPoints(rng, 6, 80)
+	special := []struct {
+		name string
+		v    float64
+	}{{"finite", 0}, {"NaN", math.NaN()}, {"+Inf", math.Inf(1)}}
+	for _, sp := range special {
+		for d := 0; d <= 70; d++ {
+			for _, off := range []int{0, 1, 3} {
+				a := append([]float64(nil), buf[off:off+d]...)
+				var b [4][]float64
+				for r := range b {
+					b[r] = buf[80*(r+1)+off : 80*(r+1)+off+d]
+				}
+				if sp.name != "finite" && d > 0 {
+					b[1] = append([]float64(nil), b[1]...)
+					b[1][rng.IntN(d)] = sp.v
+				}
+				for trial := range 12 {
+					var bound [4]float64
+					for r := range bound {
+						ref := SqDist(a, b[r])
+						choices := []float64{ref, math.Nextafter(ref, math.Inf(1)), math.Nextafter(ref, 0), 0.2 * ref, 2 * ref, math.Inf(1), math.NaN()}
+						bound[r] = choices[(trial+3*r)%len(choices)]
+					}
+					var got [4]float64
+					ok := sqDistAtMost4(&got, a, &b, &bound)
+					for r := range 4 {
+						want, wok := sqDistAtMostGo(a, b[r], bound[r])
+						gok := ok&(1<<r) != 0
+						if gok != wok || (wok && !sameBits(got[r], want)) {
+							t.Fatalf("%s d=%d offset=%d bounds %v: row %d: (%v, %v), want (%v, %v)", sp.name, d, off, bound, r, got[r], gok, want, wok)
+						}
+					}
 				}
 			}
 		}
