@@ -18,7 +18,9 @@ func BenchmarkApproxKNN(b *testing.B) {
 		name       string
 		clusters   int
 		candidates int
-	}{{"mixture10", 10, 0}, {"isotropic", 1, 0}, {"isotropic/candidates=90", 1, 90}, {"isotropic/candidates=150", 1, 150}} {
+		target     float64
+	}{{"mixture10", 10, 0, 0}, {"isotropic", 1, 0, 0}, {"isotropic/candidates=90", 1, 90, 0}, {"isotropic/candidates=150", 1, 150, 0},
+		{"isotropic/tsne", 1, 60, 0.99}} {
 		b.Run(bc.name, func(b *testing.B) {
 			x := mixture(n, d, bc.clusters, 3, 1)
 			rng := rand.New(rand.NewPCG(9, 9))
@@ -36,7 +38,7 @@ func BenchmarkApproxKNN(b *testing.B) {
 			var secs float64
 			for range b.N {
 				start := time.Now()
-				if err := ApproxKNN(context.Background(), idx, dist, x, n, d, k, 0, NNDescentSettings{Seed: 1, MaxCandidates: bc.candidates}); err != nil {
+				if err := ApproxKNN(context.Background(), idx, dist, x, n, d, k, 0, NNDescentSettings{Seed: 1, MaxCandidates: bc.candidates, TargetRecall: bc.target}); err != nil {
 					b.Fatal(err)
 				}
 				secs = time.Since(start).Seconds()

