@@ -90,16 +90,21 @@ func sqDistBelowGo(a, b []float64, bound float64) (d float64, ok bool) {
 	return d, d < bound
 }
 
-// sqDistAtMost4 is four calls sqDistAtMost(a, b[r], bound[r]): bit r of
+// sqDistAtMost4 is m ≤ 4 calls sqDistAtMost(a, b[r], bound[r]): bit r of
 // ok is the r-th ok, and d[r] the r-th distance where it is set. The AVX2
-// kernel keeps the four chains of additions in flight together.
-func sqDistAtMost4(d *[4]float64, a []float64, b *[4][]float64, bound *[4]float64) (ok uint8) {
+// kernel keeps the four chains of additions in flight together; lanes from
+// m on idle (never ok), whatever b and bound hold there.
+func sqDistAtMost4(d *[4]float64, a []float64, b *[4][]float64, bound *[4]float64, m int) (ok uint8) {
 	n := len(a)
 	if hasAVX2 && n > 0 {
-		b0, b1, b2, b3 := b[0][:n], b[1][:n], b[2][:n], b[3][:n]
-		return sqDistAtMost4AVX2(n, &a[0], &b0[0], &b1[0], &b2[0], &b3[0], bound, d)
+		rows, bounds := *b, *bound
+		for r := m; r < 4; r++ {
+			rows[r], bounds[r] = rows[0], math.NaN() // nothing is at most NaN
+		}
+		b0, b1, b2, b3 := rows[0][:n], rows[1][:n], rows[2][:n], rows[3][:n]
+		return sqDistAtMost4AVX2(n, &a[0], &b0[0], &b1[0], &b2[0], &b3[0], &bounds, d)
 	}
-	for r := range 4 {
+	for r := range m {
 		var in bool
 		d[r], in = sqDistAtMostGo(a, b[r][:n], bound[r])
 		if in {

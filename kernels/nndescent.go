@@ -367,13 +367,10 @@ func (g *nnGraph) initTrees(ctx context.Context, x []float64, d, threads int, se
 			// Four members at a time against the top before them: push
 			// checks each against the top as it stands.
 			flush := func(m int) {
-				for r := range 4 {
-					if r >= m {
-						b[r] = b[0]
-					}
+				for r := range m {
 					bound[r] = g.top(i)
 				}
-				ok := sqDistAtMost4(&v, xi, &b, &bound)
+				ok := sqDistAtMost4(&v, xi, &b, &bound, m)
 				for r := range m {
 					if ok&(1<<r) != 0 {
 						g.push(i, v[r], js[r])
@@ -588,7 +585,7 @@ func (g *nnGraph) joinList(row *[]nndUpdate, x []float64, d int, p int32, qs []i
 		if m++; m < 4 {
 			continue
 		}
-		ok := sqDistAtMost4(&v, xp, &b, &bound)
+		ok := sqDistAtMost4(&v, xp, &b, &bound, 4)
 		for r := range 4 {
 			if ok&(1<<r) != 0 {
 				g.offer(row, v[r], tp, tq[r], p, q[r])
@@ -599,10 +596,7 @@ func (g *nnGraph) joinList(row *[]nndUpdate, x []float64, d int, p int32, qs []i
 	if m == 0 {
 		return
 	}
-	for r := m; r < 4; r++ {
-		b[r], bound[r] = b[0], math.NaN() // idle lanes: never at most NaN
-	}
-	ok := sqDistAtMost4(&v, xp, &b, &bound)
+	ok := sqDistAtMost4(&v, xp, &b, &bound, m)
 	for r := range m {
 		if ok&(1<<r) != 0 {
 			g.offer(row, v[r], tp, tq[r], p, q[r])

@@ -178,7 +178,7 @@ func TestContainsInt32(t *testing.T) {
 // 16-term blocks) at unaligned offsets, NaN and Inf terms, and each row's
 // bound at, just above or below its distance, far below (an early stop),
 // infinite and NaN, mixed across the four rows so that some stop early
-// while others go on.
+// while others go on, with one to four lanes in use (idle lanes never ok).
 func TestSqDistAtMost4(t *testing.T) {
 	rng := rand.New(rand.NewPCG(16, 4))
 	buf := randomPoints(rng, 6, 80)
@@ -206,8 +206,12 @@ func TestSqDistAtMost4(t *testing.T) {
 						bound[r] = choices[(trial+3*r)%len(choices)]
 					}
 					var got [4]float64
-					ok := sqDistAtMost4(&got, a, &b, &bound)
-					for r := range 4 {
+					m := 1 + trial%4 // lanes from m on idle
+					ok := sqDistAtMost4(&got, a, &b, &bound, m)
+					if ok>>m != 0 {
+						t.Fatalf("%s d=%d offset=%d: %d lanes, ok %04b has an idle lane set", sp.name, d, off, m, ok)
+					}
+					for r := range m {
 						want, wok := sqDistAtMostGo(a, b[r], bound[r])
 						gok := ok&(1<<r) != 0
 						if gok != wok || (wok && !sameBits(got[r], want)) {

