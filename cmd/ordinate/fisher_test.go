@@ -200,3 +200,61 @@ func TestSparsePipeline(t *testing.T) {
 		t.Errorf("rows %d, method %v; want 100 rows by Barnes-Hut", info.Rows, info.Provenance.Figures["method"])
 	}
 }
+
+// TestLocalFisherPipeline: fisher on a feature table with neighbors takes
+// the local mode (no n×n array): K pairs per row, the Parzen lists of
+// 3·perplexity rows in the provenance, and its table feeds tsne.
+func TestLocalFisherPipeline(t *testing.T) {
+	dir := t.TempDir()
+	fd := filepath.Join(dir, "f.parquet")
+	thyroid := filepath.Join("..", "..", "testdata", "ordinal", "newthyroid.csv")
+	if code, _, e := runCmd(t, nil, "fisher", "--in", thyroid, "--label", "label", "--kernel", "rbf", "--neighbors", "20", "--out", fd, "--quiet"); code != 0 {
+		t.Fatalf("fisher --in --neighbors: %s", e)
+	}
+	info, err := arrowio.Inspect(context.Background(), fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fig := info.Provenance.Figures
+	if info.Rows != 215*20 || fig["parzen_neighbors"] != float64(90) || fig["knn"] != "exact" {
+		t.Errorf("local output: %d rows, figures %v; want %d rows, parzen_neighbors 90, knn exact", info.Rows, fig, 215*20)
+	}
+	out := filepath.Join(dir, "t.parquet")
+	if code, _, e := runCmd(t, nil, "tsne", "--distances", fd, "--perplexity", "5", "--max-iter", "300", "--out", out, "--quiet"); code != 0 {
+		t.Fatalf("tsne on the local Fisher table: %s", e)
+	}
+	if info, err = arrowio.Inspect(context.Background(), out); err != nil || info.Rows != 215 {
+		t.Fatalf("embedding: %v, %+v", err, info)
+	}
+}
+
+// TestDistanceTableShapes: tsne tells neighbour lists from all pairs by
+// their shape, also where the counts coincide: 215 rows (odd) with 150
+// neighbours each have more rows than the upper triangle, and the upper
+// triangle has 107 rows per id on average, like lists of 107.
+func TestDistanceTableShapes(t *testing.T) {
+	dir := t.TempDir()
+	thyroid := filepath.Join("..", "..", "testdata", "ordinal", "newthyroid.csv")
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		method string
+	}{
+		{"150 neighbours", []string{"--neighbors", "150"}, "bh"},
+		{"upper triangle", []string{"--upper"}, "exact"},
+	} {
+		fd := filepath.Join(dir, "f.parquet")
+		args := append([]string{"fisher", "--in", thyroid, "--label", "label", "--kernel", "rbf", "--out", fd, "--quiet"}, tc.args...)
+		if code, _, e := runCmd(t, nil, args...); code != 0 {
+			t.Fatalf("%s: fisher: %s", tc.name, e)
+		}
+		out := filepath.Join(dir, "t.parquet")
+		if code, _, e := runCmd(t, nil, "tsne", "--distances", fd, "--max-iter", "50", "--out", out, "--quiet"); code != 0 {
+			t.Fatalf("%s: tsne: %s", tc.name, e)
+		}
+		info, err := arrowio.Inspect(context.Background(), out)
+		if err != nil || info.Rows != 215 || info.Provenance.Figures["method"] != tc.method {
+			t.Errorf("%s: %v, %d rows, method %v; want 215 rows by %s", tc.name, err, info.Rows, info.Provenance.Figures["method"], tc.method)
+		}
+	}
+}

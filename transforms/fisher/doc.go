@@ -108,6 +108,54 @@
 // is dropped and the cost is O(n·K·n·T) multiply-adds plus one exponential
 // per (pair, term). Work memory is one n×n table (as large as s).
 //
+// # The local mode: feature tables of any size
+//
+// FitFeatures (the stage with in, a kernel and neighbors K) builds no n×n
+// array, so its memory is O(n·M) and its time O(n·K·L·(d + T)), with
+// L = ParzenNeighbors (default ⌈3·perplexity⌉) and M = max(K, L):
+//
+//   - Each row's M nearest rows in the kernel metric come from the k-d
+//     tree, the exhaustive search or NN-descent of package kernels (KNN,
+//     KNNRecall, Seed). Only kernels whose metric grows with the Euclidean
+//     distance of some rows qualify (LocalKernels): linear, rbf
+//     (d² = 2 − 2·exp(−γ‖x − y‖²)) and cosine (unit rows). A polynomial
+//     kernel's metric is not of that kind; fisher offers it nowhere.
+//   - σ is the mean perplexity bandwidth over the M listed rows, as t-SNE's
+//     sparse affinities calibrate over 3·perplexity neighbours (the dense
+//     mode calibrates over all rows, so σ differs a little).
+//   - The output pairs are each row's K nearest: the candidates among which
+//     t-SNE of the table can pick each row's Fisher-nearest, so K well above
+//     3·perplexity keeps the dense map's class structure (BENCHMARKS.md).
+//     The Parzen sums of the pair (i, j) run over U = {i, j} ∪ N_L(i) ∪
+//     N_L(j), the union of the end points' first L rows, with kernel squared distances from the lists or, for
+//     the rows of one list missing from the other, from the features, and
+//     h_l = (d²_il − d²_jl)/2 in place of g_l (they differ by a constant of
+//     the pair, which F ignores), so no kernel value beyond distances is
+//     needed.
+//   - What the truncation lacks is bounded per pair (LocalPathSums): every
+//     row outside U is at least as far from i and from j as their L-th
+//     neighbours, which bounds its weight on the whole path; the figures
+//     dropped_mass_max and dropped_mass_mean report the bound, and a warning
+//     counts pairs above DroppedWarn. The bound assumes every outside row
+//     sits at that radius, so in many dimensions (where distances
+//     concentrate) it is far above the mass really missed. What the
+//     truncation does to the distances and to Fisher t-SNE was measured
+//     against the dense mode instead (BENCHMARKS.md, "Fisher distances from
+//     features without an n×n array"): the local distances are smaller
+//     (the far rows of other classes are missing) and a pair whose union
+//     holds one class is 0, while the maps keep their 1-NN error and T(10)
+//     within 0.01 of the dense ones' from K = 150. Each run also measures
+//     it: TruncationPairs seeded pairs are summed again over all rows, and
+//     the relative differences are figures truncation_error_median, _p90
+//     and _max.
+//   - With the trapezoid rule a pair listed from both ends is summed once
+//     (from the lower row) and copied, so the output is symmetric bit for
+//     bit where both directions are listed; figure summed_pairs.
+//
+// Results are bit-identical for any thread count: each row is summed by
+// one worker in a fixed order, and NN-descent's lists depend on the data
+// and Seed only.
+//
 // # Path sums
 //
 // PathSums and SparsePathSums (pathsum.go) are the numerical core of

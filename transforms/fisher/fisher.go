@@ -33,17 +33,11 @@ type Stats struct {
 
 // validate checks the inputs shared by both entry points.
 func validate(ctx context.Context, s []float64, n int, classes []int, k int, o Options) error {
-	if n < 2 {
-		return transforms.Errorf(ErrTooFew, "n = %d, need at least 2", n)
-	}
-	if o.ExcludeEndpoints && n < 3 {
-		return transforms.Errorf(ErrTooFew, "n = %d, need at least 3 with ExcludeEndpoints", n)
+	if err := checkCounts(n, o); err != nil {
+		return err
 	}
 	if len(s) != n*n {
 		return transforms.Errorf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
-	}
-	if len(classes) != n {
-		return transforms.Errorf(ErrLength, "len(classes) = %d, want n = %d", len(classes), n)
 	}
 	for i := range n {
 		if i%64 == 0 && ctx.Err() != nil {
@@ -59,24 +53,7 @@ func validate(ctx context.Context, s []float64, n int, classes []int, k int, o O
 			}
 		}
 	}
-	if k < 1 {
-		return transforms.Errorf(ErrTooFewClasses, "k = %d classes", k)
-	}
-	seen := make([]bool, k)
-	present := 0
-	for i, c := range classes {
-		if c < 0 || c >= k {
-			return transforms.MatrixErrorf("classes", i, -1, ErrClassRange, "%d not in [0, %d)", c, k)
-		}
-		if !seen[c] {
-			seen[c] = true
-			present++
-		}
-	}
-	if present < 2 {
-		return transforms.Errorf(ErrTooFewClasses, "%d class present", present)
-	}
-	return nil
+	return checkClasses(ctx, classes, n, k)
 }
 
 // checkSigma refuses σ = 0, which only Fit resolves (from the perplexity).

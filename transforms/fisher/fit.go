@@ -100,21 +100,12 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 		if !(o.Perplexity < float64(n-1)) {
 			return nil, transforms.Optionf("perplexity", "%g must be below N − 1 = %d", o.Perplexity, n-1)
 		}
-		beta := make([]float64, n)
-		prog.Start("bandwidths", int64(n))
-		err := kernels.Perplexity(ctx, beta, nil, d2, n, o.Perplexity, threads)
-		prog.Add(int64(n))
-		prog.Finish()
+		var err error
+		sigma, err = meanBandwidth(n, o, prog, func(beta []float64) error {
+			return kernels.Perplexity(ctx, beta, nil, d2, n, o.Perplexity, threads)
+		})
 		if err != nil {
 			return nil, err
-		}
-		var sum float64
-		for _, b := range beta {
-			sum += 1 / math.Sqrt(2*b)
-		}
-		sigma = sum / float64(n) * o.SigmaScale
-		if !(sigma > 0) || math.IsInf(sigma, 0) {
-			return nil, transforms.Optionf("sigma", "the mean perplexity bandwidth times sigma-scale is %g: want a finite σ > 0 (give sigma)", sigma)
 		}
 	}
 	d2 = nil // the path sums build their own tables: let the GC have this one
@@ -155,6 +146,29 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	res.Dist = dist
 	res.noteStats(st)
 	return res, nil
+}
+
+// meanBandwidth is σ from the perplexity: calibrate fills the n per-point
+// precisions β, and σ is the mean of (2β)^−½ times SigmaScale, reported
+// as phase "bandwidths".
+func meanBandwidth(n int, o Options, prog transforms.Progress, calibrate func(beta []float64) error) (float64, error) {
+	beta := make([]float64, n)
+	prog.Start("bandwidths", int64(n))
+	err := calibrate(beta)
+	prog.Add(int64(n))
+	prog.Finish()
+	if err != nil {
+		return 0, err
+	}
+	var sum float64
+	for _, b := range beta {
+		sum += 1 / math.Sqrt(2*b)
+	}
+	sigma := sum / float64(n) * o.SigmaScale
+	if !(sigma > 0) || math.IsInf(sigma, 0) {
+		return 0, transforms.Optionf("sigma", "the mean perplexity bandwidth times sigma-scale is %g: want a finite σ > 0 (give sigma)", sigma)
+	}
+	return sigma, nil
 }
 
 // SparseEigenLimit is the largest number of objects for which the sparse

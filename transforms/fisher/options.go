@@ -20,7 +20,7 @@ const DefaultSteps = 10
 type Options struct {
 	transforms.Columns
 	Order  []string `opt:"order" help:"class order (default: ascending value for numbers, byte order for text)"`
-	Kernel Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows (linear: S = XXᵀ, rbf: exp(−γ‖x−y‖²)); none with similarity"`
+	Kernel Kernel   `opt:"kernel" help:"with in: the kernel of the feature rows (linear: S = XXᵀ, rbf: exp(−γ‖x−y‖²), cosine: xᵀy/(‖x‖‖y‖)); none with similarity"`
 	Gamma  float64  `opt:"gamma" range:"[0,)" help:"rbf γ (0: 1 / median squared distance between rows)"`
 	transforms.Standardization
 
@@ -40,11 +40,19 @@ type Options struct {
 	ExcludeEndpoints bool `opt:"exclude-endpoints" help:"leave-pair-out Parzen sums: drop i and j from the sums for the pair (i, j)"`
 	// Neighbors is K: 0 for all pairs (Distances), at least 1 for
 	// SparseDistances.
-	Neighbors int    `opt:"neighbors" range:"[0,)" help:"sparse: only each row's K nearest neighbours in the corrected kernel metric (below N; 0: all pairs)"`
-	Metric    Metric `opt:"metric" help:"what is measured: Fisher path lengths, or (kernel) the corrected kernel distances √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ) themselves (the paper's \"original\")"`
-	Upper     bool   `opt:"upper" help:"long output: only pairs i < j"`
-	Format    Format `opt:"format" help:"output layout: long is i, j, distance; square is id, then one column per object"`
-	Tile      Tile   `opt:"tile" help:"compute and write only tile I,J/T of the long table (0 ≤ I, J < T): the rows split in T contiguous blocks, block b = rows [b·n/T, (b+1)·n/T), and the pairs with i in block I and j in block J; the T² tiles (with upper the T(T+1)/2 tiles I ≤ J) together are the whole table, bit for bit"`
+	Neighbors int `opt:"neighbors" range:"[0,)" help:"sparse: only each row's K nearest neighbours in the corrected kernel metric (below N; 0: all pairs)"`
+	// ParzenNeighbors is L, the leading rows of each list that enter the
+	// local mode's Parzen sums (FitFeatures): 0 for ⌈3·Perplexity⌉.
+	ParzenNeighbors int `opt:"parzen-neighbors" range:"[0,)" help:"with in and neighbors: the nearest rows of each row whose union over a pair's two end points makes the pair's Parzen sums (0: 3·perplexity)"`
+	// KNN, KNNRecall and Seed tune the local mode's neighbour search (a
+	// feature table with neighbors; see FitFeatures).
+	KNN       kernels.KNNMethod `opt:"knn" help:"with in and neighbors: how each row's K nearest rows in the kernel metric are found: exact (a k-d tree for up to 8 features, else exhaustive), approx (NN-descent), auto (exact up to max(20000, 4c²) rows for c = max(4K/3, 60) candidates, or up to 8 features)"`
+	KNNRecall float64           `opt:"knn-recall" range:"[0,1]" help:"with approximate neighbours: the recall NN-descent must reach, estimated on 300 seeded rows against their exact neighbours; below it the search widens its join (twice at most), then warns (0: no check)"`
+	Seed      uint64            `opt:"seed" help:"seed of the approximate neighbour search (the only randomness); the same input, seed and thread count give bit-identical output"`
+	Metric    Metric            `opt:"metric" help:"what is measured: Fisher path lengths, or (kernel) the corrected kernel distances √(sᵢᵢ + sⱼⱼ − 2sᵢⱼ) themselves (the paper's \"original\")"`
+	Upper     bool              `opt:"upper" help:"long output: only pairs i < j"`
+	Format    Format            `opt:"format" help:"output layout: long is i, j, distance; square is id, then one column per object"`
+	Tile      Tile              `opt:"tile" help:"compute and write only tile I,J/T of the long table (0 ≤ I, J < T): the rows split in T contiguous blocks, block b = rows [b·n/T, (b+1)·n/T), and the pairs with i in block I and j in block J; the T² tiles (with upper the T(T+1)/2 tiles I ≤ J) together are the whole table, bit for bit"`
 
 	// Threads is the number of goroutines (≤ 0: GOMAXPROCS). The stage
 	// uses the host's (transforms.Env.Threads).
@@ -74,6 +82,9 @@ func DefaultOptions() Options {
 		Rule:            Trapezoid,
 		Metric:          MetricFisher,
 		Format:          FormatLong,
+		KNN:             kernels.KNNAuto,
+		KNNRecall:       0.99,
+		Seed:            1,
 	}
 }
 
@@ -116,7 +127,7 @@ const (
 func (Rule) Values() []string { return []string{"trapezoid", "left"} }
 
 // Kernel is the kernel of the stage's feature input: none (the input is a
-// similarity table), linear or rbf.
+// similarity table), linear, rbf or cosine.
 type Kernel string
 
 // Kernels.
@@ -124,10 +135,11 @@ const (
 	NoKernel     Kernel = "none"
 	LinearKernel Kernel = "linear"
 	RBFKernel    Kernel = "rbf"
+	CosineKernel Kernel = "cosine"
 )
 
 // Values lists the kernels.
-func (Kernel) Values() []string { return []string{"none", "linear", "rbf"} }
+func (Kernel) Values() []string { return []string{"none", "linear", "rbf", "cosine"} }
 
 // Correction is the eigenvalue correction of the similarity matrix (see
 // kernels.Correction): clip, flip, shift or none.
@@ -181,3 +193,8 @@ const (
 
 // Values lists the formats.
 func (Format) Values() []string { return []string{"long", "square"} }
+
+// knnSettings are NN-descent's settings for these options.
+func (o Options) knnSettings() kernels.NNDescentSettings {
+	return kernels.NNDescentSettings{Seed: o.Seed, TargetRecall: o.KNNRecall}
+}

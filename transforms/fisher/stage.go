@@ -27,7 +27,7 @@ func (Stage) Info() transforms.Info {
 		Category: transforms.CategoryMethods,
 		Summary:  "Fisher-metric distances in kernel space from a similarity matrix and labels (Schulz & Hammer)",
 		Usage: `ordinate fisher --similarity S [--labels L] [--id COL] --label y --out D
-ordinate fisher --in T --label y --kernel linear|rbf [--standardize=false] --out D`,
+ordinate fisher --in T --label y --kernel linear|rbf|cosine [--neighbors K] [--standardize=false] --out D`,
 		Doc: `S is a similarity matrix, either long (columns i, j, s: every pair including the
 diagonal, or only i <= j) with labels from --labels L (columns --id and --label),
 or square (one row per object, one numeric column per object in the same order,
@@ -50,6 +50,16 @@ The output is plain (not squared) distances, long form i, j, distance (--upper:
 only i < j; kind distance_pairs), or --format square (kind distance_square);
 --neighbors K keeps each row's K nearest pairs.
 
+With --in and --neighbors K the local mode builds no N×N array (memory
+O(N·max(K, L))): each row's max(K, L) nearest rows in the kernel metric (found by
+--knn exact or NN-descent, as tsne's), σ calibrated over them, and the Parzen sums
+of a pair over the union of its two end points' first L rows (--parzen-neighbors,
+default 3·perplexity). The K pairs are the candidates that tsne --distances can
+choose from: K well above 3·perplexity (150 at perplexity 30) keeps the class
+structure of the dense distances' map, K = 90 is the fastest. 300 seeded pairs are
+summed again over all rows and the relative differences logged (figures
+truncation_error_*); pairs whose lists hold one class come out as 0.
+
 --tile I,J/T computes and writes one tile of the long table, so that T² tasks
 (T(T+1)/2 with --upper) on other machines make the whole table together: the
 objects are split in T contiguous blocks of rows (block b = rows [b·n/T, (b+1)·n/T)),
@@ -65,6 +75,8 @@ objects most tiles are empty.`,
 			"ordinate fisher --similarity testdata/similarity/protein.parquet --id id --label label --metric kernel --neighbors 10 --out kernel-knn.parquet",
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --upper --tile 0,1/2 --out fisher-tile-0-1.parquet",
 			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --format square --out fisher-rbf.csv",
+			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --neighbors 90 --out fisher-local.parquet",
+			"ordinate tsne --distances fisher-local.parquet --out fisher-local-tsne.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "similarity", Help: "similarity table, long (i, j, s) or square"},
@@ -98,7 +110,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		defer w.Abort()
 		return env.Close("out", w)
 	}
-	res, err := fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Progress)
+	var res *FitResult
+	if obj.x != nil {
+		res, err = fitFeatures(ctx, obj.x, obj.n, obj.d, obj.kern, obj.cls.Index, obj.cls.K(), o, env.Progress)
+	} else {
+		res, err = fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Progress)
+	}
 	if err != nil {
 		return err
 	}
@@ -154,13 +171,14 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 // bandwidth (the Fisher metric's; the kernel metric has none) and the
 // figures of the eigenvalue correction that this run has (the negative
 // eigenvalues' share after a dense correction, the correction applied and
-// its shift after a sparse one).
+// its shift after a sparse one), and the local mode's neighbour search
+// and measured truncation error.
 func logFigures(n int, res *FitResult) []any {
 	attrs := []any{"objects", n}
 	if res.Sigma > 0 {
 		attrs = append(attrs, "sigma", res.Sigma)
 	}
-	for _, k := range []string{"negative_eigenvalue_share", "correction_applied", "shift"} {
+	for _, k := range []string{"negative_eigenvalue_share", "correction_applied", "shift", "knn", "knn_recall", "parzen_neighbors", "truncation_error_median", "truncation_error_p90"} {
 		if v, ok := res.Figures[k]; ok && v != nil {
 			attrs = append(attrs, k, v)
 		}
@@ -169,12 +187,16 @@ func logFigures(n int, res *FitResult) []any {
 }
 
 // objects are the rows of a similarity matrix: their ids, classes and the
-// n×n matrix itself.
+// n×n matrix itself, or in the local mode (a feature table with neighbors)
+// the n×d features and their kernel instead of the matrix.
 type objects struct {
 	frame *arrowio.Frame // holds the ids (and labels when they come from it)
 	cls   *transforms.Classes
 	s     []float64
 	n     int
+	x     []float64
+	d     int
+	kern  kernels.Kernel
 }
 
 // readObjects reads the similarity matrix (or builds the kernel matrix) and
@@ -280,10 +302,11 @@ func readObjects(ctx context.Context, env *transforms.Env, o *Options) (*objects
 }
 
 // kernelObjects reads a feature table through the shared path and builds
-// the kernel matrix of its rows.
+// the kernel matrix of its rows, or with neighbors keeps the rows for the
+// local mode.
 func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arrowio.Selection) (*objects, error) {
 	if o.Kernel == NoKernel {
-		return nil, transforms.Optionf("kernel", "in needs kernel linear or rbf")
+		return nil, transforms.Optionf("kernel", "in needs kernel linear, rbf or cosine")
 	}
 	if env.Has("labels") {
 		return nil, transforms.Optionf("labels", "with in the labels come from label in the same table")
@@ -306,6 +329,12 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arr
 		ft.Release()
 		return nil, transforms.Optionf("kernel", "%v", err)
 	}
+	if o.Kernel == RBFKernel {
+		env.Figure("gamma", k.Gamma)
+	}
+	if o.Neighbors > 0 {
+		return &objects{frame: ft.Frame, cls: cls, n: n, x: ft.Z, d: d, kern: k}, nil
+	}
 	env.Progress.Start("kernel matrix", int64(n))
 	s, err := k.Gram(ctx, nil, ft.Z, n, ft.Z, n, d, env.Threads)
 	env.Progress.Add(int64(n))
@@ -313,9 +342,6 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arr
 	if err != nil {
 		ft.Release()
 		return nil, err
-	}
-	if o.Kernel == RBFKernel {
-		env.Figure("gamma", k.Gamma)
 	}
 	return &objects{frame: ft.Frame, cls: cls, s: s, n: n}, nil
 }

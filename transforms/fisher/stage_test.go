@@ -136,9 +136,10 @@ func TestStageErrors(t *testing.T) {
 	}
 }
 
-// TestStageLog: the run's log line names the eigenvalue figures the run
-// has: the negative eigenvalues' share after a dense correction, the
-// correction applied after a sparse one, never a missing value ("<nil>").
+// TestStageLog: the run's log line names the figures the run has: the
+// negative eigenvalues' share after a dense correction, the neighbour
+// lists and the truncation error in the local mode, never a missing value
+// ("<nil>").
 func TestStageLog(t *testing.T) {
 	rec := featureRecord(t)
 	for _, tc := range []struct {
@@ -147,7 +148,7 @@ func TestStageLog(t *testing.T) {
 		want string
 	}{
 		{"dense", func(o *Options) { o.Label, o.Kernel, o.Sigma = "label", RBFKernel, 0.5 }, "negative_eigenvalue_share=0"},
-		{"sparse", func(o *Options) { o.Label, o.Kernel, o.Sigma, o.Neighbors = "label", RBFKernel, 0.5, 3 }, "correction_applied="},
+		{"local", func(o *Options) { o.Label, o.Kernel, o.Sigma, o.Neighbors = "label", RBFKernel, 0.5, 3 }, "parzen_neighbors=11 truncation_error_median="},
 	} {
 		var log bytes.Buffer
 		o := DefaultOptions()

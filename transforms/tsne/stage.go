@@ -145,11 +145,21 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	return env.WriteModel(ctx, "model-out", model)
 }
 
-// fromPairs runs t-SNE on a long distance table: dense when every pair is
-// there, sparse (Barnes-Hut) when every row has the same number of
-// neighbours.
+// fromPairs runs t-SNE on a long distance table: sparse (Barnes-Hut or
+// FFT) when every row has the same number k < n−1 of neighbours, dense
+// when every pair is there. A table of k = (n−1)/2 neighbours a row has as
+// many rows as the upper triangle of an odd n: the lists are tried first.
 func fromPairs(ctx context.Context, pairs, rows *arrowio.Frame, o Options) (*Result, error) {
 	n := rows.N
+	if n > 0 && pairs.N%n == 0 && pairs.N/n < n-1 {
+		idx, dist, k, err := table.NeighborLists(pairs, rows)
+		if err == nil {
+			return FromNeighbors(ctx, idx, dist, n, k, o)
+		}
+		if pairs.N < n*(n-1)/2 {
+			return nil, err
+		}
+	}
 	if pairs.N >= n*(n-1)/2 {
 		// The matrix and its mask of given pairs, then FromDistances's
 		// squared copy: 17 bytes a pair at the peak.
