@@ -65,15 +65,7 @@ func NewLocal(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, c
 	case "cosine":
 		lc.X = make([]float64, len(x))
 		for i := range n {
-			row, dst := x[i*d:(i+1)*d], lc.X[i*d:(i+1)*d]
-			var ss float64
-			for _, v := range row {
-				ss += v * v
-			}
-			inv := 1 / math.Sqrt(ss)
-			for c, v := range row {
-				dst[c] = v * inv
-			}
+			unitRow(lc.X[i*d:(i+1)*d], x[i*d:(i+1)*d])
 		}
 	default:
 		panic(fmt.Sprintf("fisher: NewLocal: kernel %q has no local mode", kern.Kind))
