@@ -38,7 +38,7 @@ func TestKDTreeKNNMatchesExhaustive(t *testing.T) {
 	}
 	for _, c := range cases {
 		wantIdx, wantD := make([]int32, c.n*c.k), make([]float64, c.n*c.k)
-		if err := bruteKNN(context.Background(), wantIdx, wantD, c.x, c.n, c.d, c.k, 2); err != nil {
+		if err := bruteKNN(context.Background(), wantIdx, wantD, c.x, c.n, c.d, c.k, 2, nil); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		for _, threads := range []int{1, 2} {
@@ -88,7 +88,7 @@ func TestKNNUsesTree(t *testing.T) {
 		if err := KNN(context.Background(), got, nil, x, n, d, k, 2); err != nil {
 			t.Fatal(err)
 		}
-		if err := bruteKNN(context.Background(), want, nil, x, n, d, k, 2); err != nil {
+		if err := bruteKNN(context.Background(), want, nil, x, n, d, k, 2, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !slices.Equal(got, want) {
@@ -156,7 +156,9 @@ func BenchmarkKNNTree(b *testing.B) {
 			fn   func(context.Context, []int32, []float64, []float64, int, int, int, int) error
 		}{{"tree", func(ctx context.Context, idx []int32, dist, x []float64, n, d, k, threads int) error {
 			return kdKNN(ctx, idx, dist, x, n, d, k, threads, nil)
-		}}, {"exhaustive", bruteKNN}} {
+		}}, {"exhaustive", func(ctx context.Context, idx []int32, dist, x []float64, n, d, k, threads int) error {
+			return bruteKNN(ctx, idx, dist, x, n, d, k, threads, nil)
+		}}} {
 			b.Run(fmt.Sprintf("%s/d=%d/%s", c.data, d, m.name), func(b *testing.B) {
 				for b.Loop() {
 					if err := m.fn(context.Background(), idx, nil, x, n, d, k, 2); err != nil {

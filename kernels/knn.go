@@ -3,6 +3,7 @@ package kernels
 import (
 	"context"
 	"fmt"
+	"sync"
 )
 
 // knnBlock is the number of query rows that KNN scans the data set for at
@@ -24,20 +25,19 @@ func KNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k,
 }
 
 // exactKNN is KNN with progress (which may be nil): the tree reports its
-// rows in about twenty steps, the exhaustive search all at the end.
+// rows in about twenty steps, the exhaustive search after each block of
+// knnBlock rows (the calls never overlap).
 func exactKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, progress func(rows int)) error {
 	if d <= KDTreeMaxDims && n >= kdTreeMinRows {
 		return kdKNN(ctx, idx, dist, x, n, d, k, threads, progress)
 	}
-	err := bruteKNN(ctx, idx, dist, x, n, d, k, threads)
-	if err == nil && progress != nil {
-		progress(n)
-	}
-	return err
+	return bruteKNN(ctx, idx, dist, x, n, d, k, threads, progress)
 }
 
-// bruteKNN is KNN by exhaustive search.
-func bruteKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int) error {
+// bruteKNN is KNN by exhaustive search, reporting each finished block's
+// rows to progress (nil: none).
+func bruteKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, d, k, threads int, progress func(rows int)) error {
+	var progMu sync.Mutex
 	workers := Workers(n, threads, knnBlock)
 	heaps := make([]maxHeap, workers*knnBlock)
 	for h := range heaps {
@@ -70,6 +70,11 @@ func bruteKNN(ctx context.Context, idx []int32, dist []float64, x []float64, n, 
 		for q := range hs {
 			i := lo + q
 			hs[q].drain(idx[i*k:(i+1)*k], rowOrNil(dist, i, k))
+		}
+		if progress != nil {
+			progMu.Lock()
+			progress(hi - lo)
+			progMu.Unlock()
 		}
 	})
 }

@@ -87,26 +87,27 @@ func TestFindKNNDispatch(t *testing.T) {
 }
 
 // Progress must report work in every case, end the exhaustive search at
-// exactly KNNWork rows, and never pass KNNWork for NN-descent (which may
-// converge sooner); the total must reach at least the trees and one
-// descent iteration.
+// exactly KNNWork rows, the exhaustive one as it goes (more than one
+// call), and
+// never pass KNNWork for NN-descent (which may converge sooner); the total
+// must reach at least the trees and one descent iteration.
 func TestFindKNNProgress(t *testing.T) {
 	for _, c := range []struct {
-		name string
-		n, k int
-		m    KNNMethod
-	}{{"exact", 2400, 5, KNNExact}, {"fallback", 500, 5, KNNApprox}, {"approx", 2400, 5, KNNApprox}} {
-		x := mixture(c.n, 3, 2, 3, 1)
-		var rows int
-		set := NNDescentSettings{Seed: 1, Progress: func(r int) { rows += r }}
-		ran, err := FindKNN(context.Background(), make([]int32, c.n*c.k), nil, x, c.n, 3, c.k, 2, c.m, set)
+		name    string
+		n, d, k int
+		m       KNNMethod
+	}{{"k-d tree", 2400, 3, 5, KNNExact}, {"exhaustive", 400, 12, 5, KNNExact}, {"fallback", 500, 3, 5, KNNApprox}, {"approx", 2400, 3, 5, KNNApprox}} {
+		x := mixture(c.n, c.d, 2, 3, 1)
+		var rows, calls int
+		set := NNDescentSettings{Seed: 1, Progress: func(r int) { rows += r; calls++ }}
+		ran, err := FindKNN(context.Background(), make([]int32, c.n*c.k), nil, x, c.n, c.d, c.k, 2, c.m, set)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		work := KNNWork(c.n, 3, c.k, c.m, set)
+		work := KNNWork(c.n, c.d, c.k, c.m, set)
 		switch {
-		case ran == KNNExact && int64(rows) != work:
-			t.Errorf("%s: exhaustive search reported %d rows of KNNWork %d", c.name, rows, work)
+		case ran == KNNExact && (int64(rows) != work || c.name == "exhaustive" && calls < 2):
+			t.Errorf("%s: exact search reported %d rows of KNNWork %d in %d calls", c.name, rows, work, calls)
 		case ran == KNNApprox && (int64(rows) > work || rows < 2*c.n):
 			t.Errorf("%s: NN-descent reported %d rows, want 2·n = %d to KNNWork = %d", c.name, rows, 2*c.n, work)
 		}

@@ -154,7 +154,14 @@
 //
 // Results are bit-identical for any thread count: each row is summed by
 // one worker in a fixed order, and NN-descent's lists depend on the data
-// and Seed only.
+// and Seed only. A worker measures each row's distances to the far ends'
+// lists once per row (a cache of n entries), which pays because
+// neighbours of neighbours repeat.
+//
+// PlaceDistances gives new rows their distances to a fitted local mode's
+// rows the same way: a new row's K nearest fitted rows (exhaustive search)
+// and the path lengths to them, with Parzen sums over fitted rows only, so
+// a new row needs no label; each row alone, so batches do not change it.
 //
 // # Path sums
 //

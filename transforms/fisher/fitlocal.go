@@ -311,7 +311,8 @@ func checkClasses(ctx context.Context, classes []int, n, k int) error {
 // use: the neighbour lists (4 + 8 bytes a slot), the pairs and their
 // distances (4 + 8, and 8 while they are copied out), the
 // search's scratch, unit rows for cosine, each worker's two n-length
-// position maps and the truncation check's n-term scratch.
+// position maps and distance cache, and the truncation check's n-term
+// scratch.
 func reserveLocal(ctx context.Context, n, d, k, M, L int, kern kernels.Kernel, o Options, set kernels.NNDescentSettings) error {
 	K := o.Neighbors
 	workers := o.Threads
@@ -319,7 +320,7 @@ func reserveLocal(ctx context.Context, n, d, k, M, L int, kern kernels.Kernel, o
 		workers = runtime.GOMAXPROCS(0)
 	}
 	need := float64(n)*(12*float64(M)+20*float64(K)) + kernels.KNNBytes(n, d, M, o.KNN, set) +
-		float64(workers)*(8*float64(n)+transforms.Float64Bytes(o.Steps+1, 2*k+3)+transforms.Float64Bytes(8, 2*L+2)) +
+		float64(workers)*(20*float64(n)+transforms.Float64Bytes(o.Steps+1, 2*k+3)+transforms.Float64Bytes(8, 2*L+2)) +
 		float64(min(workers, TruncationPairs))*(16*float64(n)+transforms.Float64Bytes(9, n))
 	if kern.Kind == "cosine" {
 		need += transforms.Float64Bytes(n, d)

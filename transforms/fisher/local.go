@@ -196,6 +196,11 @@ type localWork struct {
 	self int
 	posA []int32
 	posJ []int32 // the same for the pair's other end j, per pair
+	// cacheD[l] is d²_al when cacheAt[l] == stamp (this end point's
+	// number): rows of several pairs' far-end lists are measured once.
+	cacheD  []float64
+	cacheAt []int32
+	stamp   int32
 	// Terms of the pair before ordering by class.
 	tc        []int32
 	ta, tb    []float64 // d²_al, d²_jl
@@ -214,6 +219,7 @@ func newLocalWorkTerms(lc *Local, p PathParams, m int) *localWork {
 	wk := &localWork{
 		lc: lc, p: p, inv: -1 / (2 * p.Sigma * p.Sigma),
 		posA: make([]int32, lc.N), posJ: make([]int32, lc.N),
+		cacheD: make([]float64, lc.N), cacheAt: make([]int32, lc.N),
 		tc: make([]int32, 0, m), ta: make([]float64, 0, m), tb: make([]float64, 0, m),
 		next: make([]int, lc.K),
 	}
@@ -235,6 +241,22 @@ func (wk *localWork) setEnd(xa []float64, idx []int32, d2 []float64, self int) {
 	for q, l := range idx {
 		wk.posA[l] = int32(q + 1)
 	}
+	if wk.stamp == math.MaxInt32 {
+		clear(wk.cacheAt)
+		wk.stamp = 0
+	}
+	wk.stamp++
+}
+
+// distA returns d²_al, measured once per end point.
+func (wk *localWork) distA(l int) float64 {
+	if wk.cacheAt[l] == wk.stamp {
+		return wk.cacheD[l]
+	}
+	D := wk.lc.D
+	v := wk.lc.KernelSqDist(wk.xa, wk.lc.X[l*D:(l+1)*D])
+	wk.cacheD[l], wk.cacheAt[l] = v, wk.stamp
+	return v
 }
 
 func (wk *localWork) clearEnd() {
@@ -291,7 +313,7 @@ func (wk *localWork) pair(j int, d2aj float64) (f0, f1, mid, dropped float64) {
 		}
 		var da float64
 		if l != wk.self {
-			da = lc.KernelSqDist(wk.xa, lc.X[l*D:(l+1)*D])
+			da = wk.distA(l)
 		}
 		add(l, da, d2J[q])
 	}
