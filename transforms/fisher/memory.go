@@ -30,5 +30,17 @@ func reserve(ctx context.Context, n, k int, o Options) error {
 	need := transforms.Float64Bytes(T+8, n, n)
 	return transforms.ReserveOption(ctx, "steps", need,
 		fmt.Sprintf("the path sums' %s n×n tables at N = %s", transforms.Thousands(int64(T+8)), transforms.Thousands(int64(n))),
-		"use fewer steps, or neighbors K (the sparse mode), or fewer objects")
+		"use fewer steps, or neighbors K (the sparse mode; with in, the local mode builds no N×N array), or fewer objects")
+}
+
+// reserveDense checks the plan of all pairs of n objects before their n×n
+// matrix is built: the path sums' (reserve), or for the kernel metric the
+// matrix and its squared distances.
+func reserveDense(ctx context.Context, n, k int, o Options) error {
+	if o.Metric == MetricKernel {
+		return transforms.Reserve(ctx, transforms.Float64Bytes(2, n, n),
+			fmt.Sprintf("the kernel matrix and distances of %s objects", transforms.Thousands(int64(n))),
+			"use neighbors K (with in: the local mode, no N×N array), or fewer objects")
+	}
+	return reserve(ctx, n, k, o)
 }

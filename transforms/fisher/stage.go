@@ -335,6 +335,12 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arr
 	if o.Neighbors > 0 {
 		return &objects{frame: ft.Frame, cls: cls, n: n, x: ft.Z, d: d, kern: k}, nil
 	}
+	// The N×N kernel of N rows is the first large allocation: the plan is
+	// checked before it, not after.
+	if err := reserveDense(ctx, n, cls.K(), *o); err != nil {
+		ft.Release()
+		return nil, err
+	}
 	env.Progress.Start("kernel matrix", int64(n))
 	s, err := k.Gram(ctx, nil, ft.Z, n, ft.Z, n, d, env.Threads)
 	env.Progress.Add(int64(n))

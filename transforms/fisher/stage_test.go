@@ -171,3 +171,44 @@ func TestStageLog(t *testing.T) {
 		}
 	}
 }
+
+// TestStageDenseMemory: on a feature table the N×N plan is checked before
+// the kernel matrix is built, and the refusal points to neighbors; the
+// local mode fits the same limit.
+func TestStageDenseMemory(t *testing.T) {
+	const n = 600
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema([]arrow.Field{
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64}, {Name: "y", Type: arrow.PrimitiveTypes.Float64},
+		{Name: "label", Type: arrow.PrimitiveTypes.Int64}}, nil))
+	defer b.Release()
+	for i := range n {
+		b.Field(0).(*array.Float64Builder).Append(float64(i%37) + 0.01*float64(i))
+		b.Field(1).(*array.Float64Builder).Append(float64(i%11) - 0.02*float64(i))
+		b.Field(2).(*array.Int64Builder).Append(int64(i % 3))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	const limit = 4 << 20 // the dense plan needs (T + 8)·N² doubles (52 MB), the kernel metric 2·N² (5.8 MB)
+	for _, tc := range []struct {
+		name      string
+		neighbors int
+		metric    Metric
+		refused   bool
+	}{{"dense", 0, MetricFisher, true}, {"dense kernel metric", 0, MetricKernel, true}, {"local", 20, MetricFisher, false}} {
+		o := DefaultOptions()
+		o.Label, o.Kernel, o.Neighbors, o.Metric = "label", RBFKernel, tc.neighbors, tc.metric
+		tables := transforms.NewMemTables(map[string]arrow.RecordBatch{"in": rec}, "out")
+		var log bytes.Buffer
+		env := &transforms.Env{Tables: tables, MemoryLimit: limit, Log: slog.New(slog.NewTextHandler(&log, nil))}
+		err := transforms.Run(context.Background(), Stage{}, &o, env)
+		tables.Release()
+		switch {
+		case tc.refused && (!errors.Is(err, transforms.ErrMemory) || !strings.Contains(err.Error(), "neighbors")):
+			t.Errorf("%s: error %v, want a memory refusal that points to neighbors", tc.name, err)
+		case tc.refused && strings.Contains(log.String(), "kernel matrix"):
+			t.Errorf("%s: the kernel matrix was built before the refusal", tc.name)
+		case !tc.refused && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+}
