@@ -135,10 +135,9 @@
 //   - What the truncation lacks is bounded per pair (LocalPathSums): every
 //     row outside U is at least as far from i and from j as their L-th
 //     neighbours, which bounds its weight on the whole path; the figures
-//     dropped_mass_max and dropped_mass_mean report the bound, and a warning
-//     counts pairs above DroppedWarn. The bound assumes every outside row
-//     sits at that radius, so in many dimensions (where distances
-//     concentrate) it is far above the mass really missed. What the
+//     dropped_mass_max and dropped_mass_mean report the bound. It assumes
+//     every outside row sits at that radius, so in many dimensions (where
+//     distances concentrate) it is far above the mass really missed. What the
 //     truncation does to the distances and to Fisher t-SNE was measured
 //     against the dense mode instead (BENCHMARKS.md, "Fisher distances from
 //     features without an n×n array"): the local distances are smaller

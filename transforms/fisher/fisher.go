@@ -191,11 +191,7 @@ func sparseDistances(ctx context.Context, s []float64, n int, classes []int, k i
 	lim := o.Sigma * float64(T)
 	lim *= lim
 	for q := range dist {
-		if o.Rule == Trapezoid {
-			dist[q] = (0.5*r.F0[q] + 0.5*r.F1[q] + r.Mid[q]) * scale
-		} else {
-			dist[q] = (r.F0[q] + r.Mid[q]) * scale
-		}
+		dist[q] = o.Rule.pathLength(r.F0[q], r.F1[q], r.Mid[q], scale)
 		i, j := q/K, int(r.Idx[q])
 		if s[i*n+i]+s[j*n+j]-2*s[i*n+j] > lim {
 			st.LongSteps++

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sync/atomic"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -111,18 +110,12 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	d2 = nil // the path sums build their own tables: let the GC have this one
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
-	var last atomic.Int64 // Progress reports cumulative counts from worker goroutines
 	fo := o
 	fo.Sigma = sigma
 	if !o.Tile.IsZero() {
 		fo.Pairs = o.Tile.pairs(n)
 	}
-	fo.Progress = func(done, total int64) {
-		prog.Add(done - last.Swap(done))
-		if o.Progress != nil {
-			o.Progress(done, total)
-		}
-	}
+	fo.Progress = cumulative(prog, o.Progress)
 	if err := validate(ctx, s, n, classes, k, fo); err != nil {
 		return nil, err
 	}
@@ -146,6 +139,20 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	res.Dist = dist
 	res.noteStats(st)
 	return res, nil
+}
+
+// cumulative adapts a phase's progress bar, and the caller's own
+// callback if any, to PathParams.Progress, which reports cumulative counts
+// from worker goroutines (never concurrently).
+func cumulative(prog transforms.Progress, also func(done, total int64)) func(done, total int64) {
+	var last int64
+	return func(done, total int64) {
+		prog.Add(done - last)
+		last = done
+		if also != nil {
+			also(done, total)
+		}
+	}
 }
 
 // meanBandwidth is σ from the perplexity: calibrate fills the n per-point

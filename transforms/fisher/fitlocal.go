@@ -108,21 +108,15 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	}
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
-	p := PathParams{Sigma: sigma, Steps: o.Steps, ExcludeEndpoints: o.ExcludeEndpoints, Threads: o.Threads}
-	var last atomic.Int64
-	p.Progress = func(done, total int64) {
-		prog.Add(done - last.Swap(done))
-		if o.Progress != nil {
-			o.Progress(done, total)
-		}
-	}
+	p := PathParams{Sigma: sigma, Steps: o.Steps, ExcludeEndpoints: o.ExcludeEndpoints, Threads: o.Threads,
+		Progress: cumulative(prog, o.Progress)}
 	T := o.Steps
 	scale := 1 / (sigma * sigma * float64(T))
 	workers := kernels.Workers(n, o.Threads, 8)
 	type tally struct {
 		maxDrop, sumDrop float64
-		pairs, over      int64
-		_                [4]int64 // keep workers' tallies on separate cache lines
+		pairs            int64
+		_                [5]int64 // keep workers' tallies on separate cache lines
 	}
 	tallies := make([]tally, workers)
 	dist := make([]float64, n*K)
@@ -131,18 +125,11 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	mirror := o.Rule == Trapezoid
 	prog.Start("pair distances", int64(n)) // rows
 	kept, fb, err := localSums(ctx, lc, K, p, mirror, func(w, e int, f0, f1, mid, dropped float64) {
-		if o.Rule == Trapezoid {
-			dist[e] = (0.5*f0 + 0.5*f1 + mid) * scale
-		} else {
-			dist[e] = (f0 + mid) * scale
-		}
+		dist[e] = o.Rule.pathLength(f0, f1, mid, scale)
 		tl := &tallies[w]
 		tl.pairs++
 		tl.maxDrop = max(tl.maxDrop, dropped)
 		tl.sumDrop += dropped
-		if dropped > DroppedWarn {
-			tl.over++
-		}
 	})
 	prog.Finish()
 	if err != nil {
@@ -160,7 +147,7 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 					ls++
 				}
 				if mirror && j < i {
-					if t := lc.Twin(j, i, K); t >= 0 {
+					if t := lc.twin(j, i, K); t >= 0 {
 						dist[i*K+q] = dist[j*K+t]
 					}
 				}
@@ -176,7 +163,6 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 		st.maxDrop = max(st.maxDrop, tl.maxDrop)
 		st.sumDrop += tl.sumDrop
 		st.pairs += tl.pairs
-		st.over += tl.over
 	}
 	prog.Start("truncation check", 0)
 	err = truncationCheck(ctx, res, lc, p, o)
@@ -191,7 +177,6 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	res.Figures["summed_pairs"] = st.pairs
 	res.Figures["dropped_mass_max"] = st.maxDrop
 	res.Figures["dropped_mass_mean"] = st.sumDrop / float64(max(1, st.pairs))
-	res.Figures["dropped_mass_over"] = st.over
 	return res, nil
 }
 
@@ -211,10 +196,6 @@ func b2i(b bool) int {
 	}
 	return 0
 }
-
-// DroppedWarn is the bound on a pair's dropped Parzen mass (see
-// LocalPathSums) above which a pair counts in figure dropped_mass_over.
-const DroppedWarn = 0.01
 
 // TruncationPairs is the number of seeded pairs whose local distance
 // FitFeatures compares with the untruncated sums over every row.
@@ -247,10 +228,7 @@ func truncationCheck(ctx context.Context, res *FitResult, lc *Local, p PathParam
 			e := entries[q]
 			i, j := e/K, int(res.Idx[e])
 			f0, f1, mid := ws[w].pairFull(i, j)
-			full := (f0 + mid) * scale
-			if o.Rule == Trapezoid {
-				full = (0.5*f0 + 0.5*f1 + mid) * scale
-			}
+			full := o.Rule.pathLength(f0, f1, mid, scale)
 			switch {
 			case full > 0:
 				rel[q] = math.Abs(res.Dist[e]-full) / full

@@ -36,10 +36,7 @@ func TestFitFeaturesVsGram(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s := gram(t, kern, x, n, dim)
 				idx, dist, _, err := SparseDistances(context.Background(), s, n, cls, k, o)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
@@ -104,10 +101,7 @@ func TestFitFeaturesKernelMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := gram(t, kern, x, n, dim)
 	for q, j := range res.Idx {
 		i := q / K
 		want := math.Sqrt(max(0, s[i*n+i]+s[int(j)*n+int(j)]-2*s[i*n+int(j)]))
@@ -194,10 +188,7 @@ func TestFitFeaturesSigma(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := gram(t, kern, x, n, dim)
 	o := DefaultOptions()
 	o.Perplexity, o.Correction = 10, CorrectNone
 	dense, err := Fit(context.Background(), s, n, cls, k, o, nil)
@@ -267,10 +258,7 @@ func TestFitFeaturesTruncationCheck(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := gram(t, kern, x, n, dim)
 	od := o
 	od.Neighbors, od.ParzenNeighbors = 0, 0
 	dense, _, err := Distances(context.Background(), s, n, cls, k, od)

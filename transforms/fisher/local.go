@@ -134,7 +134,7 @@ func LocalPathSums(ctx context.Context, lc *Local, p PathParams) (*LocalSums, er
 // the first pairs ≤ Knn rows of its list, and hands each entry
 // e = i·pairs + q to emit from worker w (entries are distinct, so emit may
 // write e's slots without locking). With mirror it skips the entries whose
-// twin, (j, i) with j < i, is among j's pairs (see Local.Twin): the same
+// twin, (j, i) with j < i, is among j's pairs (see Local.twin): the same
 // path backwards, whose sums are the twin's with F(0) and F(1) swapped.
 // It returns the kept terms and the fallbacks.
 func localSums(ctx context.Context, lc *Local, pairs int, p PathParams, mirror bool, emit func(w, e int, f0, f1, mid, dropped float64)) (kept, fallbacks int64, err error) {
@@ -158,7 +158,7 @@ func localSums(ctx context.Context, lc *Local, pairs int, p PathParams, mirror b
 			wk.setEnd(lc.X[i*lc.D:(i+1)*lc.D], lc.Idx[i*knn:i*knn+L], lc.D2[i*knn:i*knn+L], i)
 			for q := range pairs {
 				j := int(lc.Idx[i*knn+q])
-				if mirror && j < i && lc.Twin(j, i, pairs) >= 0 {
+				if mirror && j < i && lc.twin(j, i, pairs) >= 0 {
 					continue
 				}
 				f0, f1, mid, dropped := wk.pair(j, lc.D2[i*knn+q])
@@ -327,13 +327,14 @@ func (wk *localWork) pair(j int, d2aj float64) (f0, f1, mid, dropped float64) {
 			union--
 		}
 	}
-	f0, f1, mid, dropped = wk.integrands(lc.N-union, lc.D2row(wk.d2A), lc.D2row(d2J))
+	// Lists are nearest first: their last rows are the radii ρ².
+	f0, f1, mid, dropped = wk.integrands(lc.N-union, wk.d2A[len(wk.d2A)-1], d2J[len(d2J)-1])
 	return f0, f1, mid, dropped
 }
 
-// Twin returns the position of row i among the first pairs rows of row
+// twin returns the position of row i among the first pairs rows of row
 // j's list, or −1.
-func (lc *Local) Twin(j, i, pairs int) int {
+func (lc *Local) twin(j, i, pairs int) int {
 	for q, l := range lc.Idx[j*lc.Knn : j*lc.Knn+pairs] {
 		if int(l) == i {
 			return q
@@ -370,10 +371,6 @@ func (wk *localWork) pairFull(i, j int) (f0, f1, mid float64) {
 	f0, f1, mid, _ = wk.integrands(0, 0, 0)
 	return f0, f1, mid
 }
-
-// D2row returns the largest squared distance of a neighbour list (the
-// last: lists are nearest first).
-func (lc *Local) D2row(d2 []float64) float64 { return d2[len(d2)-1] }
 
 // integrands orders the pair's terms by class and evaluates F at the T+1
 // path points; outside is the number of rows not in the sums, rhoA and

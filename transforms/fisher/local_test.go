@@ -26,6 +26,17 @@ func mixtureRows(n, dim, k int, seed uint64) ([]float64, []int) {
 	return x, cls
 }
 
+// gram is the dense Gram matrix of the n×dim rows x under kern: the
+// references' kernel.
+func gram(t testing.TB, kern kernels.Kernel, x []float64, n, dim int) []float64 {
+	t.Helper()
+	s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // localCase prepares a Local and the dense Gram matrix of the same kernel.
 func localCase(t *testing.T, kind string, n, dim, k, knn int, m kernels.KNNMethod) (*Local, []float64) {
 	t.Helper()
@@ -38,10 +49,7 @@ func localCase(t *testing.T, kind string, n, dim, k, knn int, m kernels.KNNMetho
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := kern.Gram(context.Background(), nil, x, n, x, n, dim, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := gram(t, kern, x, n, dim)
 	return lc, s
 }
 

@@ -126,6 +126,15 @@ const (
 // Values lists the rules.
 func (Rule) Values() []string { return []string{"trapezoid", "left"} }
 
+// pathLength is a pair's distance from its path integrands (F(0), F(1) and
+// Σ_{t=1}^{T−1} F(t/T)) under the rule, times scale = 1/(σ²T).
+func (r Rule) pathLength(f0, f1, mid, scale float64) float64 {
+	if r == Trapezoid {
+		return (0.5*f0 + 0.5*f1 + mid) * scale
+	}
+	return (f0 + mid) * scale
+}
+
 // Kernel is the kernel of the stage's feature input: none (the input is a
 // similarity table), linear, rbf or cosine.
 type Kernel string

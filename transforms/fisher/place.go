@@ -60,11 +60,7 @@ func PlaceDistances(ctx context.Context, lc *Local, xq []float64, m, K int, rule
 			s.wk.setEnd(s.x, s.near[:L], s.d2[:L], -1)
 			for q := range K {
 				f0, f1, mid, _ := s.wk.pair(int(s.near[q]), s.d2[q])
-				if rule == Trapezoid {
-					dist[r*K+q] = (0.5*f0 + 0.5*f1 + mid) * scale
-				} else {
-					dist[r*K+q] = (f0 + mid) * scale
-				}
+				dist[r*K+q] = rule.pathLength(f0, f1, mid, scale)
 			}
 			s.wk.clearEnd()
 			copy(idx[r*K:(r+1)*K], s.near[:K])

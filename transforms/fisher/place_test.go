@@ -40,10 +40,7 @@ func TestPlaceDistances(t *testing.T) {
 					t.Fatal(err)
 				}
 				all := append(append([]float64(nil), x...), xq...)
-				s, err := kern.Gram(context.Background(), nil, all, n+m, all, n+m, dim, 1)
-				if err != nil {
-					t.Fatal(err)
-				}
+				s := gram(t, kern, all, n+m, dim)
 				N := n + m
 				d2 := func(a, b int) float64 { return max(0, s[a*N+a]+s[b*N+b]-2*s[a*N+b]) }
 				// nearest returns the fitted rows by kernel distance from a, a itself left out.
