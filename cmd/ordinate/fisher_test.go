@@ -5,6 +5,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -257,4 +259,148 @@ func TestDistanceTableShapes(t *testing.T) {
 			t.Errorf("%s: %v, %d rows, method %v; want 215 rows by %s", tc.name, err, info.Rows, info.Provenance.Figures["method"], tc.method)
 		}
 	}
+}
+
+// TestFisherMapApply: fisher --model-out and tsne --fisher-model save one
+// map that apply places feature rows into by their Fisher distances: a
+// table placed in two halves gets the bits of the whole, the fitted rows
+// land beside their own positions, and the fisher model alone is refused.
+func TestFisherMapApply(t *testing.T) {
+	dir := t.TempDir()
+	thyroid := filepath.Join("..", "..", "testdata", "ordinal", "newthyroid.csv")
+	fd, fm := filepath.Join(dir, "f.parquet"), filepath.Join(dir, "f.model.parquet")
+	if code, _, e := runCmd(t, nil, "fisher", "--in", thyroid, "--label", "label", "--kernel", "rbf", "--neighbors", "40", "--out", fd, "--model-out", fm, "--quiet"); code != 0 {
+		t.Fatalf("fisher --model-out: %s", e)
+	}
+	emb, model := filepath.Join(dir, "t.parquet"), filepath.Join(dir, "map.parquet")
+	if code, _, e := runCmd(t, nil, "tsne", "--distances", fd, "--fisher-model", fm, "--perplexity", "10", "--out", emb, "--model-out", model, "--quiet"); code != 0 {
+		t.Fatalf("tsne --fisher-model: %s", e)
+	}
+	raw, err := os.ReadFile(thyroid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(raw), "\n")+"\n", "\n")
+	lines = lines[:len(lines)-1]
+	h1, h2 := filepath.Join(dir, "h1.csv"), filepath.Join(dir, "h2.csv")
+	if err := os.WriteFile(h1, []byte(strings.Join(lines[:101], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(h2, []byte(lines[0]+strings.Join(lines[101:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	place := func(in, out string, threads string) [][]float64 {
+		if code, _, e := runCmd(t, nil, "apply", "--model", model, "--in", in, "--out", out, "--threads", threads, "--quiet"); code != 0 {
+			t.Fatalf("apply %s: %s", in, e)
+		}
+		f := readEmbedding(t, out, "row")
+		rows := make([][]float64, f.N)
+		for i := range rows {
+			rows[i] = f.X[i*f.D : (i+1)*f.D]
+		}
+		return rows
+	}
+	whole := place(thyroid, filepath.Join(dir, "p.parquet"), "2")
+	parts := append(place(h1, filepath.Join(dir, "p1.parquet"), "1"), place(h2, filepath.Join(dir, "p2.parquet"), "2")...)
+	if len(whole) != 215 || len(parts) != 215 {
+		t.Fatalf("placed %d rows whole and %d in halves, want 215", len(whole), len(parts))
+	}
+	for i := range whole {
+		if !slices.Equal(whole[i], parts[i]) {
+			t.Fatalf("row %d placed at %v in the whole table, %v in its half", i, whole[i], parts[i])
+		}
+	}
+	// The fitted rows come back beside their fitted positions.
+	fitted := readEmbedding(t, emb, "id")
+	var spread float64
+	shift := make([]float64, 0, 215)
+	for r := range fitted.N {
+		i, _ := strconv.Atoi(fitted.ID.ValueStr(r))
+		dx, dy := fitted.X[r*2]-whole[i][0], fitted.X[r*2+1]-whole[i][1]
+		shift = append(shift, math.Hypot(dx, dy))
+		spread += fitted.X[r*2]*fitted.X[r*2] + fitted.X[r*2+1]*fitted.X[r*2+1]
+	}
+	spread = math.Sqrt(spread / float64(fitted.N))
+	slices.Sort(shift)
+	if med := shift[len(shift)/2]; !(med < 0.1*spread) {
+		t.Errorf("fitted rows placed a median %.3g from their fitted positions, want < 0.1 × the map's spread %.3g", med, spread)
+	}
+	code, _, e := runCmd(t, nil, "apply", "--model", fm, "--in", thyroid, "--out", filepath.Join(dir, "x.parquet"), "--quiet")
+	if code == 0 || !strings.Contains(e, "tsne --distances D --fisher-model F") {
+		t.Errorf("apply of the fisher model alone: exit %d, %s", code, e)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"fisher-model without model-out", []string{"tsne", "--distances", fd, "--fisher-model", fm, "--out", filepath.Join(dir, "y.parquet")}, "fisher-model"},
+		{"fisher-model of another kind", []string{"tsne", "--distances", fd, "--fisher-model", model, "--model-out", filepath.Join(dir, "z.parquet"), "--out", filepath.Join(dir, "y.parquet")}, "not the model of fisher --model-out"},
+		{"model-out without neighbors", []string{"fisher", "--in", thyroid, "--label", "label", "--kernel", "rbf", "--out", filepath.Join(dir, "y.parquet"), "--model-out", filepath.Join(dir, "z.parquet")}, "local mode"},
+	} {
+		code, _, e := runCmd(t, nil, append(tc.args, "--quiet")...)
+		if code == 0 || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, %s; want an error naming %q", tc.name, code, e, tc.want)
+		}
+	}
+	noLeftovers(t, dir, "f.model.parquet", "f.parquet", "h1.csv", "h2.csv", "map.parquet", "p.parquet", "p1.parquet", "p2.parquet", "t.parquet")
+}
+
+// TestFisherPreparedTiles: prepared-out writes the set-up once, tiles from
+// it make the untiled table bit for bit, and wrong combinations are
+// refused with the option named.
+func TestFisherPreparedTiles(t *testing.T) {
+	dir := t.TempDir()
+	sonar := filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet")
+	full, prep := filepath.Join(dir, "full.parquet"), filepath.Join(dir, "prep.arrow")
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", sonar, "--id", "id", "--label", "label", "--upper", "--out", full, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd(t, nil, "fisher", "--similarity", sonar, "--id", "id", "--label", "label", "--prepared-out", prep, "--quiet"); code != 0 {
+		t.Fatal(e)
+	}
+	want := readColumnsN(t, full, "i", "j", "distance")
+	var got [][]string
+	for _, tile := range []string{"0,0/2", "0,1/2", "1,1/2"} {
+		out := filepath.Join(dir, "tile-"+tile[:3]+".parquet")
+		if code, _, e := runCmd(t, nil, "fisher", "--prepared", prep, "--upper", "--tile", tile, "--out", out, "--quiet"); code != 0 {
+			t.Fatalf("tile %s: %s", tile, e)
+		}
+		got = append(got, readColumnsN(t, out, "i", "j", "distance")...)
+	}
+	key := func(r []string) string { return strings.Join(r, " ") }
+	sortRows := func(rows [][]string) {
+		slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(key(a), key(b)) })
+	}
+	sortRows(want)
+	sortRows(got)
+	if len(got) != len(want) {
+		t.Fatalf("%d rows in the tiles, %d untiled", len(got), len(want))
+	}
+	for q := range want {
+		if key(got[q]) != key(want[q]) {
+			t.Fatalf("row %d: tiles %v, untiled %v", q, got[q], want[q])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"prepared with a similarity", []string{"fisher", "--prepared", prep, "--similarity", sonar, "--out", filepath.Join(dir, "x.parquet")}, "similarity"},
+		{"another sigma-scale", []string{"fisher", "--prepared", prep, "--sigma-scale", "2", "--out", filepath.Join(dir, "x.parquet")}, "sigma-scale"},
+		{"no output", []string{"fisher", "--similarity", sonar, "--id", "id", "--label", "label"}, "prepared-out"},
+		{"prepared-out with neighbors", []string{"fisher", "--similarity", sonar, "--id", "id", "--label", "label", "--neighbors", "5", "--prepared-out", filepath.Join(dir, "y.arrow")}, "--neighbors: the set-up is the dense mode's"},
+		{"a model as the set-up", []string{"fisher", "--prepared", filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet"), "--out", filepath.Join(dir, "x.parquet")}, "bad model file"},
+	} {
+		code, _, e := runCmd(t, nil, append(tc.args, "--quiet")...)
+		if code == 0 || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, %s; want an error naming %q", tc.name, code, e, tc.want)
+		}
+	}
+	code, _, e := runCmd(t, nil, "apply", "--model", prep, "--in", sonar, "--out", filepath.Join(dir, "x.parquet"), "--quiet")
+	if code == 0 || !strings.Contains(e, "places no rows") {
+		t.Errorf("apply of a set-up: exit %d, %s", code, e)
+	}
+	noLeftovers(t, dir, "full.parquet", "prep.arrow", "tile-0,0.parquet", "tile-0,1.parquet", "tile-1,1.parquet")
 }

@@ -24,7 +24,7 @@ def data(tmp_path_factory):
     """Models fitted on newthyroid and a four-file Parquet dataset of 4,300
     rows around its rows (seeded noise), with an id and a text column."""
     d = tmp_path_factory.mktemp("data")
-    models = fit_models(d)
+    models = fit_models(d, ("pca", "tsne", "fisher-tsne"))
     rng = np.random.default_rng(14)
     n = 4300
     cols = {"id": np.arange(n, dtype=np.int64) * 7 + 3, **noisy_rows(rng, n)}
@@ -61,7 +61,7 @@ def assert_same_bits(got, want):
             assert list(g) == list(w), name
 
 
-@pytest.mark.parametrize("stage", ["pca", "tsne"])
+@pytest.mark.parametrize("stage", ["pca", "tsne", "fisher-tsne"])
 def test_transform_matches_cli(spark, data, stage):
     model = data["models"][stage]
     # More partitions than files, one of them empty-prone, in shuffled order.

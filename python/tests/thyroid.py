@@ -17,6 +17,13 @@ def fit_models(d, stages=("pca", "tsne")):
     models = {}
     for stage in stages:
         models[stage] = d / f"{stage}.model.parquet"
+        if stage == "fisher-tsne":
+            # A Fisher t-SNE map: the local Fisher metric, then t-SNE of its distances.
+            ordinate.run(["fisher", "--in", THYROID, "--label", "label", "--kernel", "rbf", "--neighbors", "40",
+                          "--exclude-endpoints", "--out", d / "fisher.parquet", "--model-out", d / "fisher.model.parquet", "--quiet"])
+            ordinate.run(["tsne", "--distances", d / "fisher.parquet", "--fisher-model", d / "fisher.model.parquet",
+                          "--out", d / f"{stage}.parquet", "--model-out", models[stage], "--quiet"])
+            continue
         ordinate.run([stage, "--in", THYROID, "--label", "label", "--out", d / f"{stage}.parquet",
                       "--model-out", models[stage], "--quiet"])
     return models

@@ -54,6 +54,13 @@ type DistanceModel interface {
 	PlaceObjects(ctx context.Context, dst []float64, ref [][]int32, dist [][]float64, threads int) error
 }
 
+// AuxiliaryModel is a model file that another stage reads and apply cannot
+// use (the fisher stage's metric or set-up): NotApplicable says what to do
+// with it instead.
+type AuxiliaryModel interface {
+	NotApplicable() error
+}
+
 // preparer is a model with work to do once before it places rows (a
 // neighbour index): apply calls it before the first batch, so that bad
 // settings fail before any output.

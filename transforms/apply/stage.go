@@ -74,7 +74,9 @@ settled). A row's position depends
 only on the model and the row: the same bits in any batch size, order or thread count.
 A NeRV model fitted with classes takes the new rows' --label or --soft-labels (Λ from
 the class community with each reference row), else treats them as unlabelled (Λ = γ).
-A t-SNE model fitted on --distances places new objects from a long table i, j,
+A Fisher t-SNE map (tsne --distances D --fisher-model F --model-out M) places rows
+by their features: their Fisher distances to their nearest fitted rows, then the
+same placement. A t-SNE model fitted on --distances alone places new objects from a long table i, j,
 distance (i the new id, j a reference id, plain distances), grouped by i; reference
 objects missing for an i count as far (not neighbours).`,
 		Examples: []string{
@@ -115,6 +117,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 	}
 	if r, ok := m.(releaser); ok {
 		defer r.Release()
+	}
+	if a, ok := m.(AuxiliaryModel); ok {
+		return transforms.Optionf("model", "%w", a.NotApplicable())
 	}
 	h := m.Header()
 	env.Figures(map[string]any{"model_stage": h.Stage, "dims": h.Dims})

@@ -18,6 +18,8 @@ type FitResult struct {
 	Sigma    float64        // the bandwidth used (0 for the kernel metric)
 	Figures  map[string]any // the stage's own figures, snake_case keys
 	Warnings []string
+
+	local *Local // the local mode's rows and lists (FitFeatures)
 }
 
 // Fit is the stage's computation on a similarity matrix s (n×n row-major,
@@ -37,20 +39,14 @@ func Fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 
 // fit is Fit on validated options.
 func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Options, prog transforms.Progress) (*FitResult, error) {
-	threads := o.Threads
 	if prog == nil {
 		prog = transforms.NoProgress{}
 	}
 	if len(s) != n*n {
 		return nil, transforms.Errorf(ErrLength, "len(s) = %d, want n² = %d", len(s), n*n)
 	}
-	for q, v := range s {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, transforms.MatrixErrorf("s", q/n, q%n, ErrNonFinite, "%v", v)
-		}
-		if q%(1<<20) == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	if err := checkFinite(ctx, s, n); err != nil {
+		return nil, err
 	}
 	if o.Neighbors >= n {
 		return nil, transforms.Optionf("neighbors", "%d must be below N = %d", o.Neighbors, n)
@@ -61,9 +57,25 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 		}
 	}
 	res := &FitResult{N: n, Figures: map[string]any{}}
+	sigma, err := setUp(ctx, res, s, n, o, prog)
+	switch {
+	case err != nil:
+		return nil, err
+	case o.Metric == MetricKernel:
+		return res, nil
+	}
+	return pathLengths(ctx, res, s, n, classes, k, sigma, o, prog)
+}
+
+// setUp is the shared set-up of the dense and sparse modes on a similarity
+// matrix: s symmetrised and corrected in place, then σ (o.Sigma or from the
+// perplexity). For the kernel metric it fills res with the kernel
+// distances instead (σ 0).
+func setUp(ctx context.Context, res *FitResult, s []float64, n int, o Options, prog transforms.Progress) (float64, error) {
+	threads := o.Threads
 	asym, err := kernels.SymmetrizeContext(ctx, s, n, threads)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
 	if asym > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the similarity matrix is not symmetric (largest |s(i,j) − s(j,i)| = %.3g); used (S + Sᵀ)/2", asym))
@@ -71,14 +83,14 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	}
 	if o.Neighbors > 0 && (o.Kernel != NoKernel || n > SparseEigenLimit) {
 		if err := sparseCorrection(ctx, res, s, n, o, prog); err != nil {
-			return nil, err
+			return 0, err
 		}
 	} else {
 		prog.Start("eigendecomposition", 0)
 		neg, err := kernels.CorrectSpectrumContext(ctx, s, s, n, o.Correction.spectrum(), threads)
 		prog.Finish()
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 		res.Figures["negative_eigenvalue_share"] = neg
 	}
@@ -88,28 +100,33 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 			kernels.KernelSqDistRow(d2[i*n:(i+1)*n], s, n, i)
 		}
 	}); err != nil {
-		return nil, err
+		return 0, err
 	}
 	if o.Metric == MetricKernel {
-		return kernelDistances(ctx, res, d2, n, o, prog)
+		_, err := kernelDistances(ctx, res, d2, n, o, prog)
+		return 0, err
 	}
-
 	sigma := o.Sigma
 	if sigma == 0 {
 		if !(o.Perplexity < float64(n-1)) {
-			return nil, transforms.Optionf("perplexity", "%g must be below N − 1 = %d", o.Perplexity, n-1)
+			return 0, transforms.Optionf("perplexity", "%g must be below N − 1 = %d", o.Perplexity, n-1)
 		}
 		var err error
 		sigma, err = meanBandwidth(n, o, prog, func(beta []float64) error {
 			return kernels.Perplexity(ctx, beta, nil, d2, n, o.Perplexity, threads)
 		})
 		if err != nil {
-			return nil, err
+			return 0, err
 		}
 	}
-	d2 = nil // the path sums build their own tables: let the GC have this one
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
+	return sigma, nil
+}
+
+// pathLengths is the Fisher path lengths of the corrected similarity s at
+// bandwidth σ: all pairs (or Tile's), or each row's Neighbors nearest.
+func pathLengths(ctx context.Context, res *FitResult, s []float64, n int, classes []int, k int, sigma float64, o Options, prog transforms.Progress) (*FitResult, error) {
 	fo := o
 	fo.Sigma = sigma
 	if !o.Tile.IsZero() {

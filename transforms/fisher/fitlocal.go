@@ -158,6 +158,7 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 		return nil, err
 	}
 	res.Dist = dist
+	res.local = lc
 	var st tally
 	for _, tl := range tallies {
 		st.maxDrop = max(st.maxDrop, tl.maxDrop)

@@ -18,12 +18,12 @@ import (
 // so the new row needs no label (its posterior is the fitted rows'), and
 // with ExcludeEndpoints j is left out as in the fit. Each new row is
 // computed alone by one worker: results do not depend on m, on the other
-// rows or on the thread count. It needs 1 ≤ K ≤ lc.Knn and returns
+// rows or on the thread count. It needs 1 ≤ K and max(K, L) ≤ n, and returns
 // ctx.Err() if cancelled.
 func PlaceDistances(ctx context.Context, lc *Local, xq []float64, m, K int, rule Rule, p PathParams) (idx []int32, dist []float64, err error) {
 	n, D, L := lc.N, lc.D, lc.Parzen
 	M := max(K, L)
-	if len(xq) != m*D || K < 1 || K > lc.Knn || M > n {
+	if len(xq) != m*D || K < 1 || M > n || L > lc.Knn {
 		panic(fmt.Sprintf("fisher: PlaceDistances: %d values for %d rows of %d, K = %d, L = %d, n = %d", len(xq), m, D, K, L, n))
 	}
 	idx = make([]int32, m*K)
@@ -57,12 +57,7 @@ func PlaceDistances(ctx context.Context, lc *Local, xq []float64, m, K int, rule
 				s.row[l] = lc.KernelSqDist(s.x, lc.X[l*D:(l+1)*D])
 			}
 			s.sel.Find(s.near, s.d2, s.row, n)
-			s.wk.setEnd(s.x, s.near[:L], s.d2[:L], -1)
-			for q := range K {
-				f0, f1, mid, _ := s.wk.pair(int(s.near[q]), s.d2[q])
-				dist[r*K+q] = rule.pathLength(f0, f1, mid, scale)
-			}
-			s.wk.clearEnd()
+			placeRow(dist[r*K:(r+1)*K], s.wk, s.x, s.near, s.d2, L, rule, scale)
 			copy(idx[r*K:(r+1)*K], s.near[:K])
 		}
 	})
@@ -70,6 +65,19 @@ func PlaceDistances(ctx context.Context, lc *Local, xq []float64, m, K int, rule
 		return nil, nil, err
 	}
 	return idx, dist, nil
+}
+
+// placeRow writes to dst the path lengths from the prepared new row x to
+// its first len(dst) candidates near (ascending by kernel squared distance
+// d2), with the Parzen sums over its first L candidates and each
+// candidate's own L-list.
+func placeRow(dst []float64, wk *localWork, x []float64, near []int32, d2 []float64, L int, rule Rule, scale float64) {
+	wk.setEnd(x, near[:L], d2[:L], -1)
+	for q := range dst {
+		f0, f1, mid, _ := wk.pair(int(near[q]), d2[q])
+		dst[q] = rule.pathLength(f0, f1, mid, scale)
+	}
+	wk.clearEnd()
 }
 
 // unitRow writes row/‖row‖ to dst (the rows of the cosine kernel's metric).

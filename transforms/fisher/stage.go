@@ -3,6 +3,8 @@ package fisher
 import (
 	"context"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -27,7 +29,8 @@ func (Stage) Info() transforms.Info {
 		Category: transforms.CategoryMethods,
 		Summary:  "Fisher-metric distances in kernel space from a similarity matrix and labels (Schulz & Hammer)",
 		Usage: `ordinate fisher --similarity S [--labels L] [--id COL] --label y --out D
-ordinate fisher --in T --label y --kernel linear|rbf|cosine [--neighbors K] [--standardize=false] --out D`,
+ordinate fisher --in T --label y --kernel linear|rbf|cosine [--neighbors K] [--standardize=false] --out D
+ordinate fisher --similarity S … --prepared-out P;  ordinate fisher --prepared P --tile I,J/T --out D`,
 		Doc: `S is a similarity matrix, either long (columns i, j, s: every pair including the
 diagonal, or only i <= j) with labels from --labels L (columns --id and --label),
 or square (one row per object, one numeric column per object in the same order,
@@ -60,13 +63,25 @@ structure of the dense distances' map, K = 90 is the fastest. 300 seeded pairs a
 summed again over all rows and the relative differences logged (figures
 truncation_error_*); pairs whose lists hold one class come out as 0.
 
+--model-out (local mode) also saves the rows' Fisher metric: their features as
+fitted, classes, Parzen lists, σ and the path settings. tsne --distances D
+--fisher-model F --model-out M joins it to the map, and apply --model M then places
+new, unlabelled rows by their features: each new row's K nearest rows in the kernel
+metric (a neighbour index over the lists), its Fisher distances to them (the Parzen
+posterior is the fitted rows', so the new row needs no label), and t-SNE placement
+against the fixed map. Fit such a map with --exclude-endpoints: a fitted pair then
+leaves its own two rows out of its sums, as a new row's distances lack the new row,
+so new rows sit in the map as the fitted ones do (BENCHMARKS.md).
+
 --tile I,J/T computes and writes one tile of the long table, so that T² tasks
 (T(T+1)/2 with --upper) on other machines make the whole table together: the
 objects are split in T contiguous blocks of rows (block b = rows [b·n/T, (b+1)·n/T)),
-and the tile holds the pairs with i in block I and j in block J. Every task
-reads the same inputs and repeats the shared set-up (symmetrising, eigenvalue
-correction, bandwidth); only the path sums, the expensive part, are restricted
-to the tile, and each pair's distance has the same bits as in the untiled run.
+and the tile holds the pairs with i in block I and j in block J. A task that
+reads the inputs repeats the shared set-up (symmetrising, eigenvalue correction,
+bandwidth); --prepared-out P (without --out) writes that set-up once, and
+--prepared P --tile I,J/T reads it instead (set-up options other than P's are
+refused). Only the path sums are restricted to the tile, and each pair's
+distance has the same bits as in the untiled run.
 T is at most 2³¹−1; a tile costs the same whatever T, and with more blocks than
 objects most tiles are empty.`,
 		Examples: []string{
@@ -74,17 +89,25 @@ objects most tiles are empty.`,
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --features 's_*' --labels testdata/similarity/aural_sonar.parquet --id id --label label --exclude-endpoints --upper --out fisher-upper.parquet",
 			"ordinate fisher --similarity testdata/similarity/protein.parquet --id id --label label --metric kernel --neighbors 10 --out kernel-knn.parquet",
 			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --upper --tile 0,1/2 --out fisher-tile-0-1.parquet",
+			"ordinate fisher --similarity testdata/similarity/aural_sonar.parquet --id id --label label --prepared-out sonar-prepared.arrow",
+			"ordinate fisher --prepared sonar-prepared.arrow --upper --tile 1,1/2 --out fisher-tile-1-1.parquet",
 			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --format square --out fisher-rbf.csv",
 			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --neighbors 90 --out fisher-local.parquet",
 			"ordinate tsne --distances fisher-local.parquet --out fisher-local-tsne.parquet",
+			"ordinate fisher --in testdata/ordinal/newthyroid.csv --label label --kernel rbf --neighbors 90 --exclude-endpoints --out fisher-map.parquet --model-out fisher.model.parquet",
+			"ordinate tsne --distances fisher-map.parquet --fisher-model fisher.model.parquet --out fisher-map-tsne.parquet --model-out fisher-map.model.parquet",
+			"ordinate apply --model fisher-map.model.parquet --in testdata/ordinal/newthyroid.csv --keep label --out fisher-placed.parquet",
 		},
 		Inputs: []transforms.Role{
 			{Name: "similarity", Help: "similarity table, long (i, j, s) or square"},
 			{Name: "labels", Help: "table of labels with the id and label columns (default: label in the similarity or feature table)"},
 			{Name: "in", Help: "instead of similarity: a feature table, with kernel"},
+			{Name: "prepared", Help: "instead of similarity or in: the set-up that prepared-out wrote (matrix, labels, σ), for tiles that do not repeat it", Models: []string{PreparedKind}},
 		},
 		Outputs: []transforms.Role{
-			{Name: "out", Help: "distance table: long (i, j, distance) or, with format square, one row per object", Kind: table.DistancePairs, Required: true},
+			{Name: "out", Help: "distance table: long (i, j, distance) or, with format square, one row per object", Kind: table.DistancePairs},
+			{Name: "prepared-out", Help: "dense mode: also (or only, without out) save the set-up (the symmetrised, corrected matrix, labels and σ) for fisher --prepared --tile", Kind: table.Model, Models: []string{PreparedKind}},
+			{Name: "model-out", Help: "with in and neighbors: also save the rows' Fisher metric (features, classes, Parzen lists, σ) as a model, for tsne --fisher-model", Kind: table.Model, Models: []string{ModelKind}},
 		},
 	}
 }
@@ -93,45 +116,120 @@ objects most tiles are empty.`,
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
 	o := *opts.(*Options)
 	o.Threads = env.Threads
+	if !env.Has("out") && !env.Has("prepared-out") {
+		return transforms.Optionf("out", "%w: give out (the distances) or prepared-out (the set-up for tiles)", transforms.ErrNoTable)
+	}
+	if env.Has("prepared") {
+		return runPrepared(ctx, env, o)
+	}
 	obj, err := readObjects(ctx, env, &o)
 	if err != nil {
 		return err
 	}
 	defer obj.frame.Release()
 	if o.Tile.empty(obj.n) {
-		// Nothing to compute: the empty table still has the output's schema
-		// (a host can learn it this way without fitting, as ordinate.spark
-		// does with tile 0,0 of 2³¹−1).
-		env.Figures(o.Tile.figures(obj.n))
-		w, err := env.Create(ctx, "out", table.PairsSchema(obj.frame.ID))
+		return writeEmptyTile(ctx, env, obj.frame.ID, obj.n, o)
+	}
+	if env.Has("model-out") && (obj.x == nil || o.Metric != MetricFisher || !o.Tile.IsZero()) {
+		return transforms.Optionf("model-out", "needs the local mode (in, kernel and neighbors, metric fisher, no tile)")
+	}
+	var res *FitResult
+	switch {
+	case env.Has("prepared-out"):
+		if obj.s == nil || !o.Tile.IsZero() {
+			return transforms.Optionf("prepared-out", "is the dense mode's set-up: all pairs (no neighbors, no tile)")
+		}
+		p, warns, err := Prepare(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Progress)
 		if err != nil {
 			return err
 		}
-		defer w.Abort()
-		return env.Close("out", w)
-	}
-	var res *FitResult
-	if obj.x != nil {
+		for _, w := range warns {
+			env.Warn("%s", w)
+		}
+		p.IDs, p.Classes = obj.frame.ID, obj.cls.Names
+		if err := env.WriteModel(ctx, "prepared-out", p); err != nil {
+			return err
+		}
+		if !env.Has("out") {
+			env.Figures(p.Figures)
+			env.Figure("classes", obj.cls.Names)
+			return nil
+		}
+		res, err = FitPrepared(ctx, p, o, env.Progress)
+		if err != nil {
+			return err
+		}
+	case obj.x != nil:
 		res, err = fitFeatures(ctx, obj.x, obj.n, obj.d, obj.kern, obj.cls.Index, obj.cls.K(), o, env.Progress)
-	} else {
+	default:
 		res, err = fit(ctx, obj.s, obj.n, obj.cls.Index, obj.cls.K(), o, env.Progress)
 	}
 	if err != nil {
 		return err
 	}
+	if err := writeDistances(ctx, env, obj.frame.ID, obj.frame.IDName, obj.cls.Names, res, o); err != nil {
+		return err
+	}
+	return writeModel(ctx, env, obj, res, o)
+}
+
+// runPrepared computes a tile (or all pairs) from the set-up that
+// prepared-out wrote, without repeating it.
+func runPrepared(ctx context.Context, env *transforms.Env, o Options) error {
+	for _, role := range []string{"similarity", "in", "labels", "prepared-out", "model-out"} {
+		if env.Has(role) {
+			return transforms.Optionf(role, "does not go with prepared, which holds the matrix, the labels and σ")
+		}
+	}
+	m, _, err := env.ReadModel(ctx, "prepared")
+	if err != nil {
+		return err
+	}
+	p, ok := m.(*Prepared)
+	if !ok {
+		return transforms.Optionf("prepared", "%w: a %s model of %s, not the set-up of fisher --prepared-out", transforms.ErrModel, m.Header().Kind, m.Header().Stage)
+	}
+	defer p.Release()
+	n := len(p.Class)
+	if o.Tile.empty(n) {
+		return writeEmptyTile(ctx, env, p.IDs, n, o)
+	}
+	res, err := FitPrepared(ctx, p, o, env.Progress)
+	if err != nil {
+		return err
+	}
+	return writeDistances(ctx, env, p.IDs, "id", p.Classes, res, o)
+}
+
+// writeEmptyTile writes a tile without pairs: the empty table still has
+// the output's schema (a host can learn it this way without fitting, as
+// ordinate.spark does with tile 0,0 of 2³¹−1).
+func writeEmptyTile(ctx context.Context, env *transforms.Env, ids arrow.Array, n int, o Options) error {
+	env.Figures(o.Tile.figures(n))
+	w, err := env.Create(ctx, "out", table.PairsSchema(ids))
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	return env.Close("out", w)
+}
+
+// writeDistances records the run's figures and writes the distances res of
+// the objects ids to out.
+func writeDistances(ctx context.Context, env *transforms.Env, ids arrow.Array, idName string, classes []string, res *FitResult, o Options) error {
 	for _, w := range res.Warnings {
 		env.Warn("%s", w)
 	}
+	n := res.N
 	env.Figures(res.Figures)
-	env.Figure("classes", obj.cls.Names)
+	env.Figure("classes", classes)
 	if !o.Tile.IsZero() {
-		env.Figures(o.Tile.figures(obj.n))
+		env.Figures(o.Tile.figures(n))
 	}
-	env.Log.Info("fisher", logFigures(obj.n, res)...)
-	ids := obj.frame.ID
+	env.Log.Info("fisher", logFigures(n, res)...)
 	if o.Format == FormatSquare {
 		env.SetKind("out", table.DistanceSquare)
-		schema, err := table.SquareSchema(obj.frame.IDName, ids)
+		schema, err := table.SquareSchema(idName, ids)
 		if err != nil {
 			return err
 		}
@@ -144,9 +242,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	defer w.Abort()
-	rows := obj.n
+	rows := n
 	if !o.Tile.IsZero() {
-		lo, hi := o.Tile.Block(o.Tile.I, obj.n)
+		lo, hi := o.Tile.Block(o.Tile.I, n)
 		rows = hi - lo
 	}
 	env.Progress.Start("writing out", int64(rows))
@@ -165,6 +263,16 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return err
 	}
 	return env.Close("out", w)
+}
+
+// writeModel writes the local mode's Fisher metric to model-out, if asked.
+func writeModel(ctx context.Context, env *transforms.Env, obj *objects, res *FitResult, o Options) error {
+	if !env.Has("model-out") {
+		return nil
+	}
+	m := NewModel(obj.frame.ID, obj.scaling, obj.x, obj.cls, res, o)
+	m.FeatureList, m.Standardized = obj.featureList, o.Standardize
+	return env.WriteModel(ctx, "model-out", m)
 }
 
 // logFigures are the attributes of the run's log line: the objects, the
@@ -197,6 +305,9 @@ type objects struct {
 	x     []float64
 	d     int
 	kern  kernels.Kernel
+	// The local mode's standardisation, for its model.
+	scaling     *transforms.Scaling
+	featureList string
 }
 
 // readObjects reads the similarity matrix (or builds the kernel matrix) and
@@ -333,7 +444,7 @@ func kernelObjects(ctx context.Context, env *transforms.Env, o *Options, sel arr
 		env.Figure("gamma", k.Gamma)
 	}
 	if o.Neighbors > 0 {
-		return &objects{frame: ft.Frame, cls: cls, n: n, x: ft.Z, d: d, kern: k}, nil
+		return &objects{frame: ft.Frame, cls: cls, n: n, x: ft.Z, d: d, kern: k, scaling: ft.Scaling, featureList: ft.FeatureList}, nil
 	}
 	// The N×N kernel of N rows is the first large allocation: the plan is
 	// checked before it, not after.

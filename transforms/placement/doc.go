@@ -21,6 +21,18 @@
 // rows (openTSNE's "median" initialisation); MedianInit states the tie
 // rule.
 //
+// # Sources
+//
+// A model's Source says how a new row finds its reference rows:
+// FromFeatures (the neighbour index over the standardised features,
+// Euclidean), FromDistances (the caller gives its distances to reference
+// objects), or a source registered with RegisterSource, whose Searcher
+// hands each standardised row its candidate reference rows and their
+// squared distances in another metric (package fisher registers "fisher":
+// Fisher distances). Such a model stores features and a graph as
+// FromFeatures does, and its searcher's settings in the header under the
+// source's name.
+//
 // # File
 //
 // A model file holds one row per reference row: id, x_0 … (standardised

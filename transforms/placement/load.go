@@ -52,14 +52,16 @@ func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessa
 	m := &Model{Stage: h.Stage, Source: hp.Source, FeatureList: h.FeatureList, Standardized: h.Standardized,
 		Dims: h.Dims, G: hp.Graph, Classes: hp.Classes, Method: method, Params: hp.Fit}
 	D := len(hp.Names)
+	searcher := sourceLoader(hp.Source)
+	withFeatures := hp.Source == FromFeatures || searcher != nil
 	switch {
 	case h.Dims < 1:
 		return nil, file.Errorf("%d dims", h.Dims)
-	case hp.Source == FromFeatures && (D == 0 || D != h.Features || hp.Graph < 1):
+	case withFeatures && (D == 0 || D != h.Features || hp.Graph < 1):
 		return nil, file.Errorf("header has %d feature names and graph degree %d for %d features", D, hp.Graph, h.Features)
 	case hp.Source == FromDistances && (D != 0 || hp.Graph != 0):
 		return nil, file.Errorf("a model from distances with %d features and graph degree %d", D, hp.Graph)
-	case hp.Source != FromFeatures && hp.Source != FromDistances:
+	case !withFeatures && hp.Source != FromDistances:
 		return nil, file.Errorf("unknown source %q", hp.Source)
 	}
 	if D > 0 {
@@ -130,6 +132,16 @@ func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessa
 		if err := checkSoft(file, m.Soft, n, c); err != nil {
 			m.Release()
 			return nil, err
+		}
+	}
+	if searcher != nil {
+		raw, err := json.Marshal(h.Params[hp.Source])
+		if err == nil {
+			m.Searcher, err = searcher(m, raw)
+		}
+		if err != nil {
+			m.Release()
+			return nil, file.Errorf("%s settings: %v", hp.Source, err)
 		}
 	}
 	return m, nil

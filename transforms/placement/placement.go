@@ -29,6 +29,57 @@ const (
 	FromDistances = "distances" // a distance table: new objects by their distances to the reference
 )
 
+// A Searcher finds a new row's nearest reference rows for a model whose
+// Source was registered with RegisterSource: rows placed by their features
+// in a metric other than the Euclidean distance of the standardised
+// features (Fisher maps). Such a model stores features and a graph as a
+// model FromFeatures does.
+type Searcher interface {
+	// Settings are the search's settings, written in the header under
+	// the source's name.
+	Settings() any
+	// Prepare builds what the searches share, once per model.
+	Prepare(ctx context.Context, m *Model, threads int) error
+	// NewRowSearch returns one goroutine's search, with its own buffers.
+	NewRowSearch() RowSearch
+}
+
+// RowSearch finds the candidate reference rows of one new row at a time.
+type RowSearch interface {
+	// Candidates returns the candidate reference rows of the standardised
+	// row z and their SQUARED distances, in any order. The slices belong
+	// to the RowSearch until its next call. The result depends on z and
+	// the model alone.
+	Candidates(z []float64) (ref []int32, d2 []float64, err error)
+}
+
+// SearcherLoader builds a model's Searcher from the settings stored under
+// its source's name, once the model's rows are read.
+type SearcherLoader func(m *Model, settings json.RawMessage) (Searcher, error)
+
+var (
+	sourcesMu sync.RWMutex
+	sources   = map[string]SearcherLoader{}
+)
+
+// RegisterSource registers a source of models whose new rows are found by
+// a Searcher (the features and the graph are stored as for FromFeatures).
+// It panics if the name is taken.
+func RegisterSource(name string, load SearcherLoader) {
+	sourcesMu.Lock()
+	defer sourcesMu.Unlock()
+	if _, dup := sources[name]; dup || name == FromFeatures || name == FromDistances {
+		panic("placement: RegisterSource: source " + name + " registered twice")
+	}
+	sources[name] = load
+}
+
+func sourceLoader(name string) SearcherLoader {
+	sourcesMu.RLock()
+	defer sourcesMu.RUnlock()
+	return sources[name]
+}
+
 // GraphDegree is the number of nearest reference rows per reference row
 // stored in a model for the neighbour index.
 const GraphDegree = 24
@@ -125,6 +176,10 @@ type Model struct {
 	Method Method
 	Params map[string]any // the fit's figures, for the record
 
+	// Searcher finds new rows' reference rows for a registered source
+	// (RegisterSource); nil for FromFeatures and FromDistances.
+	Searcher Searcher
+
 	prep    sync.Once
 	workers sync.Pool // *worker, reused across batches
 	prepErr error
@@ -194,6 +249,9 @@ func (m *Model) Header() transforms.ModelHeader {
 	}
 	if m.Method != nil {
 		p[m.Stage] = m.Method.Settings()
+	}
+	if m.Searcher != nil {
+		p[m.Source] = m.Searcher.Settings()
 	}
 	// The params as JSON reads them back: what is written is what a loaded
 	// model reports.
@@ -269,6 +327,9 @@ func (m *Model) prepare(ctx context.Context, threads int) error {
 		}
 		return fmt.Errorf("%w: %w", ErrSettings, err)
 	}
+	if m.Searcher != nil {
+		return m.Searcher.Prepare(ctx, m, threads)
+	}
 	if m.Source == FromDistances {
 		m.idPos = make(map[string]int32, m.N())
 		for r := range m.N() {
@@ -314,7 +375,7 @@ const grain = 64
 // for any n, batch or thread count. A row that cannot be placed fails the
 // call with a *transforms.ItemError naming it.
 func (m *Model) TransformLabelled(ctx context.Context, dst, x, soft []float64, n, threads int) error {
-	if m.Source != FromFeatures {
+	if m.Source == FromDistances {
 		return fmt.Errorf("%w: the %s model was fitted on distances; place new objects by their distances to the reference objects", transforms.ErrModel, m.Stage)
 	}
 	if err := m.Prepare(ctx, threads); err != nil {
@@ -327,10 +388,19 @@ func (m *Model) TransformLabelled(ctx context.Context, dst, x, soft []float64, n
 	k := min(m.Neighbors(), m.N())
 	return m.parallel(ctx, n, threads, func(w *worker, i int) error {
 		w.init(k, D)
+		if m.Searcher != nil && w.rows == nil {
+			w.rows = m.Searcher.NewRowSearch()
+		}
 		for j := range D {
 			w.z[j] = m.Scaling.Standardize(j, x[i*D+j])
 		}
-		m.index.Search(w.nbr, w.d2, w.z, &w.search)
+		if m.Searcher != nil {
+			if err := m.nearestCandidates(w); err != nil {
+				return err
+			}
+		} else {
+			m.index.Search(w.nbr, w.d2, w.z, &w.search)
+		}
 		var row []float64
 		if soft != nil {
 			row = soft[i*c : (i+1)*c]
@@ -340,6 +410,27 @@ func (m *Model) TransformLabelled(ctx context.Context, dst, x, soft []float64, n
 		}
 		return w.place.Place(dst[i*m.Dims:(i+1)*m.Dims], w.nbr, w.d2, row)
 	})
+}
+
+// nearestCandidates fills w.nbr and w.d2 with the nearest of the
+// candidates that the model's Searcher finds for w.z, by (squared
+// distance, row); fewer when there are fewer candidates.
+func (m *Model) nearestCandidates(w *worker) error {
+	ref, d2, err := w.rows.Candidates(w.z)
+	if err != nil {
+		return err
+	}
+	w.pairs = w.pairs[:0]
+	for q, j := range ref {
+		w.pairs = append(w.pairs, pairDist{j, d2[q]})
+	}
+	w.sortPairs()
+	k := min(len(w.pairs), len(w.nbr))
+	w.nbr, w.d2 = w.nbr[:k], w.d2[:k]
+	for q := range k {
+		w.nbr[q], w.d2[q] = w.pairs[q].j, w.pairs[q].d2
+	}
+	return nil
 }
 
 // parallel calls fn for the items 0 … n−1 on up to threads goroutines, in
@@ -388,7 +479,15 @@ type worker struct {
 	d2     []float64
 	pairs  []pairDist
 	search kernels.SearchScratch
+	rows   RowSearch // a Searcher's, for a registered source
 	place  Worker
+}
+
+// sortPairs orders w.pairs by (squared distance, row).
+func (w *worker) sortPairs() {
+	slices.SortFunc(w.pairs, func(a, b pairDist) int {
+		return cmp.Or(cmp.Compare(a.d2, b.d2), cmp.Compare(a.j, b.j))
+	})
 }
 
 type pairDist struct {
@@ -397,9 +496,10 @@ type pairDist struct {
 }
 
 func (w *worker) init(k, d int) {
-	if len(w.nbr) != k {
+	if cap(w.nbr) < k {
 		w.nbr, w.d2 = make([]int32, k), make([]float64, k)
 	}
+	w.nbr, w.d2 = w.nbr[:k], w.d2[:k]
 	if len(w.z) != d {
 		w.z = make([]float64, d)
 	}
@@ -430,9 +530,7 @@ func (m *Model) PlaceObjects(ctx context.Context, dst []float64, ref [][]int32, 
 		for q, j := range ref[o] {
 			w.pairs = append(w.pairs, pairDist{j, dist[o][q] * dist[o][q]})
 		}
-		slices.SortFunc(w.pairs, func(a, b pairDist) int {
-			return cmp.Or(cmp.Compare(a.d2, b.d2), cmp.Compare(a.j, b.j))
-		})
+		w.sortPairs()
 		k := min(len(w.pairs), m.Neighbors())
 		w.init(k, 0)
 		for q := range k {

@@ -28,7 +28,8 @@ func (Stage) Info() transforms.Info {
 		Category: transforms.CategoryMethods,
 		Summary:  "t-SNE of feature rows or of a distance table (e.g. Fisher distances)",
 		Usage: `ordinate tsne --in T [--features SPEC] [--id COL] [--label y] --out E
-ordinate tsne --distances D [--labels L --id COL --label y] --out E`,
+ordinate tsne --distances D [--labels L --id COL --label y] --out E
+ordinate tsne --distances D --fisher-model F --out E --model-out M`,
 		Doc: `--distances takes a long table i, j, distance of PLAIN (not squared) distances:
 all pairs (or i < j only) for exact t-SNE, or each row's K nearest neighbours
 (as fisher --neighbors writes) for Barnes-Hut. Affinities use exp(−β·d²), so
@@ -39,7 +40,10 @@ the row order) from a table with --id and --label.
 reference rows' features (as fitted) and positions, a neighbour graph, and the
 placement settings (perplexity 5, median start, a fixed number of steps against
 the fixed map; see apply). A map fitted on --distances places new objects from
-their distances to the reference objects.
+their distances to the reference objects; with --fisher-model F (the model fisher
+--in … --neighbors K --model-out F wrote with those distances) it places new rows
+by their features instead, through their Fisher distances to the fitted rows
+(Fisher t-SNE of new rows; see fisher --help).
 
 --standardize is off by default, unlike pca, lda, bvp, ckpca and lsp: t-SNE
 is usually run on features that are already comparable (openTSNE and
@@ -55,6 +59,7 @@ a warning.`,
 			{Name: "in", Help: "feature table (Euclidean distances)"},
 			{Name: "distances", Help: "instead of --in: a long distance table i, j, distance (plain distances)"},
 			{Name: "labels", Help: "with --distances: table with the --id and --label columns, for row order and pass-through"},
+			{Name: "fisher-model", Help: "with --distances and --model-out: the model fisher --model-out wrote with those distances; the saved map then places new rows by their features, through their Fisher distances", Models: []string{"fisher"}},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "the embedding: id, kept columns, emb_0 … emb_{d-1}", Kind: table.Embedding, Required: true},
@@ -72,6 +77,23 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return transforms.Optionf("in", "%w: give in (features) or distances, one of them", transforms.ErrNoTable)
 	case env.Has("labels") && !hasDist:
 		return transforms.Optionf("labels", "goes with distances; a feature table carries its own labels")
+	case env.Has("fisher-model") && !(hasDist && env.Has("model-out")):
+		return transforms.Optionf("fisher-model", "goes with distances and model-out: it makes the saved map place new rows by their Fisher distances")
+	}
+	var fisherModel mapBinder
+	if env.Has("fisher-model") {
+		// Read first: a wrong model fails before the fit, not after it.
+		m, _, err := env.ReadModel(ctx, "fisher-model")
+		if err != nil {
+			return err
+		}
+		var ok bool
+		if fisherModel, ok = m.(mapBinder); !ok {
+			return transforms.Optionf("fisher-model", "%w: a %s model of %s, not the model of fisher --model-out", transforms.ErrModel, m.Header().Kind, m.Header().Stage)
+		}
+		if r, ok := m.(interface{ Release() }); ok {
+			defer r.Release()
+		}
 	}
 	to := *o
 	to.Threads, to.Reporter = env.Threads, env.Progress
@@ -120,6 +142,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 		if env.Has("model-out") {
 			model = placement.NewFromDistances("tsne", newPlaceMethod(), rows.ID, res.Y, o.Dims)
+			if fisherModel != nil {
+				if model, err = fisherModel.BindMap(model); err != nil {
+					return err
+				}
+				defer model.Release()
+			}
 		}
 	}
 	figures := map[string]any{"kl": res.KL, "iterations": res.Iterations, "method": res.Method,
@@ -143,6 +171,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		return nil
 	}
 	return env.WriteModel(ctx, "model-out", model)
+}
+
+// mapBinder is a model that joins a map fitted on its distances (the
+// fisher stage's).
+type mapBinder interface {
+	BindMap(*placement.Model) (*placement.Model, error)
 }
 
 // fromPairs runs t-SNE on a long distance table: sparse (Barnes-Hut or
