@@ -404,3 +404,53 @@ func TestFisherPreparedTiles(t *testing.T) {
 	}
 	noLeftovers(t, dir, "full.parquet", "prep.arrow", "tile-0,0.parquet", "tile-0,1.parquet", "tile-1,1.parquet")
 }
+
+// TestFisherLocalTiles: in the local mode, model-out without out writes the
+// set-up (lists and σ) and the tiles computed from it (--prepared) make the
+// untiled table bit for bit; a similarity with neighbors takes no tiles.
+func TestFisherLocalTiles(t *testing.T) {
+	dir := t.TempDir()
+	thyroid := filepath.Join("..", "..", "testdata", "ordinal", "newthyroid.csv")
+	full, setup := filepath.Join(dir, "full.parquet"), filepath.Join(dir, "setup.parquet")
+	common := []string{"fisher", "--in", thyroid, "--label", "label", "--kernel", "rbf", "--neighbors", "40", "--upper", "--quiet"}
+	if code, _, e := runCmd(t, nil, append(common, "--out", full)...); code != 0 {
+		t.Fatal(e)
+	}
+	if code, _, e := runCmd(t, nil, append(common, "--model-out", setup)...); code != 0 {
+		t.Fatal(e)
+	}
+	var got [][]string
+	for _, tile := range []string{"0,0/2", "0,1/2", "1,1/2"} {
+		out := filepath.Join(dir, "tile-"+tile[:3]+".parquet")
+		if code, _, e := runCmd(t, nil, "fisher", "--prepared", setup, "--upper", "--neighbors", "40", "--tile", tile, "--out", out, "--quiet"); code != 0 {
+			t.Fatalf("tile %s: %s", tile, e)
+		}
+		got = append(got, readColumnsN(t, out, "i", "j", "distance")...)
+	}
+	want := readColumnsN(t, full, "i", "j", "distance")
+	key := func(r []string) string { return strings.Join(r, " ") }
+	for _, rows := range [][][]string{want, got} {
+		slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(key(a), key(b)) })
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("%d rows in the tiles, %d untiled", len(got), len(want))
+	}
+	for q := range want {
+		if key(got[q]) != key(want[q]) {
+			t.Fatalf("row %d: tiles %v, untiled %v", q, got[q], want[q])
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"other neighbours", []string{"fisher", "--prepared", setup, "--neighbors", "30", "--tile", "0,0/2", "--out", filepath.Join(dir, "x.parquet")}, "--neighbors: 30, but the fisher model used 40"},
+		{"a similarity with neighbors", []string{"fisher", "--similarity", filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet"), "--id", "id", "--label", "label", "--neighbors", "5", "--tile", "0,0/2", "--out", filepath.Join(dir, "x.parquet")}, "--tile"},
+	} {
+		code, _, e := runCmd(t, nil, append(tc.args, "--quiet")...)
+		if code == 0 || !strings.Contains(e, tc.want) {
+			t.Errorf("%s: exit %d, %s; want an error naming %q", tc.name, code, e, tc.want)
+		}
+	}
+}

@@ -88,7 +88,7 @@ def test_spark_docstrings_list_the_options():
     if not describe.packaged():
         pytest.skip("no packaged describe.json (not installed from a wheel)")
     for fn, stage, banned in [
-        (ospark.fisher_distances, "fisher", {"tile", "format", "neighbors"}),
+        (ospark.fisher_distances, "fisher", {"tile", "format"}),
         (ospark.evaluate, "evaluate", {"block", "partials"}),
     ]:
         for o in describe.stage(stage)["options"]:

@@ -16,6 +16,7 @@ from ordinate import spark as ospark
 
 REPO = Path(__file__).resolve().parents[2]
 SONAR = REPO / "testdata" / "similarity" / "aural_sonar.parquet"
+THYROID = str(REPO / "testdata" / "ordinal" / "newthyroid.csv")
 THYROID = REPO / "testdata" / "ordinal" / "newthyroid.csv"
 
 
@@ -48,6 +49,21 @@ def test_fisher_tiles_match_cli(spark, tmp_path, tiles, upper):
     assert want.num_rows == (100 * 99 // 2 if upper else 100 * 99)
 
 
+@pytest.mark.parametrize("tiles,upper", [(2, True), (3, False)])
+def test_fisher_local_tiles_match_cli(spark, tmp_path, tiles, upper):
+    """The local mode (a feature table, a kernel and neighbours) in tiles: the
+    driver writes the lists and σ once, the tasks sum their tiles."""
+    opts = {"label": "label", "kernel": "rbf", "neighbors": 40, "upper": upper}
+    df = ospark.fisher_distances(features=THYROID, tiles=tiles, session=spark, **opts)
+    assert df.rdd.getNumPartitions() == (tiles * (tiles + 1) // 2 if upper else tiles * tiles)
+    got = sorted_pairs(ospark._collect(df))
+    out = tmp_path / "fisher.parquet"
+    ordinate.run(["fisher", "--in", THYROID, "--out", out, "--quiet", *describe.flags("fisher", opts)])
+    want = sorted_pairs(pq.read_table(out))
+    same_bits(got, want)
+    assert want.num_rows > 0
+
+
 def test_fisher_options_checked_on_driver(spark):
     with pytest.raises(OrdinateError) as e:
         ospark.fisher_distances(str(SONAR), tiles=2, session=spark, id="id", label="no_such_label")
@@ -58,6 +74,11 @@ def test_fisher_options_checked_on_driver(spark):
         ospark.fisher_distances(str(SONAR), tiles=0, session=spark)
     with pytest.raises(OrdinateError, match="no such file"):
         ospark.fisher_distances(str(SONAR) + ".missing", tiles=2, session=spark)
+    with pytest.raises(ValueError, match="one of them"):
+        ospark.fisher_distances(str(SONAR), features=THYROID, tiles=2, session=spark)
+    with pytest.raises(OrdinateError) as e:
+        ospark.fisher_distances(str(SONAR), tiles=2, session=spark, id="id", label="label", neighbors=5)
+    assert "--neighbors" in e.value.stderr
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@
 
 Usage (from the repository root, in a venv with the package installed:
 pip install './python[spark]'):
-    python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500]
+    python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500] [--fisher-only]
 The data (about 2.6 GB for 10M rows) is made once in WORKDIR. Takes about
 15 minutes on 2 cores.
 """
@@ -89,32 +89,39 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--fisher-n", type=int, default=1500)
     ap.add_argument("--tiles", type=int, nargs="+", default=[2, 3])
+    ap.add_argument("--fisher-only", action="store_true", help="skip the transform benchmark (part 1)")
     a = ap.parse_args()
     work = Path(a.work or tempfile.mkdtemp(prefix="ordinate-spark-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     print(f"work: {work}; binary: {ordinate.binary()}", flush=True)
 
-    rows = make_rows(work, a.rows)
-    sample = work / "sample.parquet"
-    if not sample.exists():
-        pq.write_table(pq.read_table(rows / "part-0.parquet").slice(0, 100_000), sample)
-    model = work / "pca.model.parquet"
-    if not model.exists():
-        ordinate.run(["pca", "--in", sample, "--id", "id", "--out", work / "pca-sample.parquet", "--model-out", model, "--quiet"])
+    if not a.fisher_only:
+        rows = make_rows(work, a.rows)
+        sample = work / "sample.parquet"
+        if not sample.exists():
+            pq.write_table(pq.read_table(rows / "part-0.parquet").slice(0, 100_000), sample)
+        model = work / "pca.model.parquet"
+        if not model.exists():
+            ordinate.run(["pca", "--in", sample, "--id", "id", "--out", work / "pca-sample.parquet", "--model-out", model, "--quiet"])
     sim = make_similarity(work, a.fisher_n)
 
     results = {}
     out = work / "out"
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir()
-    results["cli"], _ = timed(f"CLI alone: ordinate apply, {a.rows:,} rows x {COLS} (2 threads)",
-                              lambda: ordinate.run(["apply", "--model", model, "--in", rows, "--id", "id",
-                                                    "--out", out / "cli.parquet", "--quiet"]))
+    if not a.fisher_only:
+        results["cli"], _ = timed(f"CLI alone: ordinate apply, {a.rows:,} rows x {COLS} (2 threads)",
+                                  lambda: ordinate.run(["apply", "--model", model, "--in", rows, "--id", "id",
+                                                        "--out", out / "cli.parquet", "--quiet"]))
 
     fisher_opts = {"id": "id", "label": "label", "upper": True}
     results["fisher_cli"], _ = timed(f"CLI alone: ordinate fisher, n = {a.fisher_n} (2 threads)",
                                      lambda: ordinate.run(["fisher", "--similarity", sim, "--out", out / "fisher.parquet",
                                                            "--quiet", *ospark._flags(fisher_opts)]))
+    prepared = out / "prepared.arrow"
+    results["fisher_setup"], _ = timed(f"CLI alone: the set-up only (fisher --prepared-out), n = {a.fisher_n} (2 threads)",
+                                       lambda: ordinate.run(["fisher", "--similarity", sim, "--prepared-out", prepared,
+                                                             "--quiet", *ospark._flags(fisher_opts)]))
 
     cluster = Cluster(work / "cluster")
     try:
@@ -122,6 +129,15 @@ def main():
         spark = cluster.spark
         from pyspark.sql import functions as F
 
+        for t in a.tiles:
+            results[f"tiles{t}"], _ = timed(
+                f"cluster: fisher_distances, tiles = {t} ({t * (t + 1) // 2} tasks)",
+                lambda: ospark.fisher_distances(str(sim), tiles=t, session=spark, **fisher_opts)
+                .write.mode("overwrite").parquet(str(out / f"fisher-{t}")))
+            got = pq.read_table(out / f"fisher-{t}")
+            assert got.num_rows == a.fisher_n * (a.fisher_n - 1) // 2
+        if a.fisher_only:
+            return report(a, results)
         df = spark.read.parquet(str(rows))
         print(f"partitions: {df.rdd.getNumPartitions()}", flush=True)
         # Warm-up: executors started, model shipped.
@@ -147,20 +163,17 @@ def main():
         emb = ospark.transform(df, str(model), id="id")
         results["spark"], _ = timed("cluster: ordinate.spark.transform",
                                     lambda: emb.write.mode("overwrite").parquet(str(out / "spark")))
-
-        for t in a.tiles:
-            results[f"tiles{t}"], _ = timed(
-                f"cluster: fisher_distances, tiles = {t} ({t * (t + 1) // 2} tasks)",
-                lambda: ospark.fisher_distances(str(sim), tiles=t, session=spark, **fisher_opts)
-                .write.mode("overwrite").parquet(str(out / f"fisher-{t}")))
-            got = pq.read_table(out / f"fisher-{t}")
-            assert got.num_rows == a.fisher_n * (a.fisher_n - 1) // 2
     finally:
         cluster.stop()
 
     n = pq.ParquetDataset(out / "spark").read(columns=["id"]).num_rows
     assert n == a.rows, (n, a.rows)
-    r = results
+    report(a, results)
+
+
+def report(a, r):
+    if a.fisher_only:
+        return fisher_report(a, r)
     print()
     print(f"| run | seconds | rows/s |")
     print(f"|---|---|---|")
@@ -170,6 +183,11 @@ def main():
     print()
     print(f"transform / CLI = {r['spark'] / r['cli']:.2f}; Python hop = {r['hop'] - r['plain']:.1f} s "
           f"({(r['hop'] - r['plain']) / r['spark']:.0%} of the transform); ordinate inside the hop = {r['spark'] - r['hop']:.1f} s")
+    fisher_report(a, r)
+
+
+def fisher_report(a, r):
+    print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s, of which the set-up alone {r['fisher_setup']:.1f} s")
     for t in a.tiles:
         print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s; cluster tiles = {t}: {r[f'tiles{t}']:.1f} s "
               f"(ratio {r[f'tiles{t}'] / r['fisher_cli']:.2f})")

@@ -225,7 +225,12 @@
 // "prepared-out" as a model file of kind "fisher-prepared"; FitPrepared
 // (role "prepared") computes any tile from it with the bits of Fit, so
 // tiles on other machines do not repeat the O(n³) set-up. A set-up option
-// of a prepared run must be at its default or at the set-up's value.
+// of a prepared run must be at its default or at the set-up's value. In the
+// local mode a tile is the listed entries (i, j) with i in block I and j in
+// block J; its set-up is the Model (lists, σ; the stage's model-out without
+// out), and FitModel computes a tile from it: a pair listed from both ends
+// is summed from the lower row as in the untiled run, so every entry has
+// the untiled bits (TestLocalTiles).
 //
 // # Spectrum correction in the sparse mode, and cancellation
 //

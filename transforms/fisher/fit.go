@@ -48,6 +48,9 @@ func fit(ctx context.Context, s []float64, n int, classes []int, k int, o Option
 	if err := checkFinite(ctx, s, n); err != nil {
 		return nil, err
 	}
+	if o.Neighbors > 0 && !o.Tile.IsZero() {
+		return nil, transforms.Optionf("tile", "with a similarity matrix needs dense distances (no neighbors): a row's K nearest pairs can lie in any tile; the local mode (in with a kernel) takes tiles")
+	}
 	if o.Neighbors >= n {
 		return nil, transforms.Optionf("neighbors", "%d must be below N = %d", o.Neighbors, n)
 	}

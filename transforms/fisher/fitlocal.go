@@ -28,10 +28,16 @@ func FitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	if err := transforms.Validate(&o); err != nil {
 		return nil, err
 	}
-	return fitFeatures(ctx, x, n, d, kern, classes, k, o, prog)
+	return fitLocal(ctx, x, n, d, kern, classes, k, o, prog, false)
 }
 
 func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, classes []int, k int, o Options, prog transforms.Progress) (*FitResult, error) {
+	return fitLocal(ctx, x, n, d, kern, classes, k, o, prog, false)
+}
+
+// fitLocal is fitFeatures, or with setupOnly its set-up alone: the lists
+// and σ (res.local, res.Sigma; no distances).
+func fitLocal(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, classes []int, k int, o Options, prog transforms.Progress, setupOnly bool) (*FitResult, error) {
 	if prog == nil {
 		prog = transforms.NoProgress{}
 	}
@@ -108,6 +114,20 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	}
 	res.Sigma = sigma
 	res.Figures["sigma"] = sigma
+	res.local = lc
+	if setupOnly {
+		return res, nil
+	}
+	return localPairs(ctx, res, lc, o, prog)
+}
+
+// localPairs computes the path lengths of the local mode from its set-up
+// (res.local, res.K, res.Sigma): each row's K nearest pairs, or with
+// o.Tile the pairs (i, j) of the lists with i in block I and j in block J
+// (the other entries of res.Dist are 0); every computed pair has the bits
+// of the untiled run.
+func localPairs(ctx context.Context, res *FitResult, lc *Local, o Options, prog transforms.Progress) (*FitResult, error) {
+	n, K, M, sigma := lc.N, res.K, lc.Knn, res.Sigma
 	p := PathParams{Sigma: sigma, Steps: o.Steps, ExcludeEndpoints: o.ExcludeEndpoints, Threads: o.Threads,
 		Progress: cumulative(prog, o.Progress)}
 	T := o.Steps
@@ -123,8 +143,20 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 	// The trapezoid rule is symmetric: a pair listed from both ends is
 	// summed once and copied (mirror).
 	mirror := o.Rule == Trapezoid
+	inTile := func(i, j int) bool { return true }
+	if !o.Tile.IsZero() {
+		inTile = o.Tile.ordered(n)
+	}
+	// want keeps the entries of the tile, and with mirror those whose value
+	// a skipped entry of the tile copies: (a, b) with a < b when b lists a.
+	var want func(a, b int) bool
+	if !o.Tile.IsZero() {
+		want = func(a, b int) bool {
+			return inTile(a, b) || (mirror && a < b && inTile(b, a) && lc.twin(b, a, K) >= 0)
+		}
+	}
 	prog.Start("pair distances", int64(n)) // rows
-	kept, fb, err := localSums(ctx, lc, K, p, mirror, func(w, e int, f0, f1, mid, dropped float64) {
+	kept, fb, err := localSums(ctx, lc, K, p, mirror, want, func(w, e int, f0, f1, mid, dropped float64) {
 		dist[e] = o.Rule.pathLength(f0, f1, mid, scale)
 		tl := &tallies[w]
 		tl.pairs++
@@ -143,6 +175,9 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 		for i := lo; i < hi; i++ {
 			for q := range K {
 				j := int(res.Idx[i*K+q])
+				if !inTile(i, j) {
+					continue
+				}
 				if lc.D2[i*M+q] > long {
 					ls++
 				}
@@ -158,21 +193,22 @@ func fitFeatures(ctx context.Context, x []float64, n, d int, kern kernels.Kernel
 		return nil, err
 	}
 	res.Dist = dist
-	res.local = lc
 	var st tally
 	for _, tl := range tallies {
 		st.maxDrop = max(st.maxDrop, tl.maxDrop)
 		st.sumDrop += tl.sumDrop
 		st.pairs += tl.pairs
 	}
-	prog.Start("truncation check", 0)
-	err = truncationCheck(ctx, res, lc, p, o)
-	prog.Finish()
-	if err != nil {
-		return nil, err
+	if o.Tile.IsZero() {
+		prog.Start("truncation check", 0)
+		err = truncationCheck(ctx, res, lc, p, o)
+		prog.Finish()
+		if err != nil {
+			return nil, err
+		}
+		res.Figures["dense_terms"] = int64(n) * int64(K) * int64(n-2*b2i(o.ExcludeEndpoints))
 	}
 	res.Figures["kept_terms"] = kept
-	res.Figures["dense_terms"] = int64(n) * int64(K) * int64(n-2*b2i(o.ExcludeEndpoints))
 	res.Figures["fallbacks"] = fb
 	res.Figures["long_steps"] = longSteps.Load()
 	res.Figures["summed_pairs"] = st.pairs

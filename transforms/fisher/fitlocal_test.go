@@ -286,3 +286,75 @@ func TestFitFeaturesTruncationCheck(t *testing.T) {
 		t.Errorf("median truncation error %.3g: the test does not truncate", rel[len(rel)/2])
 	}
 }
+
+// TestLocalTiles: the local mode's model is its set-up: the tiles computed
+// from it (FitModel) hold every entry of the whole table once, with the
+// bits of the fit that wrote the model, for both rules and endpoint
+// choices; an option that changes the set-up is refused by name.
+func TestLocalTiles(t *testing.T) {
+	const n, dim, k = 150, 12, 3
+	x, cls := mixtureRows(n, dim, k, 31)
+	for _, rule := range []Rule{Trapezoid, Left} {
+		for _, excl := range []bool{false, true} {
+			name := fmt.Sprintf("%s excl=%v", rule, excl)
+			o := DefaultOptions()
+			o.Neighbors, o.ParzenNeighbors, o.Perplexity, o.Rule, o.ExcludeEndpoints, o.Threads = 25, 15, 5, rule, excl, 2
+			fm, _, res := fittedMap(t, x, n, dim, cls, k, "rbf", o)
+			const T = 3
+			got := make([]float64, n*o.Neighbors)
+			seen := make([]int, n*o.Neighbors)
+			for I := range T {
+				for J := range T {
+					to := DefaultOptions()
+					to.Tile, to.Threads = Tile{I, J, T}, 1+I%2
+					tr, err := FitModel(context.Background(), fm, to, nil)
+					if err != nil {
+						t.Fatalf("%s tile %d,%d: %v", name, I, J, err)
+					}
+					in := to.Tile.ordered(n)
+					for e, j := range tr.Idx {
+						if in(e/tr.K, int(j)) {
+							got[e] = tr.Dist[e]
+							seen[e]++
+						}
+					}
+				}
+			}
+			for e := range got {
+				if seen[e] != 1 || math.Float64bits(got[e]) != math.Float64bits(res.Dist[e]) {
+					t.Fatalf("%s: entry %d in %d tiles with %v, the fit has %v", name, e, seen[e], got[e], res.Dist[e])
+				}
+			}
+			fm.Release()
+		}
+	}
+	o := DefaultOptions()
+	o.Neighbors, o.Perplexity, o.Threads = 20, 5, 2
+	fm, bound, _ := fittedMap(t, x, n, dim, cls, k, "rbf", o)
+	defer fm.Release()
+	defer bound.Release()
+	for _, tc := range []struct {
+		option string
+		set    func(o *Options)
+	}{
+		{"neighbors", func(o *Options) { o.Neighbors = 30 }},
+		{"steps", func(o *Options) { o.Steps = 4 }},
+		{"perplexity", func(o *Options) { o.Perplexity = 7 }},
+		{"kernel", func(o *Options) { o.Kernel = CosineKernel }},
+		{"metric", func(o *Options) { o.Metric = MetricKernel }},
+	} {
+		to := DefaultOptions()
+		tc.set(&to)
+		_, err := FitModel(context.Background(), fm, to, nil)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: %v, want an option error on it", tc.option, err)
+		}
+	}
+	// The model's own values are no conflict.
+	to := DefaultOptions()
+	to.Neighbors, to.Perplexity, to.Kernel = 20, 5, RBFKernel
+	if _, err := FitModel(context.Background(), fm, to, nil); err != nil {
+		t.Errorf("the model's own options: %v", err)
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // Local is a feature table prepared for the local Fisher sums: rows in a
@@ -76,10 +78,47 @@ func NewLocal(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, c
 	if err != nil {
 		return nil, ran, err
 	}
-	for q, e := range lc.D2 {
-		lc.D2[q] = kernelSqDist(kern, e)
+	// The search's distances may round differently (it ranks by expanded
+	// inner products): the lists' kernel distances are measured again as
+	// the sums measure every distance, so that a model that stores only the
+	// lists gives the same bits (see Local.measure).
+	return lc, ran, lc.measure(ctx, threads)
+}
+
+// measure fills D2 with the kernel squared distances of each row to its
+// listed rows, by KernelSqDist.
+func (lc *Local) measure(ctx context.Context, threads int) error {
+	n, D, M := lc.N, lc.D, lc.Knn
+	if len(lc.D2) != n*M {
+		lc.D2 = make([]float64, n*M)
 	}
-	return lc, ran, nil
+	return kernels.ParallelFor(ctx, n, threads, 256, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for q, l := range lc.Idx[i*M : (i+1)*M] {
+				lc.D2[i*M+q] = lc.KernelSqDist(lc.X[i*D:(i+1)*D], lc.X[int(l)*D:(int(l)+1)*D])
+			}
+		}
+	})
+}
+
+// localOf prepares the fitted rows x (n×d, as fitted) with their lists
+// (n×M, nearest first), classes (k of them) and kernel for the local sums
+// over their first L rows, as NewLocal would have: unit rows for cosine,
+// the lists' kernel distances measured again. It refuses an all-zero row
+// under cosine.
+func localOf(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, classes []int, k int, lists []int32, M, L, threads int) (*Local, error) {
+	lc := &Local{X: x, N: n, D: d, Kernel: kern, Classes: classes, K: k, Knn: M, Idx: lists, Parzen: L}
+	if kern.Kind == "cosine" {
+		lc.X = make([]float64, n*d)
+		for i := range n {
+			row := x[i*d : (i+1)*d]
+			if dotSelf(row) == 0 {
+				return nil, fmt.Errorf("%w: row %d is all zeros under the cosine kernel", transforms.ErrModel, i)
+			}
+			unitRow(lc.X[i*d:(i+1)*d], row)
+		}
+	}
+	return lc, lc.measure(ctx, threads)
 }
 
 // LocalSums holds the local path integrands of LocalPathSums per (row,
@@ -120,7 +159,7 @@ func LocalPathSums(ctx context.Context, lc *Local, p PathParams) (*LocalSums, er
 		F0: make([]float64, n*knn), F1: make([]float64, n*knn), Mid: make([]float64, n*knn),
 		Dropped: make([]float64, n*knn),
 	}
-	kept, fb, err := localSums(ctx, lc, knn, p, false, func(_, e int, f0, f1, mid, dropped float64) {
+	kept, fb, err := localSums(ctx, lc, knn, p, false, nil, func(_, e int, f0, f1, mid, dropped float64) {
 		r.F0[e], r.F1[e], r.Mid[e], r.Dropped[e] = f0, f1, mid, dropped
 	})
 	r.Kept, r.Fallbacks = kept, fb
@@ -136,8 +175,9 @@ func LocalPathSums(ctx context.Context, lc *Local, p PathParams) (*LocalSums, er
 // write e's slots without locking). With mirror it skips the entries whose
 // twin, (j, i) with j < i, is among j's pairs (see Local.twin): the same
 // path backwards, whose sums are the twin's with F(0) and F(1) swapped.
-// It returns the kept terms and the fallbacks.
-func localSums(ctx context.Context, lc *Local, pairs int, p PathParams, mirror bool, emit func(w, e int, f0, f1, mid, dropped float64)) (kept, fallbacks int64, err error) {
+// want, if not nil, keeps only the entries (i, j) it returns true for. It
+// returns the kept terms and the fallbacks.
+func localSums(ctx context.Context, lc *Local, pairs int, p PathParams, mirror bool, want func(i, j int) bool, emit func(w, e int, f0, f1, mid, dropped float64)) (kept, fallbacks int64, err error) {
 	n, knn, L := lc.N, lc.Knn, lc.Parzen
 	if !(p.Sigma > 0) || p.Steps < 1 || knn < 1 || knn > n-1 || pairs < 1 || pairs > knn || L < 1 || L > knn {
 		panic("fisher: LocalPathSums: bad parameters")
@@ -155,10 +195,16 @@ func localSums(ctx context.Context, lc *Local, pairs int, p PathParams, mirror b
 	err = kernels.ParallelForWorker(ctx, n, p.Threads, grain, func(w, lo, hi int) {
 		wk := ws[w]
 		for i := lo; i < hi; i++ {
+			if want != nil && !slices.ContainsFunc(lc.Idx[i*knn:i*knn+pairs], func(j int32) bool { return want(i, int(j)) }) {
+				continue
+			}
 			wk.setEnd(lc.X[i*lc.D:(i+1)*lc.D], lc.Idx[i*knn:i*knn+L], lc.D2[i*knn:i*knn+L], i)
 			for q := range pairs {
 				j := int(lc.Idx[i*knn+q])
 				if mirror && j < i && lc.twin(j, i, pairs) >= 0 {
+					continue
+				}
+				if want != nil && !want(i, j) {
 					continue
 				}
 				f0, f1, mid, dropped := wk.pair(j, lc.D2[i*knn+q])

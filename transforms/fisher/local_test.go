@@ -239,7 +239,7 @@ func BenchmarkLocalPathSums(b *testing.B) {
 	}{{"K=90/every-pair", 90, false}, {"K=90/mirror", 90, true}, {"K=150/mirror", 150, true}} {
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, _, err := localSums(context.Background(), lc, c.pairs, p, c.mirror, func(_, _ int, _, _, _, _ float64) {}); err != nil {
+				if _, _, err := localSums(context.Background(), lc, c.pairs, p, c.mirror, nil, func(_, _ int, _, _, _, _ float64) {}); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -293,7 +293,7 @@ func TestLocalPathSumsShortParzen(t *testing.T) {
 		const sigma = 0.25
 		p := PathParams{Sigma: sigma, Steps: T, ExcludeEndpoints: excl, Threads: 2}
 		f0s, f1s, mids := make([]float64, n*knn), make([]float64, n*knn), make([]float64, n*knn)
-		if _, _, err := localSums(context.Background(), lc, knn, p, false, func(_, e int, f0, f1, mid, _ float64) {
+		if _, _, err := localSums(context.Background(), lc, knn, p, false, nil, func(_, e int, f0, f1, mid, _ float64) {
 			f0s[e], f1s[e], mids[e] = f0, f1, mid
 		}); err != nil {
 			t.Fatal(err)

@@ -56,7 +56,7 @@ func (m *Model) BindMap(pm *placement.Model) (*placement.Model, error) {
 	}
 	m.IDs.Retain()
 	return &placement.Model{Stage: pm.Stage, Source: Source, Scaling: m.Scaling, FeatureList: m.FeatureList,
-		Standardized: m.Standardized, IDs: m.IDs, X: m.X, Y: y, Dims: dims, Graph: m.Lists, G: m.Settings.ParzenNeighbors,
+		Standardized: m.Standardized, IDs: m.IDs, X: m.X, Y: y, Dims: dims, Graph: m.Lists, G: m.Settings.ListLength,
 		Classes: m.Classes, Soft: soft, Method: pm.Method, Params: pm.Params,
 		Searcher: &mapSearcher{s: m.Settings}}, nil
 }
@@ -82,8 +82,8 @@ func loadSearcher(m *placement.Model, raw json.RawMessage) (placement.Searcher, 
 		return nil, err
 	}
 	switch {
-	case s.ParzenNeighbors != m.G:
-		return nil, fmt.Errorf("parzen_neighbors %d with a graph of degree %d", s.ParzenNeighbors, m.G)
+	case s.ListLength != m.G:
+		return nil, fmt.Errorf("list_length %d with a graph of degree %d", s.ListLength, m.G)
 	case len(m.Classes) < 2 || m.Soft == nil:
 		return nil, fmt.Errorf("a Fisher map needs the fitted rows' classes")
 	}
@@ -115,30 +115,13 @@ func (ms *mapSearcher) Settings() any { return ms.s }
 // Prepare implements placement.Searcher: the rows as the kernel's metric
 // sees them, their lists' kernel distances and the neighbour index.
 func (ms *mapSearcher) Prepare(ctx context.Context, m *placement.Model, threads int) error {
-	n, D, c, L := m.N(), m.D(), len(m.Classes), m.G
-	kern := kernels.Kernel{Kind: ms.s.Kernel, Gamma: ms.s.Gamma}
-	lc := &Local{X: m.X, N: n, D: D, Kernel: kern, Classes: make([]int, n), K: c, Knn: L, Idx: m.Graph,
-		D2: make([]float64, n*L), Parzen: L}
+	n, D, c, M := m.N(), m.D(), len(m.Classes), m.G
+	classes := make([]int, n)
 	for i := range n {
-		lc.Classes[i], _ = oneHot(m.Soft[i*c : (i+1)*c])
+		classes[i], _ = oneHot(m.Soft[i*c : (i+1)*c])
 	}
-	if kern.Kind == "cosine" {
-		lc.X = make([]float64, n*D)
-		for i := range n {
-			row := m.X[i*D : (i+1)*D]
-			if dotSelf(row) == 0 {
-				return fmt.Errorf("%w: reference row %d is all zeros under the cosine kernel", transforms.ErrModel, i)
-			}
-			unitRow(lc.X[i*D:(i+1)*D], row)
-		}
-	}
-	if err := kernels.ParallelFor(ctx, n, threads, 256, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			for q, l := range lc.Idx[i*L : (i+1)*L] {
-				lc.D2[i*L+q] = lc.KernelSqDist(lc.X[i*D:(i+1)*D], lc.X[int(l)*D:(int(l)+1)*D])
-			}
-		}
-	}); err != nil {
+	lc, err := localOf(ctx, m.X, n, D, kernels.Kernel{Kind: ms.s.Kernel, Gamma: ms.s.Gamma}, classes, c, m.Graph, M, ms.s.ParzenNeighbors, threads)
+	if err != nil {
 		return err
 	}
 	// Exact candidates: a k-d tree for few features, else an exhaustive
@@ -147,7 +130,7 @@ func (ms *mapSearcher) Prepare(ctx context.Context, m *placement.Model, threads 
 	// cost 0.11 of the held-out rows' 10-NN class accuracy; the exhaustive
 	// search's O(n·d) a row is about what the row's K Fisher distances
 	// cost anyway.
-	ix, err := kernels.NewIndex(ctx, lc.X, n, D, m.Graph, L, kernels.IndexOptions{Exact: D > kernels.KDTreeMaxDims}, threads)
+	ix, err := kernels.NewIndex(ctx, lc.X, n, D, m.Graph, M, kernels.IndexOptions{Exact: D > kernels.KDTreeMaxDims}, threads)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ func fittedMap(t *testing.T, x []float64, n, dim int, cls []int, k int, kind str
 	if err != nil {
 		t.Fatal(err)
 	}
+	o.Kernel = Kernel(kind)
 	res, err := FitFeatures(context.Background(), x, n, dim, kern, cls, k, o, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -33,6 +34,8 @@ type MapSettings struct {
 	Neighbors int `json:"neighbors"`
 	// ParzenNeighbors is L, the rows of each list in the Parzen sums.
 	ParzenNeighbors int `json:"parzen_neighbors"`
+	// ListLength is M = max(K, L), the rows listed per row.
+	ListLength int `json:"list_length"`
 }
 
 // check refuses settings no fit writes.
@@ -48,8 +51,8 @@ func (s MapSettings) check(n int) error {
 		return fmt.Errorf("%d steps, want 1 … %d", s.Steps, maxModelSteps)
 	case s.Rule != Trapezoid && s.Rule != Left:
 		return fmt.Errorf("rule %q", s.Rule)
-	case s.Neighbors < 1 || s.Neighbors >= n || s.ParzenNeighbors < 1 || s.ParzenNeighbors >= n:
-		return fmt.Errorf("neighbors %d and parzen_neighbors %d for %d rows", s.Neighbors, s.ParzenNeighbors, n)
+	case s.Neighbors < 1 || s.ParzenNeighbors < 1 || s.ListLength != max(s.Neighbors, s.ParzenNeighbors) || s.ListLength >= n:
+		return fmt.Errorf("neighbors %d, parzen_neighbors %d and list_length %d for %d rows", s.Neighbors, s.ParzenNeighbors, s.ListLength, n)
 	}
 	return nil
 }
@@ -66,10 +69,13 @@ type Model struct {
 	FeatureList  string
 	Standardized bool
 	X            []float64 // n×D features as fitted
-	Lists        []int32   // n×L Parzen neighbours, nearest first
+	Lists        []int32   // n×M nearest rows in the kernel metric, nearest first (M = Settings.ListLength)
 	Classes      []string
 	Class        []int32 // n class indices into Classes
 	Settings     MapSettings
+	// Setup are the options of the fit, which a tile computed from the
+	// model must not change (FitModel).
+	Setup PreparedSetup
 }
 
 // NewModel is the Fisher metric of a local-mode fit res (FitFeatures with
@@ -82,14 +88,14 @@ func NewModel(ids arrow.Array, scaling *transforms.Scaling, x []float64, cls *tr
 		panic("fisher: NewModel: not a local-mode Fisher fit")
 	}
 	n, M, L := res.N, lc.Knn, lc.Parzen
-	m := &Model{IDs: ids, Scaling: scaling, X: x, Lists: make([]int32, n*L), Classes: cls.Names, Class: make([]int32, n),
+	m := &Model{IDs: ids, Scaling: scaling, X: x, Lists: lc.Idx, Classes: cls.Names, Class: make([]int32, n),
 		Settings: MapSettings{Kernel: lc.Kernel.Kind, Sigma: res.Sigma, Steps: o.Steps, Rule: o.Rule,
-			ExcludeEndpoints: o.ExcludeEndpoints, Neighbors: res.K, ParzenNeighbors: L}}
+			ExcludeEndpoints: o.ExcludeEndpoints, Neighbors: res.K, ParzenNeighbors: L, ListLength: M},
+		Setup: setupOf(o, true)}
 	if lc.Kernel.Kind == "rbf" {
 		m.Settings.Gamma = lc.Kernel.Gamma
 	}
 	for i := range n {
-		copy(m.Lists[i*L:(i+1)*L], lc.Idx[i*M:i*M+L])
 		m.Class[i] = int32(cls.Index[i])
 	}
 	return m
@@ -107,7 +113,7 @@ func init() {
 // Header implements transforms.Model.
 func (m *Model) Header() transforms.ModelHeader {
 	p := map[string]any{"feature_names": m.Scaling.Names, "mean": m.Scaling.Mean, "scale": m.Scaling.Scale,
-		"classes": m.Classes, "reference_rows": m.N(), "fisher": m.Settings}
+		"classes": m.Classes, "reference_rows": m.N(), "fisher": m.Settings, "setup": m.Setup}
 	var out map[string]any
 	raw, _ := json.Marshal(p)
 	_ = json.Unmarshal(raw, &out)
@@ -140,7 +146,7 @@ func (m *Model) Release() {
 
 // Record implements transforms.Model: id, x_0 …, nn_0 … nn_{L−1}, class.
 func (m *Model) Record(mem memory.Allocator) (arrow.RecordBatch, error) {
-	n, D, L := m.N(), len(m.Scaling.Names), m.Settings.ParzenNeighbors
+	n, D, L := m.N(), len(m.Scaling.Names), m.Settings.ListLength
 	fields := []arrow.Field{{Name: "id", Type: m.IDs.DataType()}}
 	fields = append(fields, transforms.Float64Fields("x_", D)...)
 	for g := range L {
@@ -195,12 +201,13 @@ func (m *Model) Check() error {
 
 // modelHeader is the header params of a fisher model, as Header writes them.
 type modelHeader struct {
-	Names    []string    `json:"feature_names"`
-	Mean     []float64   `json:"mean"`
-	Scale    []float64   `json:"scale"`
-	Classes  []string    `json:"classes"`
-	RefCount int         `json:"reference_rows"`
-	Settings MapSettings `json:"fisher"`
+	Names    []string      `json:"feature_names"`
+	Mean     []float64     `json:"mean"`
+	Scale    []float64     `json:"scale"`
+	Classes  []string      `json:"classes"`
+	RefCount int           `json:"reference_rows"`
+	Settings MapSettings   `json:"fisher"`
+	Setup    PreparedSetup `json:"setup"`
 }
 
 // loadModel reads a fisher model. Nothing in the header is taken on trust:
@@ -216,7 +223,7 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 	if err != nil {
 		return nil, file.Errorf("header parameters: %v", err)
 	}
-	D, L, c := len(hp.Names), hp.Settings.ParzenNeighbors, len(hp.Classes)
+	D, L, c := len(hp.Names), hp.Settings.ListLength, len(hp.Classes)
 	if D == 0 || D != h.Features || c < 2 {
 		return nil, file.Errorf("header has %d feature names for %d features and %d classes", D, h.Features, c)
 	}
@@ -230,13 +237,13 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 		prefix string
 		n      int
 		what   string
-	}{{"x_", D, "features"}, {"nn_", L, "parzen_neighbors"}} {
+	}{{"x_", D, "features"}, {"nn_", L, "list_length"}} {
 		if err := file.CheckColumns(rd.Schema(), col.prefix, col.n, col.what); err != nil {
 			return nil, err
 		}
 	}
 	m := &Model{Scaling: &transforms.Scaling{Names: hp.Names, Mean: hp.Mean, Scale: hp.Scale},
-		FeatureList: h.FeatureList, Standardized: h.Standardized, Classes: hp.Classes, Settings: hp.Settings}
+		FeatureList: h.FeatureList, Standardized: h.Standardized, Classes: hp.Classes, Settings: hp.Settings, Setup: hp.Setup}
 	var (
 		ids   []arrow.Array
 		xs    = make([][]float64, D)
@@ -328,4 +335,48 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 		return nil, file.Errorf("ids: %v", err)
 	}
 	return m, nil
+}
+
+// FitModel computes the local mode's path lengths from the model m that
+// the local mode wrote (its set-up: rows, lists, σ): every row's K pairs,
+// or o.Tile's entries, with the bits of the fit that wrote m. The path
+// options are m's; an option of o that is neither at its default nor at
+// m's value is refused.
+func FitModel(ctx context.Context, m *Model, o Options, prog transforms.Progress) (*FitResult, error) {
+	if err := transforms.Validate(&o); err != nil {
+		return nil, err
+	}
+	if prog == nil {
+		prog = transforms.NoProgress{}
+	}
+	if name, got, was := m.Setup.conflicts(o, true); name != "" {
+		return nil, transforms.Optionf(name, "%v, but the fisher model used %v: a tile must use the model's", got, was)
+	}
+	if o.Metric != MetricFisher {
+		return nil, transforms.Optionf("metric", "a fisher model gives Fisher path lengths only")
+	}
+	s := m.Settings
+	n, D, K, M := m.N(), len(m.Scaling.Names), s.Neighbors, s.ListLength
+	need := transforms.Float64Bytes(2, n, M) + transforms.Float64Bytes(1, n, K)
+	if s.Kernel == "cosine" {
+		need += transforms.Float64Bytes(1, n, D)
+	}
+	if err := transforms.Reserve(ctx, need, fmt.Sprintf("the pair sums of %s rows × %d pairs", transforms.Thousands(int64(n)), K), "use fewer neighbours"); err != nil {
+		return nil, err
+	}
+	classes := make([]int, n)
+	for i, c := range m.Class {
+		classes[i] = int(c)
+	}
+	lc, err := localOf(ctx, m.X, n, D, kernels.Kernel{Kind: s.Kernel, Gamma: s.Gamma}, classes, len(m.Classes), m.Lists, M, s.ParzenNeighbors, o.Threads)
+	if err != nil {
+		return nil, err
+	}
+	o.Steps, o.Rule, o.ExcludeEndpoints, o.Neighbors = s.Steps, s.Rule, s.ExcludeEndpoints, K
+	res := &FitResult{N: n, K: K, Sigma: s.Sigma, Idx: make([]int32, n*K), local: lc,
+		Figures: map[string]any{"sigma": s.Sigma, "parzen_neighbors": s.ParzenNeighbors}}
+	for i := range n {
+		copy(res.Idx[i*K:(i+1)*K], m.Lists[i*M:i*M+K])
+	}
+	return localPairs(ctx, res, lc, o, prog)
 }

@@ -103,8 +103,6 @@ func (o *Options) Validate() error {
 		return transforms.Optionf("tile", "{I: %d, J: %d, Count: %d}: want 0 ≤ I, J < Count", t.I, t.J, t.Count)
 	case !t.IsZero() && o.Format == FormatSquare:
 		return transforms.Optionf("tile", "applies to format long only (a tile of the square table is not a table)")
-	case !t.IsZero() && o.Neighbors > 0:
-		return transforms.Optionf("tile", "needs dense distances: with neighbors each row's K nearest pairs can lie in any tile")
 	case !t.IsZero() && o.Upper && t.I > t.J:
 		return transforms.Optionf("tile", "%s: with upper only the tiles I ≤ J exist", t)
 	}

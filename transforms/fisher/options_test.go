@@ -41,7 +41,6 @@ func TestOptionsValidate(t *testing.T) {
 		{"square and neighbors", func(o *Options) { o.Format, o.Neighbors = FormatSquare, 3 }, "format"},
 		{"tile out of range", func(o *Options) { o.Tile = Tile{I: 2, J: 0, Count: 2} }, "tile"},
 		{"tile without count", func(o *Options) { o.Tile = Tile{I: 1} }, "tile"},
-		{"tile and neighbors", func(o *Options) { o.Tile, o.Neighbors = Tile{0, 1, 2}, 3 }, "tile"},
 	} {
 		o := DefaultOptions()
 		tc.set(&o)

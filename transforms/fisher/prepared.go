@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 )
 
@@ -34,26 +35,45 @@ type Prepared struct {
 	Figures map[string]any // the set-up's figures (sigma, negative_eigenvalue_share, …)
 }
 
-// PreparedSetup are the options the set-up used. A tile run given other
-// values for them is refused: its distances would not be the table's.
+// PreparedSetup are the options a set-up used (a prepared dense set-up,
+// or a local-mode model). A tile run given other values for them is
+// refused: its distances would not be the table's.
 type PreparedSetup struct {
-	Correction Correction `json:"correction"`
-	Sigma      float64    `json:"sigma_option"`
-	Perplexity float64    `json:"perplexity"`
-	SigmaScale float64    `json:"sigma_scale"`
-	Kernel     Kernel     `json:"kernel"`
-	Gamma      float64    `json:"gamma"`
+	Correction       Correction        `json:"correction"`
+	Sigma            float64           `json:"sigma_option"`
+	Perplexity       float64           `json:"perplexity"`
+	SigmaScale       float64           `json:"sigma_scale"`
+	Kernel           Kernel            `json:"kernel"`
+	Gamma            float64           `json:"gamma"`
+	Standardize      bool              `json:"standardize"`
+	Neighbors        int               `json:"neighbors,omitempty"`
+	ParzenNeighbors  int               `json:"parzen_neighbors,omitempty"`
+	KNN              kernels.KNNMethod `json:"knn,omitempty"`
+	KNNRecall        float64           `json:"knn_recall,omitempty"`
+	Seed             uint64            `json:"seed,omitempty"`
+	Steps            int               `json:"steps,omitempty"`
+	Rule             Rule              `json:"rule,omitempty"`
+	ExcludeEndpoints bool              `json:"exclude_endpoints,omitempty"`
 }
 
-func setupOf(o Options) PreparedSetup {
-	return PreparedSetup{Correction: o.Correction, Sigma: o.Sigma, Perplexity: o.Perplexity, SigmaScale: o.SigmaScale, Kernel: o.Kernel, Gamma: o.Gamma}
+// setupOf records o's set-up options; local adds the local mode's (its
+// lists and its path options, which a model fixes).
+func setupOf(o Options, local bool) PreparedSetup {
+	p := PreparedSetup{Correction: o.Correction, Sigma: o.Sigma, Perplexity: o.Perplexity, SigmaScale: o.SigmaScale,
+		Kernel: o.Kernel, Gamma: o.Gamma, Standardize: o.Standardize}
+	if local {
+		p.Neighbors, p.ParzenNeighbors, p.KNN, p.KNNRecall, p.Seed = o.Neighbors, o.ParzenNeighbors, o.KNN, o.KNNRecall, o.Seed
+		p.Steps, p.Rule, p.ExcludeEndpoints = o.Steps, o.Rule, o.ExcludeEndpoints
+	}
+	return p
 }
 
 // conflicts names the first set-up option of o that is neither at its
-// default nor at the value the set-up used.
-func (p PreparedSetup) conflicts(o Options) (string, any, any) {
-	d, got := setupOf(DefaultOptions()), setupOf(o)
-	for _, f := range []struct {
+// default nor at the value the set-up used (local: the local mode's
+// options too), with the two values.
+func (p PreparedSetup) conflicts(o Options, local bool) (string, any, any) {
+	d, got := setupOf(DefaultOptions(), local), setupOf(o, local)
+	fields := []struct {
 		name          string
 		got, def, was any
 	}{
@@ -63,7 +83,24 @@ func (p PreparedSetup) conflicts(o Options) (string, any, any) {
 		{"sigma-scale", got.SigmaScale, d.SigmaScale, p.SigmaScale},
 		{"kernel", got.Kernel, d.Kernel, p.Kernel},
 		{"gamma", got.Gamma, d.Gamma, p.Gamma},
-	} {
+		{"standardize", got.Standardize, d.Standardize, p.Standardize},
+	}
+	if local {
+		fields = append(fields, []struct {
+			name          string
+			got, def, was any
+		}{
+			{"neighbors", got.Neighbors, d.Neighbors, p.Neighbors},
+			{"parzen-neighbors", got.ParzenNeighbors, d.ParzenNeighbors, p.ParzenNeighbors},
+			{"knn", got.KNN, d.KNN, p.KNN},
+			{"knn-recall", got.KNNRecall, d.KNNRecall, p.KNNRecall},
+			{"seed", got.Seed, d.Seed, p.Seed},
+			{"steps", got.Steps, d.Steps, p.Steps},
+			{"rule", got.Rule, d.Rule, p.Rule},
+			{"exclude-endpoints", got.ExcludeEndpoints, d.ExcludeEndpoints, p.ExcludeEndpoints},
+		}...)
+	}
+	for _, f := range fields {
 		if f.got != f.def && f.got != f.was {
 			return f.name, f.got, f.was
 		}
@@ -110,7 +147,7 @@ func Prepare(ctx context.Context, s []float64, n int, classes []int, k int, o Op
 	for i, c := range classes {
 		cls[i] = int32(c)
 	}
-	return &Prepared{S: s, Class: cls, Sigma: sigma, Setup: setupOf(o), Figures: res.Figures}, res.Warnings, nil
+	return &Prepared{S: s, Class: cls, Sigma: sigma, Setup: setupOf(o, false), Figures: res.Figures}, res.Warnings, nil
 }
 
 // FitPrepared is Fit's dense path lengths (all pairs, or o.Tile's) from the
@@ -124,7 +161,7 @@ func FitPrepared(ctx context.Context, p *Prepared, o Options, prog transforms.Pr
 	if prog == nil {
 		prog = transforms.NoProgress{}
 	}
-	if name, got, was := p.Setup.conflicts(o); name != "" {
+	if name, got, was := p.Setup.conflicts(o, false); name != "" {
 		return nil, transforms.Optionf(name, "%v, but the set-up (prepared) used %v: a tile must use the set-up's", got, was)
 	}
 	switch {

@@ -80,8 +80,11 @@ and the tile holds the pairs with i in block I and j in block J. A task that
 reads the inputs repeats the shared set-up (symmetrising, eigenvalue correction,
 bandwidth); --prepared-out P (without --out) writes that set-up once, and
 --prepared P --tile I,J/T reads it instead (set-up options other than P's are
-refused). Only the path sums are restricted to the tile, and each pair's
-distance has the same bits as in the untiled run.
+refused). In the local mode a tile holds the listed pairs (i, j) with i in block I
+and j in block J, and the set-up is the model: --model-out P without --out writes
+the lists and σ, --prepared P --tile I,J/T sums the tile's pairs. Only the path
+sums are restricted to the tile, and each pair's distance has the same bits as in
+the untiled run.
 T is at most 2³¹−1; a tile costs the same whatever T, and with more blocks than
 objects most tiles are empty.`,
 		Examples: []string{
@@ -102,7 +105,7 @@ objects most tiles are empty.`,
 			{Name: "similarity", Help: "similarity table, long (i, j, s) or square"},
 			{Name: "labels", Help: "table of labels with the id and label columns (default: label in the similarity or feature table)"},
 			{Name: "in", Help: "instead of similarity: a feature table, with kernel"},
-			{Name: "prepared", Help: "instead of similarity or in: the set-up that prepared-out wrote (matrix, labels, σ), for tiles that do not repeat it", Models: []string{PreparedKind}},
+			{Name: "prepared", Help: "instead of similarity or in: the set-up that prepared-out (dense mode: matrix, labels, σ) or model-out (local mode: rows, lists, σ) wrote, for tiles that do not repeat it", Models: []string{PreparedKind, ModelKind}},
 		},
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "distance table: long (i, j, distance) or, with format square, one row per object", Kind: table.DistancePairs},
@@ -116,8 +119,8 @@ objects most tiles are empty.`,
 func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Options) error {
 	o := *opts.(*Options)
 	o.Threads = env.Threads
-	if !env.Has("out") && !env.Has("prepared-out") {
-		return transforms.Optionf("out", "%w: give out (the distances) or prepared-out (the set-up for tiles)", transforms.ErrNoTable)
+	if !env.Has("out") && !env.Has("prepared-out") && !env.Has("model-out") {
+		return transforms.Optionf("out", "%w: give out (the distances), or the set-up for tiles: prepared-out (dense mode) or model-out (local mode)", transforms.ErrNoTable)
 	}
 	if env.Has("prepared") {
 		return runPrepared(ctx, env, o)
@@ -132,6 +135,22 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	if env.Has("model-out") && (obj.x == nil || o.Metric != MetricFisher || !o.Tile.IsZero()) {
 		return transforms.Optionf("model-out", "needs the local mode (in, kernel and neighbors, metric fisher, no tile)")
+	}
+	if !env.Has("out") && obj.x != nil {
+		// The local mode's set-up alone: lists and σ, for tiles (prepared).
+		if !env.Has("model-out") {
+			return transforms.Optionf("out", "%w: give out (the distances) or, in the local mode, model-out (its set-up)", transforms.ErrNoTable)
+		}
+		res, err := fitLocal(ctx, obj.x, obj.n, obj.d, obj.kern, obj.cls.Index, obj.cls.K(), o, env.Progress, true)
+		if err != nil {
+			return err
+		}
+		for _, w := range res.Warnings {
+			env.Warn("%s", w)
+		}
+		env.Figures(res.Figures)
+		env.Figure("classes", obj.cls.Names)
+		return writeModel(ctx, env, obj, res, o)
 	}
 	var res *FitResult
 	switch {
@@ -181,24 +200,43 @@ func runPrepared(ctx context.Context, env *transforms.Env, o Options) error {
 			return transforms.Optionf(role, "does not go with prepared, which holds the matrix, the labels and σ")
 		}
 	}
+	if !env.Has("out") {
+		return transforms.Optionf("out", "%w: prepared computes distances", transforms.ErrNoTable)
+	}
 	m, _, err := env.ReadModel(ctx, "prepared")
 	if err != nil {
 		return err
 	}
-	p, ok := m.(*Prepared)
-	if !ok {
-		return transforms.Optionf("prepared", "%w: a %s model of %s, not the set-up of fisher --prepared-out", transforms.ErrModel, m.Header().Kind, m.Header().Stage)
+	var (
+		ids     arrow.Array
+		classes []string
+		n       int
+		fit     func() (*FitResult, error)
+	)
+	switch p := m.(type) {
+	case *Prepared:
+		defer p.Release()
+		ids, classes, n = p.IDs, p.Classes, len(p.Class)
+		fit = func() (*FitResult, error) { return FitPrepared(ctx, p, o, env.Progress) }
+	case *Model:
+		defer p.Release()
+		ids, classes, n = p.IDs, p.Classes, p.N()
+		fit = func() (*FitResult, error) { return FitModel(ctx, p, o, env.Progress) }
+	default:
+		return transforms.Optionf("prepared", "%w: a %s model of %s, not the set-up of fisher --prepared-out or --model-out", transforms.ErrModel, m.Header().Kind, m.Header().Stage)
 	}
-	defer p.Release()
-	n := len(p.Class)
 	if o.Tile.empty(n) {
-		return writeEmptyTile(ctx, env, p.IDs, n, o)
+		return writeEmptyTile(ctx, env, ids, n, o)
 	}
-	res, err := FitPrepared(ctx, p, o, env.Progress)
+	res, err := fit()
 	if err != nil {
 		return err
 	}
-	return writeDistances(ctx, env, p.IDs, "id", p.Classes, res, o)
+	if res.K > 0 {
+		// A model's tiles are of its lists: its K.
+		o.Neighbors = res.K
+	}
+	return writeDistances(ctx, env, ids, "id", classes, res, o)
 }
 
 // writeEmptyTile writes a tile without pairs: the empty table still has
@@ -251,6 +289,8 @@ func writeDistances(ctx context.Context, env *transforms.Env, ids arrow.Array, i
 	var last int64
 	done := func(rows int64) { env.Progress.Add(rows - last); last = rows }
 	switch {
+	case !o.Tile.IsZero() && res.K > 0:
+		err = writeTileNeighborPairs(ctx, w, env.Mem, ids, res.Idx, res.Dist, res.K, o.Tile, o.Upper, done)
 	case !o.Tile.IsZero():
 		err = writeTilePairs(ctx, w, env.Mem, ids, res.Dist, o.Tile, o.Upper, done)
 	case res.K > 0:

@@ -114,6 +114,14 @@ func (t Tile) pairs(n int) func(a, b int) bool {
 	}
 }
 
+// ordered returns the filter of the ordered entries (i, j) of the tile: i
+// in block I and j in block J (the local mode's lists are ordered).
+func (t Tile) ordered(n int) func(i, j int) bool {
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	return func(i, j int) bool { return ilo <= i && i < ihi && jlo <= j && j < jhi }
+}
+
 // empty reports whether the tile holds no pairs of n objects: one of its
 // blocks has no rows (more tiles than objects).
 func (t Tile) empty(n int) bool {
@@ -152,6 +160,35 @@ func writeTilePairs(ctx context.Context, w arrowio.Writer, mem memory.Allocator,
 				continue
 			}
 			if err := p.Append(i, j, dist[i*n+j]); err != nil {
+				return err
+			}
+		}
+		if done != nil {
+			done(int64(i - ilo + 1))
+		}
+	}
+	return p.Flush()
+}
+
+// writeTileNeighborPairs writes the entries of tile t of the local mode's
+// lists (idx, dist: n×k): row i's pairs with i in block I and j in block
+// J, in list order; with upper only i < j.
+func writeTileNeighborPairs(ctx context.Context, w arrowio.Writer, mem memory.Allocator, ids arrow.Array, idx []int32, dist []float64, k int, t Tile, upper bool, done func(rows int64)) error {
+	n := ids.Len()
+	ilo, ihi := t.Block(t.I, n)
+	jlo, jhi := t.Block(t.J, n)
+	p := table.NewPairWriter(w, mem, ids)
+	defer p.Release()
+	for i := ilo; i < ihi; i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		for q := range k {
+			j := int(idx[i*k+q])
+			if j < jlo || j >= jhi || upper && j <= i {
+				continue
+			}
+			if err := p.Append(i, j, dist[i*k+q]); err != nil {
 				return err
 			}
 		}

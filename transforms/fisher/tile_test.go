@@ -204,7 +204,6 @@ func TestTileErrors(t *testing.T) {
 		set  func(o *Options)
 	}{
 		{"square", func(o *Options) { o.Format = FormatSquare }},
-		{"neighbors", func(o *Options) { o.Neighbors = 3 }},
 		{"upper below the diagonal", func(o *Options) { o.Upper = true; o.Tile = Tile{1, 0, 2} }},
 	} {
 		_, err := runStage(t, map[string]arrow.RecordBatch{"in": rec}, func(o *Options) {

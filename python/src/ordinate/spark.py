@@ -95,27 +95,35 @@ def transform(df, model, *, id=None, keep=None, **options):
     return _map_in_arrow(df, apply_partition, out_schema)
 
 
-def fisher_distances(similarity, labels=None, *, tiles, session=None, **options):
+def fisher_distances(similarity=None, labels=None, *, tiles, features=None, session=None, **options):
     """The Fisher distance matrix, computed in tiles: one Spark task per tile.
 
-    similarity (and labels, when the similarity is long) are paths of
-    tables (files or folders) on the driver, shipped with the job; options are the fisher
-    stage's options as keywords (id="id", label="label", upper=True,
-    metric="kernel", steps=10, ...: `ordinate fisher --help`). The objects
-    are split in `tiles` blocks of rows; every task runs
-    `ordinate fisher ... --tile I,J/T --out -` for its tile (I <= J only with
-    upper=True) and each reads the whole inputs, so the union of the tiles is
-    the one-machine long table i, j, distance bit for bit (rows in another
-    order). The tasks (T² tiles, T(T+1)/2 with upper=True) are at most
-    MAX_TASKS. The output schema comes from the binary on the driver (an empty
-    tile, which needs no fit), so bad inputs or options fail before any task.
+    similarity (and labels, when the similarity is long), or features (a
+    feature table, for the local mode: kernel= and neighbors= among the
+    options), are paths of tables (files or folders) on the driver; options
+    are the fisher stage's options as keywords (id="id", label="label",
+    upper=True, metric="kernel", steps=10, kernel="rbf", neighbors=90, ...:
+    `ordinate fisher --help`). The objects are split in `tiles` blocks of
+    rows; every task runs `ordinate fisher ... --tile I,J/T --out -` for its
+    tile (I <= J only with upper=True), so the union of the tiles is the
+    one-machine long table i, j, distance bit for bit (rows in another
+    order). The set-up runs once, on the driver, and is shipped to the tasks,
+    which read it (`fisher --prepared`) and only sum their tiles' paths: the
+    symmetrised, corrected matrix and σ (`--prepared-out`) for a similarity,
+    the neighbour lists and σ (`--model-out`) in the local mode. With
+    metric="kernel" each task reads the inputs. The tasks (T² tiles,
+    T(T+1)/2 with upper=True) are at most MAX_TASKS. The output schema comes
+    from the binary on the driver (an empty tile, which needs no fit), so bad
+    inputs or options fail before any task.
     """
-    inputs = {"similarity": similarity}
+    if (similarity is None) == (features is None):
+        raise ValueError("fisher_distances: give similarity (a similarity table) or features (a feature table), one of them")
+    inputs = {"similarity": similarity} if features is None else {"in": features}
     if labels is not None:
         inputs["labels"] = labels
     _check_count("tiles", tiles)
-    flags = describe.flags("fisher", options, reserved=("tile", "out", "format", "neighbors"),
-                           why="fisher_distances sets {} itself (tiled long tables need dense distances)")
+    flags = describe.flags("fisher", options, reserved=("tile", "out", "format"),
+                           why="fisher_distances sets {} itself (it writes tiles of the long table)")
     upper = "--upper" in flags
     tasks = tiles * (tiles + 1) // 2 if upper else tiles * tiles
     if tasks > MAX_TASKS:
@@ -125,13 +133,23 @@ def fisher_distances(similarity, labels=None, *, tiles, session=None, **options)
             f"at most {MAX_TASKS:,} (tiles <= {most}): use fewer, larger tiles")
     session = _session(session)
     local = {role: os.path.abspath(os.fspath(p)) for role, p in inputs.items()}
-    names = _ship_all(session.sparkContext, local)
 
     driver = [*_input_flags(local), *flags]
     schema = _run_ipc(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"]).schema
     schema = _spark_schema(schema.remove_metadata(), None)
 
     pairs = [(i, j) for i in range(tiles) for j in range(tiles) if not upper or i <= j]
+
+    if options.get("metric", "fisher") == "fisher":
+        # The set-up runs once, here on the driver; the tasks read it and
+        # only sum their tiles' paths.
+        with tempfile.TemporaryDirectory(prefix="ordinate-fisher-") as d:
+            prepared = os.path.join(d, "prepared.arrow")
+            out = "--model-out" if features is not None else "--prepared-out"
+            run(["fisher", *driver, out, prepared, "--quiet"])
+            names = _ship_all(session.sparkContext, {"prepared": prepared})
+    else:
+        names = _ship_all(session.sparkContext, local)
 
     tile_task = _task_per_row(names, lambda local, i, j: [
         "fisher", *_input_flags(local), *flags, "--tile", f"{i},{j}/{tiles}", "--out", "-", "--quiet"])
@@ -188,7 +206,7 @@ def _options_doc(fn, stage, exclude):
 
 
 _options_doc(transform, "apply", TRANSFORM_SETS)
-_options_doc(fisher_distances, "fisher", ("tile", "out", "format", "neighbors"))
+_options_doc(fisher_distances, "fisher", ("tile", "out", "format"))
 _options_doc(evaluate, "evaluate", EVALUATE_SETS)
 
 
