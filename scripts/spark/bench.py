@@ -8,11 +8,14 @@
    (the Python hop without ordinate). Python hop = pass-through - plain;
    ordinate's share = transform - pass-through.
 2. fisher: the dense Fisher distances of a square similarity (n objects)
-   on one machine against fisher_distances in tiles on the cluster.
+   on one machine against fisher_distances in tiles on the cluster (the
+   set-up once on the driver), and with --features the local mode of a
+   feature table the same way.
 
 Usage (from the repository root, in a venv with the package installed:
 pip install './python[spark]'):
     python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500] [--fisher-only]
+        [--features overlap100k.parquet --neighbors 90]
 The data (about 2.6 GB for 10M rows) is made once in WORKDIR. Takes about
 15 minutes on 2 cores.
 """
@@ -34,6 +37,7 @@ sys.path.insert(0, str(ROOT / "python" / "tests"))
 
 import ordinate  # noqa: E402
 from cluster import Cluster  # noqa: E402
+from ordinate import describe  # noqa: E402
 from ordinate import spark as ospark  # noqa: E402
 
 COLS = 32
@@ -90,6 +94,9 @@ def main():
     ap.add_argument("--fisher-n", type=int, default=1500)
     ap.add_argument("--tiles", type=int, nargs="+", default=[2, 3])
     ap.add_argument("--fisher-only", action="store_true", help="skip the transform benchmark (part 1)")
+    ap.add_argument("--features", default=None, help="also the local mode on this feature table (id, label, features)")
+    ap.add_argument("--neighbors", type=int, default=90, help="neighbors K of the local mode")
+    ap.add_argument("--local-tiles", type=int, nargs="+", default=[2, 3])
     a = ap.parse_args()
     work = Path(a.work or tempfile.mkdtemp(prefix="ordinate-spark-bench-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -117,11 +124,19 @@ def main():
     fisher_opts = {"id": "id", "label": "label", "upper": True}
     results["fisher_cli"], _ = timed(f"CLI alone: ordinate fisher, n = {a.fisher_n} (2 threads)",
                                      lambda: ordinate.run(["fisher", "--similarity", sim, "--out", out / "fisher.parquet",
-                                                           "--quiet", *ospark._flags(fisher_opts)]))
+                                                           "--quiet", *describe.flags("fisher", fisher_opts)]))
+    local_opts = {"id": "id", "label": "label", "kernel": "rbf", "neighbors": a.neighbors}
+    if a.features:
+        results["local_cli"], _ = timed(f"CLI alone: ordinate fisher --in (local mode, K = {a.neighbors}; 2 threads)",
+                                        lambda: ordinate.run(["fisher", "--in", a.features, "--out", out / "local.parquet",
+                                                              "--quiet", *describe.flags("fisher", local_opts)]))
+        results["local_setup"], _ = timed("CLI alone: the local set-up only (fisher --model-out, no --out)",
+                                          lambda: ordinate.run(["fisher", "--in", a.features, "--model-out", out / "local.model.parquet",
+                                                                "--quiet", *describe.flags("fisher", local_opts)]))
     prepared = out / "prepared.arrow"
     results["fisher_setup"], _ = timed(f"CLI alone: the set-up only (fisher --prepared-out), n = {a.fisher_n} (2 threads)",
                                        lambda: ordinate.run(["fisher", "--similarity", sim, "--prepared-out", prepared,
-                                                             "--quiet", *ospark._flags(fisher_opts)]))
+                                                             "--quiet", *describe.flags("fisher", fisher_opts)]))
 
     cluster = Cluster(work / "cluster")
     try:
@@ -129,6 +144,15 @@ def main():
         spark = cluster.spark
         from pyspark.sql import functions as F
 
+        # Warm-up: executors and their Python workers started.
+        ospark.fisher_distances(str(ROOT / "testdata" / "similarity" / "aural_sonar.parquet"), tiles=2, session=spark,
+                                id="id", label="label").count()
+        if a.features:
+            for t in a.local_tiles:
+                results[f"local{t}"], _ = timed(
+                    f"cluster: fisher_distances(features=…), tiles = {t} ({t * t} tasks)",
+                    lambda: ospark.fisher_distances(features=a.features, tiles=t, session=spark, **local_opts)
+                    .write.mode("overwrite").parquet(str(out / f"local-{t}")))
         for t in a.tiles:
             results[f"tiles{t}"], _ = timed(
                 f"cluster: fisher_distances, tiles = {t} ({t * (t + 1) // 2} tasks)",
@@ -187,6 +211,11 @@ def report(a, r):
 
 
 def fisher_report(a, r):
+    if a.features:
+        print(f"local mode K = {a.neighbors}: one machine {r['local_cli']:.1f} s, of which the set-up alone {r['local_setup']:.1f} s")
+        for t in a.local_tiles:
+            print(f"local mode: one machine {r['local_cli']:.1f} s; cluster tiles = {t}: {r[f'local{t}']:.1f} s "
+                  f"(ratio {r[f'local{t}'] / r['local_cli']:.2f})")
     print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s, of which the set-up alone {r['fisher_setup']:.1f} s")
     for t in a.tiles:
         print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s; cluster tiles = {t}: {r[f'tiles{t}']:.1f} s "
