@@ -446,6 +446,7 @@ func TestFisherLocalTiles(t *testing.T) {
 		want string
 	}{
 		{"other neighbours", []string{"fisher", "--prepared", setup, "--neighbors", "30", "--tile", "0,0/2", "--out", filepath.Join(dir, "x.parquet")}, "--neighbors: 30, but the fisher model used 40"},
+		{"square from a model", []string{"fisher", "--prepared", setup, "--format", "square", "--out", filepath.Join(dir, "x.csv")}, "--format"},
 		{"a similarity with neighbors", []string{"fisher", "--similarity", filepath.Join("..", "..", "testdata", "similarity", "aural_sonar.parquet"), "--id", "id", "--label", "label", "--neighbors", "5", "--tile", "0,0/2", "--out", filepath.Join(dir, "x.parquet")}, "--tile"},
 	} {
 		code, _, e := runCmd(t, nil, append(tc.args, "--quiet")...)

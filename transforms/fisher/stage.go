@@ -220,6 +220,9 @@ func runPrepared(ctx context.Context, env *transforms.Env, o Options) error {
 		fit = func() (*FitResult, error) { return FitPrepared(ctx, p, o, env.Progress) }
 	case *Model:
 		defer p.Release()
+		if o.Format == FormatSquare {
+			return transforms.Optionf("format", "square needs dense distances; a fisher model gives each row's K nearest pairs")
+		}
 		ids, classes, n = p.IDs, p.Classes, p.N()
 		fit = func() (*FitResult, error) { return FitModel(ctx, p, o, env.Progress) }
 	default:
