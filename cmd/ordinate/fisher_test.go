@@ -325,7 +325,15 @@ func TestFisherMapApply(t *testing.T) {
 	if med := shift[len(shift)/2]; !(med < 0.1*spread) {
 		t.Errorf("fitted rows placed a median %.3g from their fitted positions, want < 0.1 × the map's spread %.3g", med, spread)
 	}
-	code, _, e := runCmd(t, nil, "apply", "--model", fm, "--in", thyroid, "--out", filepath.Join(dir, "x.parquet"), "--quiet")
+	other := filepath.Join(dir, "other.model.parquet")
+	if code, _, e := runCmd(t, nil, "fisher", "--in", h1, "--label", "label", "--kernel", "rbf", "--neighbors", "40", "--model-out", other, "--quiet"); code != 0 {
+		t.Fatalf("fisher set-up of the first half: %s", e)
+	}
+	code, _, e := runCmd(t, nil, "tsne", "--distances", fd, "--fisher-model", other, "--out", filepath.Join(dir, "x.parquet"), "--model-out", filepath.Join(dir, "y.parquet"), "--quiet")
+	if code == 0 || !strings.Contains(e, "--fisher-model") || !strings.Contains(e, "fit both on the same table") {
+		t.Errorf("a fisher model of other rows: exit %d, %s", code, e)
+	}
+	code, _, e = runCmd(t, nil, "apply", "--model", fm, "--in", thyroid, "--out", filepath.Join(dir, "x.parquet"), "--quiet")
 	if code == 0 || !strings.Contains(e, "tsne --distances D --fisher-model F") {
 		t.Errorf("apply of the fisher model alone: exit %d, %s", code, e)
 	}
@@ -343,7 +351,7 @@ func TestFisherMapApply(t *testing.T) {
 			t.Errorf("%s: exit %d, %s; want an error naming %q", tc.name, code, e, tc.want)
 		}
 	}
-	noLeftovers(t, dir, "f.model.parquet", "f.parquet", "h1.csv", "h2.csv", "map.parquet", "p.parquet", "p1.parquet", "p2.parquet", "t.parquet")
+	noLeftovers(t, dir, "f.model.parquet", "f.parquet", "h1.csv", "h2.csv", "map.parquet", "other.model.parquet", "p.parquet", "p1.parquet", "p2.parquet", "t.parquet")
 }
 
 // TestFisherPreparedTiles: prepared-out writes the set-up once, tiles from

@@ -137,6 +137,15 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			return err
 		}
 		defer rows.Release()
+		if fisherModel != nil {
+			// The same rows, checked before the fit rather than after it.
+			probe := placement.NewFromDistances("tsne", nil, rows.ID, make([]float64, rows.N*o.Dims), o.Dims)
+			bound, err := fisherModel.BindMap(probe)
+			if err != nil {
+				return transforms.Optionf("fisher-model", "%w", err)
+			}
+			bound.Release()
+		}
 		if res, err = fromPairs(ctx, pairs, rows, to); err != nil {
 			return err
 		}
@@ -144,7 +153,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 			model = placement.NewFromDistances("tsne", newPlaceMethod(), rows.ID, res.Y, o.Dims)
 			if fisherModel != nil {
 				if model, err = fisherModel.BindMap(model); err != nil {
-					return err
+					return transforms.Optionf("fisher-model", "%w", err)
 				}
 				defer model.Release()
 			}
