@@ -278,6 +278,46 @@ func (f ModelFile) Floats(rec arrow.RecordBatch, name string) ([]float64, error)
 	return fa.Float64Values(), nil
 }
 
+// Params decodes the header's params into dst (a struct with JSON tags).
+func (f ModelFile) Params(h ModelHeader, dst any) error {
+	raw, err := json.Marshal(h.Params)
+	if err == nil {
+		err = json.Unmarshal(raw, dst)
+	}
+	if err != nil {
+		return f.Errorf("header parameters: %v", err)
+	}
+	return nil
+}
+
+// Int32s returns the values of column name of rec, which must be
+// non-null int32.
+func (f ModelFile) Int32s(rec arrow.RecordBatch, name string) ([]int32, error) {
+	a, err := f.Column(rec, name)
+	if err != nil {
+		return nil, err
+	}
+	ia, ok := a.(*array.Int32)
+	if !ok || ia.NullN() > 0 {
+		return nil, f.Errorf("column %q must be non-null int32", name)
+	}
+	return ia.Int32Values(), nil
+}
+
+// JoinIDs is the id columns of a model's batches as one array (the caller
+// keeps its references to the parts).
+func (f ModelFile) JoinIDs(ids []arrow.Array) (arrow.Array, error) {
+	if len(ids) == 1 {
+		ids[0].Retain()
+		return ids[0], nil
+	}
+	a, err := array.Concatenate(ids, memory.DefaultAllocator)
+	if err != nil {
+		return nil, f.Errorf("ids: %v", err)
+	}
+	return a, nil
+}
+
 // CheckScaling refuses a standardisation read from a model header whose
 // names, means and scales disagree in length or hold a bad value.
 func (f ModelFile) CheckScaling(names []string, mean, scale []float64) error {

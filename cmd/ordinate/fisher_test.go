@@ -367,7 +367,6 @@ func TestFisherPreparedTiles(t *testing.T) {
 	if code, _, e := runCmd(t, nil, "fisher", "--similarity", sonar, "--id", "id", "--label", "label", "--prepared-out", prep, "--quiet"); code != 0 {
 		t.Fatal(e)
 	}
-	want := readColumnsN(t, full, "i", "j", "distance")
 	var got [][]string
 	for _, tile := range []string{"0,0/2", "0,1/2", "1,1/2"} {
 		out := filepath.Join(dir, "tile-"+tile[:3]+".parquet")
@@ -376,20 +375,7 @@ func TestFisherPreparedTiles(t *testing.T) {
 		}
 		got = append(got, readColumnsN(t, out, "i", "j", "distance")...)
 	}
-	key := func(r []string) string { return strings.Join(r, " ") }
-	sortRows := func(rows [][]string) {
-		slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(key(a), key(b)) })
-	}
-	sortRows(want)
-	sortRows(got)
-	if len(got) != len(want) {
-		t.Fatalf("%d rows in the tiles, %d untiled", len(got), len(want))
-	}
-	for q := range want {
-		if key(got[q]) != key(want[q]) {
-			t.Fatalf("row %d: tiles %v, untiled %v", q, got[q], want[q])
-		}
-	}
+	sameRows(t, got, readColumnsN(t, full, "i", "j", "distance"))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -435,19 +421,7 @@ func TestFisherLocalTiles(t *testing.T) {
 		}
 		got = append(got, readColumnsN(t, out, "i", "j", "distance")...)
 	}
-	want := readColumnsN(t, full, "i", "j", "distance")
-	key := func(r []string) string { return strings.Join(r, " ") }
-	for _, rows := range [][][]string{want, got} {
-		slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(key(a), key(b)) })
-	}
-	if len(got) != len(want) || len(want) == 0 {
-		t.Fatalf("%d rows in the tiles, %d untiled", len(got), len(want))
-	}
-	for q := range want {
-		if key(got[q]) != key(want[q]) {
-			t.Fatalf("row %d: tiles %v, untiled %v", q, got[q], want[q])
-		}
-	}
+	sameRows(t, got, readColumnsN(t, full, "i", "j", "distance"))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -460,6 +434,24 @@ func TestFisherLocalTiles(t *testing.T) {
 		code, _, e := runCmd(t, nil, append(tc.args, "--quiet")...)
 		if code == 0 || !strings.Contains(e, tc.want) {
 			t.Errorf("%s: exit %d, %s; want an error naming %q", tc.name, code, e, tc.want)
+		}
+	}
+}
+
+// sameRows fails unless the tiles' rows got are the untiled rows want, in
+// any order (each row's values as text, so the same bits).
+func sameRows(t *testing.T, got, want [][]string) {
+	t.Helper()
+	key := func(r []string) string { return strings.Join(r, " ") }
+	for _, rows := range [][][]string{want, got} {
+		slices.SortFunc(rows, func(a, b []string) int { return strings.Compare(key(a), key(b)) })
+	}
+	if len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("%d rows in the tiles, %d untiled", len(got), len(want))
+	}
+	for q := range want {
+		if key(got[q]) != key(want[q]) {
+			t.Fatalf("row %d: tiles %v, untiled %v", q, got[q], want[q])
 		}
 	}
 }

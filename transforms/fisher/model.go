@@ -216,12 +216,8 @@ type modelHeader struct {
 func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) {
 	file := transforms.ModelFile{Path: rd.Source().Path}
 	var hp modelHeader
-	raw, err := json.Marshal(h.Params)
-	if err == nil {
-		err = json.Unmarshal(raw, &hp)
-	}
-	if err != nil {
-		return nil, file.Errorf("header parameters: %v", err)
+	if err := file.Params(h, &hp); err != nil {
+		return nil, err
 	}
 	D, L, c := len(hp.Names), hp.Settings.ListLength, len(hp.Classes)
 	if D == 0 || D != h.Features || c < 2 {
@@ -255,17 +251,6 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 			a.Release()
 		}
 	}()
-	ints := func(rec arrow.RecordBatch, name string) ([]int32, error) {
-		a, err := file.Column(rec, name)
-		if err != nil {
-			return nil, err
-		}
-		ia, ok := a.(*array.Int32)
-		if !ok || ia.NullN() > 0 {
-			return nil, file.Errorf("column %q must be non-null int32", name)
-		}
-		return ia.Int32Values(), nil
-	}
 	for rd.Next() {
 		rec := rd.RecordBatch()
 		a, err := file.Column(rec, "id")
@@ -285,13 +270,13 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 			xs[j] = append(xs[j], v...)
 		}
 		for g := range lists {
-			v, err := ints(rec, fmt.Sprintf("nn_%d", g))
+			v, err := file.Int32s(rec, fmt.Sprintf("nn_%d", g))
 			if err != nil {
 				return nil, err
 			}
 			lists[g] = append(lists[g], v...)
 		}
-		v, err := ints(rec, "class")
+		v, err := file.Int32s(rec, "class")
 		if err != nil {
 			return nil, err
 		}
@@ -328,11 +313,9 @@ func loadModel(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, e
 			m.Lists[i*L+g] = v[i]
 		}
 	}
-	if len(ids) == 1 {
-		ids[0].Retain()
-		m.IDs = ids[0]
-	} else if m.IDs, err = array.Concatenate(ids, memory.DefaultAllocator); err != nil {
-		return nil, file.Errorf("ids: %v", err)
+	var err error
+	if m.IDs, err = file.JoinIDs(ids); err != nil {
+		return nil, err
 	}
 	return m, nil
 }

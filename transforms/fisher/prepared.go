@@ -296,12 +296,8 @@ type preparedHeader struct {
 func loadPrepared(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model, error) {
 	file := transforms.ModelFile{Path: rd.Source().Path}
 	var hp preparedHeader
-	raw, err := json.Marshal(h.Params)
-	if err == nil {
-		err = json.Unmarshal(raw, &hp)
-	}
-	if err != nil {
-		return nil, file.Errorf("header parameters: %v", err)
+	if err := file.Params(h, &hp); err != nil {
+		return nil, err
 	}
 	n, k := hp.Rows, len(hp.Classes)
 	switch {
@@ -340,15 +336,11 @@ func loadPrepared(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model
 		}
 		a.Retain()
 		ids = append(ids, a)
-		c, err := file.Column(rec, "class")
+		cv, err := file.Int32s(rec, "class")
 		if err != nil {
 			return nil, err
 		}
-		ca, ok := c.(*array.Int32)
-		if !ok || ca.NullN() > 0 {
-			return nil, file.Errorf("column \"class\" must be non-null int32")
-		}
-		for r, v := range ca.Int32Values() {
+		for r, v := range cv {
 			if v < 0 || int(v) >= k {
 				return nil, file.Errorf("column \"class\", row %d: class %d of %d", row+r, v, k)
 			}
@@ -378,11 +370,9 @@ func loadPrepared(rd arrowio.Reader, h transforms.ModelHeader) (transforms.Model
 			}
 		}
 	}
-	if len(ids) == 1 {
-		ids[0].Retain()
-		p.IDs = ids[0]
-	} else if p.IDs, err = array.Concatenate(ids, memory.DefaultAllocator); err != nil {
-		return nil, file.Errorf("ids: %v", err)
+	var err error
+	if p.IDs, err = file.JoinIDs(ids); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/transforms"
@@ -30,12 +29,8 @@ type header struct {
 func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessage) (Method, error)) (*Model, error) {
 	file := transforms.ModelFile{Path: rd.Source().Path}
 	var hp header
-	raw, err := json.Marshal(h.Params)
-	if err == nil {
-		err = json.Unmarshal(raw, &hp)
-	}
-	if err != nil {
-		return nil, file.Errorf("header parameters: %v", err)
+	if err := file.Params(h, &hp); err != nil {
+		return nil, err
 	}
 	settings, ok := h.Params[h.Stage]
 	if !ok {
@@ -99,8 +94,8 @@ func Load(rd arrowio.Reader, h transforms.ModelHeader, decode func(json.RawMessa
 	case m.G >= n:
 		return nil, file.Errorf("graph degree %d for %d reference rows, want at most %d", m.G, n, n-1)
 	}
-	if m.IDs, err = concat(body.ids); err != nil {
-		return nil, file.Errorf("ids: %v", err)
+	if m.IDs, err = file.JoinIDs(body.ids); err != nil {
+		return nil, err
 	}
 	// New objects are matched to reference rows by id, and results are
 	// written by id: an id twice would place rows beside the wrong one.
@@ -191,16 +186,11 @@ func readBody(rd arrowio.Reader, file transforms.ModelFile, D, dims, g, c int) (
 			}
 		}
 		for k := range b.gs {
-			name := fmt.Sprintf("nn_%d", k)
-			a, err := file.Column(rec, name)
+			v, err := file.Int32s(rec, fmt.Sprintf("nn_%d", k))
 			if err != nil {
 				return fail(err)
 			}
-			ia, ok := a.(*array.Int32)
-			if !ok || ia.NullN() > 0 {
-				return fail(file.Errorf("column %q must be non-null int32", name))
-			}
-			b.gs[k] = append(b.gs[k], ia.Int32Values()...)
+			b.gs[k] = append(b.gs[k], v...)
 		}
 		for k := range b.ws {
 			name := fmt.Sprintf("w_%d", k)
@@ -231,16 +221,6 @@ func readBody(rd arrowio.Reader, file transforms.ModelFile, D, dims, g, c int) (
 		return fail(file.Errorf("no embedding columns"))
 	}
 	return b, nil
-}
-
-// concat is the ids of every batch as one array (the caller keeps its
-// references to the parts).
-func concat(ids []arrow.Array) (arrow.Array, error) {
-	if len(ids) == 1 {
-		ids[0].Retain()
-		return ids[0], nil
-	}
-	return array.Concatenate(ids, memory.DefaultAllocator)
 }
 
 // interleave makes the n×len(cols) row-major matrix of the columns.

@@ -104,9 +104,9 @@ def fisher_distances(similarity=None, labels=None, *, tiles, features=None, sess
     are the fisher stage's options as keywords (id="id", label="label",
     upper=True, metric="kernel", steps=10, kernel="rbf", neighbors=90, ...:
     `ordinate fisher --help`). The objects are split in `tiles` blocks of
-    rows; every task runs `ordinate fisher ... --tile I,J/T --out -` for its
-    tile (I <= J only with upper=True), so the union of the tiles is the
-    one-machine long table i, j, distance bit for bit (rows in another
+    rows; each task computes one tile (I <= J only with upper=True) with
+    `ordinate fisher ... --tile I,J/T --out -`, so the union of the tiles is
+    the one-machine long table i, j, distance bit for bit (rows in another
     order). The set-up runs once, on the driver, and is shipped to the tasks,
     which read it (`fisher --prepared`) and only sum their tiles' paths: the
     symmetrised, corrected matrix and σ (`--prepared-out`) for a similarity,
