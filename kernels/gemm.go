@@ -25,8 +25,9 @@ const (
 // m×n (stride ldc). With beta = 0, c is not read (NaNs in it vanish).
 //
 // It packs A and B into cache-sized blocks and runs a 6×8 micro-kernel:
-// AVX2 with fused multiply-adds on amd64 CPUs that have them (chosen at run
-// time; the purego build tag turns it off), plain Go otherwise. The rows of
+// AVX-512 or AVX2 with fused multiply-adds on amd64 CPUs that have them
+// (chosen at run time, the same bits either way; the purego build tag
+// turns them off), plain Go otherwise. The rows of
 // c are split into chunks that depend only on m, on up to threads
 // goroutines (≤ 0: GOMAXPROCS), and each element is summed in the same
 // order whatever the thread count, so the result is bit-identical for any

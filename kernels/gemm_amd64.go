@@ -9,8 +9,16 @@ import "golang.org/x/sys/cpu"
 // rounds once where the pure-Go kernel rounds twice.
 var hasFMA = hasAVX2 && cpu.X86.HasFMA
 
+// hasAVX512 selects the AVX-512 form of the same micro-kernel (the same
+// bits: each element sums its products in k order with one fused
+// multiply-add each).
+var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
+
 //go:noescape
 func gemmKernel6x8CAVX2(k int, a, b, c *float64, ldc int, alpha float64, store bool)
+
+//go:noescape
+func gemmKernel6x8CAVX512(k int, a, b, c *float64, ldc int, alpha float64, store bool)
 
 // gemmKernelC updates a whole 6×8 tile of C in place, starting at c[0]
 // with row stride ldc: C += alpha·(the product), or C = alpha·(the
@@ -23,6 +31,10 @@ func gemmKernelC(k int, a, b, c []float64, ldc int, alpha float64, store bool) b
 	_ = a[k*gemmMR-1]
 	_ = b[k*gemmNR-1]
 	_ = c[(gemmMR-1)*ldc+gemmNR-1]
+	if hasAVX512 {
+		gemmKernel6x8CAVX512(k, &a[0], &b[0], &c[0], ldc*8, alpha, store)
+		return true
+	}
 	gemmKernel6x8CAVX2(k, &a[0], &b[0], &c[0], ldc*8, alpha, store)
 	return true
 }
