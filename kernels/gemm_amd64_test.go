@@ -14,7 +14,7 @@ import (
 // each), for odd and even depths, added to C or stored, with any alpha.
 func TestGemmKernelAVX512(t *testing.T) {
 	if !hasAVX512 {
-		t.Skip("no AVX-512 on this CPU")
+		t.Skip("no AVX-512F on this CPU: Gemm runs the AVX2 kernel here, which TestGemm checks against the pure-Go one")
 	}
 	rng := rand.New(rand.NewPCG(5, 12))
 	const ldc = gemmNR + 3
@@ -68,7 +68,7 @@ func BenchmarkGemmKernelC(b *testing.B) {
 	}{{"avx2", gemmKernel6x8CAVX2, hasFMA}, {"avx512", gemmKernel6x8CAVX512, hasAVX512}} {
 		b.Run(k.name, func(b *testing.B) {
 			if !k.ok {
-				b.Skip("not on this CPU")
+				b.Skip("this CPU lacks the instructions of this kernel; Gemm never calls it here")
 			}
 			for b.Loop() {
 				k.fn(gemmKC, &a[0], &bb[0], &c[0], gemmNR*8, 1, false)

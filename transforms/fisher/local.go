@@ -61,17 +61,11 @@ var LocalKernels = []string{"linear", "rbf", "cosine"}
 // search m (set tunes NN-descent). Cosine rows must not be all zeros
 // (kernels.Kernel.Resolve checks it).
 func NewLocal(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, classes []int, k, knn, threads int, m kernels.KNNMethod, set kernels.NNDescentSettings) (*Local, kernels.KNNMethod, error) {
-	lc := &Local{X: x, N: n, D: d, Kernel: kern, Classes: classes, K: k, Knn: knn, Parzen: knn}
-	switch kern.Kind {
-	case "linear", "rbf":
-	case "cosine":
-		lc.X = make([]float64, len(x))
-		for i := range n {
-			unitRow(lc.X[i*d:(i+1)*d], x[i*d:(i+1)*d])
-		}
-	default:
+	if !slices.Contains(LocalKernels, kern.Kind) {
 		panic(fmt.Sprintf("fisher: NewLocal: kernel %q has no local mode", kern.Kind))
 	}
+	rows, _ := kernelRows(x, n, d, kern)
+	lc := &Local{X: rows, N: n, D: d, Kernel: kern, Classes: classes, K: k, Knn: knn, Parzen: knn}
 	lc.Idx = make([]int32, n*knn)
 	lc.D2 = make([]float64, n*knn)
 	ran, err := kernels.FindKNN(ctx, lc.Idx, lc.D2, lc.X, n, d, knn, threads, m, set)
@@ -107,18 +101,30 @@ func (lc *Local) measure(ctx context.Context, threads int) error {
 // the lists' kernel distances measured again. It refuses an all-zero row
 // under cosine.
 func localOf(ctx context.Context, x []float64, n, d int, kern kernels.Kernel, classes []int, k int, lists []int32, M, L, threads int) (*Local, error) {
-	lc := &Local{X: x, N: n, D: d, Kernel: kern, Classes: classes, K: k, Knn: M, Idx: lists, Parzen: L}
-	if kern.Kind == "cosine" {
-		lc.X = make([]float64, n*d)
-		for i := range n {
-			row := x[i*d : (i+1)*d]
-			if dotSelf(row) == 0 {
-				return nil, fmt.Errorf("%w: row %d is all zeros under the cosine kernel", transforms.ErrModel, i)
-			}
-			unitRow(lc.X[i*d:(i+1)*d], row)
-		}
+	rows, zero := kernelRows(x, n, d, kern)
+	if zero >= 0 {
+		return nil, fmt.Errorf("%w: row %d is all zeros under the cosine kernel", transforms.ErrModel, zero)
 	}
+	lc := &Local{X: rows, N: n, D: d, Kernel: kern, Classes: classes, K: k, Knn: M, Idx: lists, Parzen: L}
 	return lc, lc.measure(ctx, threads)
+}
+
+// kernelRows returns the n×d rows in which kern's metric is the Euclidean
+// one: x itself, or for cosine a copy scaled to unit length, with the first
+// all-zero row (which has no direction), or −1.
+func kernelRows(x []float64, n, d int, kern kernels.Kernel) (rows []float64, zero int) {
+	if kern.Kind != "cosine" {
+		return x, -1
+	}
+	rows, zero = make([]float64, n*d), -1
+	for i := range n {
+		row := x[i*d : (i+1)*d]
+		if zero < 0 && dotSelf(row) == 0 {
+			zero = i
+		}
+		unitRow(rows[i*d:(i+1)*d], row)
+	}
+	return rows, zero
 }
 
 // LocalSums holds the local path integrands of LocalPathSums per (row,

@@ -8,6 +8,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/placement"
@@ -23,6 +25,29 @@ const Source = "fisher"
 
 func init() { placement.RegisterSource(Source, loadSearcher) }
 
+// MatchRows returns, for each of m's rows, its row among ids (the objects
+// of a distance table fitted with m), or an error wrapping ErrModel when
+// ids are not m's rows in some order.
+func (m *Model) MatchRows(ids arrow.Array) ([]int, error) {
+	n := m.N()
+	if ids.Len() != n {
+		return nil, fmt.Errorf("%w: the map has %d rows, the fisher model %d: fit both on the same table", transforms.ErrModel, ids.Len(), n)
+	}
+	pos := make(map[string]int, n)
+	for r := range n {
+		pos[ids.ValueStr(r)] = r
+	}
+	rowOf := make([]int, n)
+	for i := range n {
+		r, ok := pos[m.IDs.ValueStr(i)]
+		if !ok {
+			return nil, fmt.Errorf("%w: id %q of the fisher model is not in the map: fit both on the same table", transforms.ErrModel, m.IDs.ValueStr(i))
+		}
+		rowOf[i] = r
+	}
+	return rowOf, nil
+}
+
 // BindMap joins the Fisher metric m to a map fitted on its distances (a
 // placement model from a distance table over the same ids, in any order):
 // the result places a new row by its Fisher distances to its K nearest
@@ -33,20 +58,13 @@ func (m *Model) BindMap(pm *placement.Model) (*placement.Model, error) {
 	if !pm.FromDistances() {
 		return nil, fmt.Errorf("%w: the map must be fitted on fisher's distances (tsne --distances)", transforms.ErrModel)
 	}
-	if pm.N() != n {
-		return nil, fmt.Errorf("%w: the map has %d rows, the fisher model %d: fit both on the same table", transforms.ErrModel, pm.N(), n)
-	}
-	pos := make(map[string]int, n)
-	for r := range n {
-		pos[pm.IDs.ValueStr(r)] = r
+	rowOf, err := m.MatchRows(pm.IDs)
+	if err != nil {
+		return nil, err
 	}
 	dims := pm.Dims
 	y := make([]float64, n*dims)
-	for i := range n {
-		r, ok := pos[m.IDs.ValueStr(i)]
-		if !ok {
-			return nil, fmt.Errorf("%w: id %q of the fisher model is not in the map: fit both on the same table", transforms.ErrModel, m.IDs.ValueStr(i))
-		}
+	for i, r := range rowOf {
 		copy(y[i*dims:(i+1)*dims], pm.Y[r*dims:(r+1)*dims])
 	}
 	c := len(m.Classes)

@@ -106,7 +106,7 @@ func (m *Model) N() int { return len(m.Class) }
 
 func init() {
 	transforms.RegisterModel(transforms.ModelKind{Kind: ModelKind, Stage: "fisher",
-		Doc:  "the Fisher metric of a local-mode fit (fisher --in … --neighbors K --model-out F): rows, classes, Parzen lists and σ; tsne --distances D --fisher-model F --model-out M joins it to the map, and apply places new rows with M",
+		Doc:  "the Fisher metric of a local-mode fit (fisher --in … --neighbors K --model-out F): rows, classes, neighbour lists and σ; tsne --distances D --fisher-model F --model-out M joins it to the map, and apply places new rows with M",
 		Load: loadModel})
 }
 
@@ -144,7 +144,7 @@ func (m *Model) Release() {
 	}
 }
 
-// Record implements transforms.Model: id, x_0 …, nn_0 … nn_{L−1}, class.
+// Record implements transforms.Model: id, x_0 …, nn_0 … nn_{M−1}, class.
 func (m *Model) Record(mem memory.Allocator) (arrow.RecordBatch, error) {
 	n, D, L := m.N(), len(m.Scaling.Names), m.Settings.ListLength
 	fields := []arrow.Field{{Name: "id", Type: m.IDs.DataType()}}

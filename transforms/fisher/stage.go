@@ -64,10 +64,10 @@ summed again over all rows and the relative differences logged (figures
 truncation_error_*); pairs whose lists hold one class come out as 0.
 
 --model-out (local mode) also saves the rows' Fisher metric: their features as
-fitted, classes, Parzen lists, σ and the path settings. tsne --distances D
+fitted, classes, neighbour lists, σ and the path settings. tsne --distances D
 --fisher-model F --model-out M joins it to the map, and apply --model M then places
 new, unlabelled rows by their features: each new row's K nearest rows in the kernel
-metric (a neighbour index over the lists), its Fisher distances to them (the Parzen
+metric (an exact search), its Fisher distances to them (the Parzen
 posterior is the fitted rows', so the new row needs no label), and t-SNE placement
 against the fixed map. Fit such a map with --exclude-endpoints: a fitted pair then
 leaves its own two rows out of its sums, as a new row's distances lack the new row,
@@ -110,7 +110,7 @@ objects most tiles are empty.`,
 		Outputs: []transforms.Role{
 			{Name: "out", Help: "distance table: long (i, j, distance) or, with format square, one row per object", Kind: table.DistancePairs},
 			{Name: "prepared-out", Help: "dense mode: also (or only, without out) save the set-up (the symmetrised, corrected matrix, labels and σ) for fisher --prepared --tile", Kind: table.Model, Models: []string{PreparedKind}},
-			{Name: "model-out", Help: "with in and neighbors: also save the rows' Fisher metric (features, classes, Parzen lists, σ) as a model, for tsne --fisher-model", Kind: table.Model, Models: []string{ModelKind}},
+			{Name: "model-out", Help: "with in and neighbors: also save the rows' Fisher metric (features, classes, neighbour lists, σ) as a model; without out, the set-up alone for tiles (prepared), for tsne --fisher-model", Kind: table.Model, Models: []string{ModelKind}},
 		},
 	}
 }
@@ -145,11 +145,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		if err != nil {
 			return err
 		}
-		for _, w := range res.Warnings {
-			env.Warn("%s", w)
-		}
-		env.Figures(res.Figures)
-		env.Figure("classes", obj.cls.Names)
+		record(env, res.Warnings, res.Figures, obj.cls.Names)
 		return writeModel(ctx, env, obj, res, o)
 	}
 	var res *FitResult
@@ -162,22 +158,18 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		if err != nil {
 			return err
 		}
-		for _, w := range warns {
-			env.Warn("%s", w)
-		}
 		p.IDs, p.Classes = obj.frame.ID, obj.cls.Names
 		if err := env.WriteModel(ctx, "prepared-out", p); err != nil {
 			return err
 		}
 		if !env.Has("out") {
-			env.Figures(p.Figures)
-			env.Figure("classes", obj.cls.Names)
+			record(env, warns, p.Figures, obj.cls.Names)
 			return nil
 		}
-		res, err = FitPrepared(ctx, p, o, env.Progress)
-		if err != nil {
+		if res, err = FitPrepared(ctx, p, o, env.Progress); err != nil {
 			return err
 		}
+		res.Warnings = append(warns, res.Warnings...)
 	case obj.x != nil:
 		res, err = fitFeatures(ctx, obj.x, obj.n, obj.d, obj.kern, obj.cls.Index, obj.cls.K(), o, env.Progress)
 	default:
@@ -235,10 +227,6 @@ func runPrepared(ctx context.Context, env *transforms.Env, o Options) error {
 	if err != nil {
 		return err
 	}
-	if res.K > 0 {
-		// A model's tiles are of its lists: its K.
-		o.Neighbors = res.K
-	}
 	return writeDistances(ctx, env, ids, "id", classes, res, o)
 }
 
@@ -258,12 +246,8 @@ func writeEmptyTile(ctx context.Context, env *transforms.Env, ids arrow.Array, n
 // writeDistances records the run's figures and writes the distances res of
 // the objects ids to out.
 func writeDistances(ctx context.Context, env *transforms.Env, ids arrow.Array, idName string, classes []string, res *FitResult, o Options) error {
-	for _, w := range res.Warnings {
-		env.Warn("%s", w)
-	}
 	n := res.N
-	env.Figures(res.Figures)
-	env.Figure("classes", classes)
+	record(env, res.Warnings, res.Figures, classes)
 	if !o.Tile.IsZero() {
 		env.Figures(o.Tile.figures(n))
 	}
@@ -306,6 +290,15 @@ func writeDistances(ctx context.Context, env *transforms.Env, ids arrow.Array, i
 		return err
 	}
 	return env.Close("out", w)
+}
+
+// record gives a run's warnings, figures and classes to the host.
+func record(env *transforms.Env, warnings []string, figures map[string]any, classes []string) {
+	for _, w := range warnings {
+		env.Warn("%s", w)
+	}
+	env.Figures(figures)
+	env.Figure("classes", classes)
 }
 
 // writeModel writes the local mode's Fisher metric to model-out, if asked.

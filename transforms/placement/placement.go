@@ -424,12 +424,7 @@ func (m *Model) nearestCandidates(w *worker) error {
 	for q, j := range ref {
 		w.pairs = append(w.pairs, pairDist{j, d2[q]})
 	}
-	w.sortPairs()
-	k := min(len(w.pairs), len(w.nbr))
-	w.nbr, w.d2 = w.nbr[:k], w.d2[:k]
-	for q := range k {
-		w.nbr[q], w.d2[q] = w.pairs[q].j, w.pairs[q].d2
-	}
+	w.keepNearest()
 	return nil
 }
 
@@ -483,11 +478,17 @@ type worker struct {
 	place  Worker
 }
 
-// sortPairs orders w.pairs by (squared distance, row).
-func (w *worker) sortPairs() {
+// keepNearest orders w.pairs by (squared distance, row) and puts the
+// first len(w.nbr) of them (all, when fewer) in w.nbr and w.d2.
+func (w *worker) keepNearest() {
 	slices.SortFunc(w.pairs, func(a, b pairDist) int {
 		return cmp.Or(cmp.Compare(a.d2, b.d2), cmp.Compare(a.j, b.j))
 	})
+	k := min(len(w.pairs), len(w.nbr))
+	w.nbr, w.d2 = w.nbr[:k], w.d2[:k]
+	for q := range k {
+		w.nbr[q], w.d2[q] = w.pairs[q].j, w.pairs[q].d2
+	}
 }
 
 type pairDist struct {
@@ -530,12 +531,8 @@ func (m *Model) PlaceObjects(ctx context.Context, dst []float64, ref [][]int32, 
 		for q, j := range ref[o] {
 			w.pairs = append(w.pairs, pairDist{j, dist[o][q] * dist[o][q]})
 		}
-		w.sortPairs()
-		k := min(len(w.pairs), m.Neighbors())
-		w.init(k, 0)
-		for q := range k {
-			w.nbr[q], w.d2[q] = w.pairs[q].j, w.pairs[q].d2
-		}
+		w.init(m.Neighbors(), 0)
+		w.keepNearest()
 		return w.place.Place(dst[o*m.Dims:(o+1)*m.Dims], w.nbr, w.d2, nil)
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/ordinate/ordinate/arrowio"
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -139,12 +141,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		defer rows.Release()
 		if fisherModel != nil {
 			// The same rows, checked before the fit rather than after it.
-			probe := placement.NewFromDistances("tsne", nil, rows.ID, make([]float64, rows.N*o.Dims), o.Dims)
-			bound, err := fisherModel.BindMap(probe)
-			if err != nil {
+			if _, err := fisherModel.MatchRows(rows.ID); err != nil {
 				return transforms.Optionf("fisher-model", "%w", err)
 			}
-			bound.Release()
 		}
 		if res, err = fromPairs(ctx, pairs, rows, to); err != nil {
 			return err
@@ -185,6 +184,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 // mapBinder is a model that joins a map fitted on its distances (the
 // fisher stage's).
 type mapBinder interface {
+	MatchRows(ids arrow.Array) ([]int, error)
 	BindMap(*placement.Model) (*placement.Model, error)
 }
 
