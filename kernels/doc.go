@@ -106,8 +106,11 @@
 // Gemm is C = αop(A)op(B) + βC in the manner of BLIS: B packed into a
 // panel shared by the workers, A into per-worker blocks that stay in L2,
 // and a 6×8 micro-kernel that keeps its tile of C in twelve AVX2 registers
-// and updates it with fused multiply-adds (gemm_amd64.s, chosen at run time
-// through golang.org/x/sys/cpu; pure Go elsewhere and under purego). Every
+// and updates it with fused multiply-adds, or on AVX-512 CPUs a 6×16 tile
+// in twelve Z registers, whose twelve independent chains cover the FMA
+// latency (gemm_amd64.s, chosen at run time through golang.org/x/sys/cpu;
+// pure Go elsewhere and under purego). The kernel fetches its tile of C
+// before the k loop: the tile's rows are a stride apart. Every
 // element is summed in the same order whatever the thread count, so the
 // result is the same bits for any thread count; the FMA and pure-Go
 // kernels agree to rounding, not to the bit (TestGemm, TestGemmKernel).

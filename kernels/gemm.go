@@ -6,10 +6,12 @@ import (
 )
 
 // Block sizes of Gemm, in the manner of BLIS/GotoBLAS: a 6×8 tile of C is
-// held in twelve AVX2 registers while the k loop streams a packed 6-row
-// strip of A and a packed 8-column strip of B. A packed kc×mc block of A
-// (240 KiB) stays in the per-core L2 cache (512 KiB on this Zen 3), a
-// kc×nc panel of B (2 MiB) in L3.
+// held in twelve AVX2 registers (or a 6×16 tile in twelve AVX-512 ones,
+// over two packed strips of B) while the k loop streams a packed 6-row
+// strip of A and packed 8-column strips of B. A packed kc×mc block of A
+// (240 KiB) stays in the per-core L2 cache (512 KiB on Zen 3, 2 MiB on
+// the Sapphire Rapids cores of the benchmark machine), a kc×nc panel of B
+// (2 MiB) in L3.
 const (
 	gemmMR = 6    // rows of a micro-tile
 	gemmNR = 8    // columns of a micro-tile
@@ -25,9 +27,10 @@ const (
 // m×n (stride ldc). With beta = 0, c is not read (NaNs in it vanish).
 //
 // It packs A and B into cache-sized blocks and runs a 6×8 micro-kernel:
-// AVX-512 or AVX2 with fused multiply-adds on amd64 CPUs that have them
-// (chosen at run time, the same bits either way; the purego build tag
-// turns them off), plain Go otherwise. The rows of
+// AVX-512 (6×16 over two strips where both are whole) or AVX2 with fused
+// multiply-adds on amd64 CPUs that have them (chosen at run time, the same
+// bits either way; the purego build tag turns them off), plain Go
+// otherwise. The rows of
 // c are split into chunks that depend only on m, on up to threads
 // goroutines (≤ 0: GOMAXPROCS), and each element is summed in the same
 // order whatever the thread count, so the result is bit-identical for any
@@ -186,12 +189,29 @@ func (g *gemmBlock) packB(p0, p1, j0, j1, s0, s1 int) {
 
 // multiply adds alpha times the product of the packed blocks into rows
 // [i0, i1) and columns [j0, j1) of C, or stores it there if store is set.
+// Where the CPU has a wide kernel, two whole strips of B go through it at
+// once (the same bits: each element's sum does not depend on the tile).
 func (g *gemmBlock) multiply(i0, i1, j0, j1, kc int, store bool) {
 	var tile [gemmMR * gemmNR]float64
 	for js := 0; js*gemmNR < j1-j0; js++ {
 		bs := g.bp[js*gemmNR*kc : (js+1)*gemmNR*kc]
 		jb := j0 + js*gemmNR
 		w := min(gemmNR, j1-jb)
+		if jb+2*gemmNR <= j1 && hasWideKernel {
+			bw := g.bp[js*gemmNR*kc : (js+2)*gemmNR*kc]
+			for is := 0; is*gemmMR < i1-i0; is++ {
+				as := g.ap[is*gemmMR*kc : (is+1)*gemmMR*kc]
+				ib := i0 + is*gemmMR
+				h := min(gemmMR, i1-ib)
+				if h == gemmMR && gemmKernelWideC(kc, as, bw, g.c[ib*g.ldc+jb:], g.ldc, g.alpha, store) {
+					continue
+				}
+				g.tileAt(kc, as, bs, ib, jb, h, gemmNR, store, &tile)
+				g.tileAt(kc, as, bw[gemmNR*kc:], ib, jb+gemmNR, h, gemmNR, store, &tile)
+			}
+			js++
+			continue
+		}
 		for is := 0; is*gemmMR < i1-i0; is++ {
 			as := g.ap[is*gemmMR*kc : (is+1)*gemmMR*kc]
 			ib := i0 + is*gemmMR
@@ -199,20 +219,26 @@ func (g *gemmBlock) multiply(i0, i1, j0, j1, kc int, store bool) {
 			if h == gemmMR && w == gemmNR && gemmKernelC(kc, as, bs, g.c[ib*g.ldc+jb:], g.ldc, g.alpha, store) {
 				continue
 			}
-			gemmKernel(kc, as, bs, &tile)
-			for r := range h {
-				row := g.c[(ib+r)*g.ldc+jb : (ib+r)*g.ldc+jb+w]
-				t := tile[r*gemmNR : r*gemmNR+w]
-				if store {
-					for j, v := range t {
-						row[j] = g.alpha * v
-					}
-					continue
-				}
-				for j, v := range t {
-					row[j] += g.alpha * v
-				}
+			g.tileAt(kc, as, bs, ib, jb, h, w, store, &tile)
+		}
+	}
+}
+
+// tileAt adds (or stores) alpha times the product of one packed strip of A
+// and one of B into the h×w corner of C at (ib, jb), through the 6×8 tile.
+func (g *gemmBlock) tileAt(kc int, as, bs []float64, ib, jb, h, w int, store bool, tile *[gemmMR * gemmNR]float64) {
+	gemmKernel(kc, as, bs, tile)
+	for r := range h {
+		row := g.c[(ib+r)*g.ldc+jb : (ib+r)*g.ldc+jb+w]
+		t := tile[r*gemmNR : r*gemmNR+w]
+		if store {
+			for j, v := range t {
+				row[j] = g.alpha * v
 			}
+			continue
+		}
+		for j, v := range t {
+			row[j] += g.alpha * v
 		}
 	}
 }

@@ -17,6 +17,14 @@ var hasAVX512 = hasFMA && cpu.X86.HasAVX512F
 //go:noescape
 func gemmKernel6x8CAVX2(k int, a, b, c *float64, ldc int, alpha float64, store bool)
 
+// hasWideKernel selects the 6×16 AVX-512 kernel for pairs of whole B
+// strips: twelve accumulators where the 6×8 AVX-512 kernel's six leave the
+// FMA units waiting on their latency.
+var hasWideKernel = hasAVX512
+
+//go:noescape
+func gemmKernel6x16CAVX512(k int, a, b *float64, bstride int, c *float64, ldc int, alpha float64, store bool)
+
 //go:noescape
 func gemmKernel6x8CAVX512(k int, a, b, c *float64, ldc int, alpha float64, store bool)
 
@@ -36,6 +44,20 @@ func gemmKernelC(k int, a, b, c []float64, ldc int, alpha float64, store bool) b
 		return true
 	}
 	gemmKernel6x8CAVX2(k, &a[0], &b[0], &c[0], ldc*8, alpha, store)
+	return true
+}
+
+// gemmKernelWideC is gemmKernelC for a 6×16 tile of C: b holds two packed
+// strips of B (2·gemmNR·k values). It reports false, doing nothing,
+// without the AVX-512 kernel.
+func gemmKernelWideC(k int, a, b, c []float64, ldc int, alpha float64, store bool) bool {
+	if !hasWideKernel {
+		return false
+	}
+	_ = a[k*gemmMR-1]
+	_ = b[2*k*gemmNR-1]
+	_ = c[(gemmMR-1)*ldc+2*gemmNR-1]
+	gemmKernel6x16CAVX512(k, &a[0], &b[0], k*gemmNR*8, &c[0], ldc*8, alpha, store)
 	return true
 }
 

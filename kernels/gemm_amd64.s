@@ -251,3 +251,130 @@ zset:
 	ROWSET512(Z5)
 	VZEROUPPER
 	RET
+
+// One k step of the AVX-512 6×16 micro-kernel: two packed 8-column strips
+// of B (at boff(BX) and boff(BX)(R11*1)) in Z12 and Z13, A's column of six
+// broadcast one at a time, twelve accumulators (Z0–Z5 the first strip's
+// columns, Z6–Z11 the second's). Twelve independent fused multiply-adds
+// per step cover the FMA units' latency, which the six of the 6×8 kernel
+// do not; each element still sums its products in k order, one fused
+// multiply-add each: the 6×8 kernels' bits.
+#define STEP512W(aoff, boff) \
+	VMOVUPD      boff(BX), Z12 \
+	VMOVUPD      boff(BX)(R11*1), Z13 \
+	VBROADCASTSD aoff(AX), Z14 \
+	VFMADD231PD  Z12, Z14, Z0 \
+	VFMADD231PD  Z13, Z14, Z6 \
+	VBROADCASTSD aoff+8(AX), Z15 \
+	VFMADD231PD  Z12, Z15, Z1 \
+	VFMADD231PD  Z13, Z15, Z7 \
+	VBROADCASTSD aoff+16(AX), Z16 \
+	VFMADD231PD  Z12, Z16, Z2 \
+	VFMADD231PD  Z13, Z16, Z8 \
+	VBROADCASTSD aoff+24(AX), Z17 \
+	VFMADD231PD  Z12, Z17, Z3 \
+	VFMADD231PD  Z13, Z17, Z9 \
+	VBROADCASTSD aoff+32(AX), Z18 \
+	VFMADD231PD  Z12, Z18, Z4 \
+	VFMADD231PD  Z13, Z18, Z10 \
+	VBROADCASTSD aoff+40(AX), Z19 \
+	VFMADD231PD  Z12, Z19, Z5 \
+	VFMADD231PD  Z13, Z19, Z11
+
+#define ROWADD512W(z, y) \
+	VMULPD  Z14, z, z \
+	VADDPD  (DX), z, z \
+	VMOVUPD z, (DX) \
+	VMULPD  Z14, y, y \
+	VADDPD  64(DX), y, y \
+	VMOVUPD y, 64(DX) \
+	ADDQ    R9, DX
+
+#define ROWSET512W(z, y) \
+	VMULPD  Z14, z, z \
+	VMOVUPD z, (DX) \
+	VMULPD  Z14, y, y \
+	VMOVUPD y, 64(DX) \
+	ADDQ    R9, DX
+
+// func gemmKernel6x16CAVX512(k int, a, b *float64, bstride int, c *float64, ldc int, alpha float64, store bool)
+// bstride is the byte distance from the first strip of B to the second.
+TEXT ·gemmKernel6x16CAVX512(SB), NOSPLIT, $0-57
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), AX
+	MOVQ b+16(FP), BX
+	MOVQ bstride+24(FP), R11
+	MOVQ c+32(FP), DX
+	MOVQ ldc+40(FP), R9
+	// Fetch the tile of C while the products run: its rows lie a stride
+	// apart, where the hardware prefetcher does not follow.
+	MOVQ DX, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	ADDQ R9, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	ADDQ R9, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	ADDQ R9, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	ADDQ R9, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	ADDQ R9, R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	VPXORQ Z0, Z0, Z0
+	VPXORQ Z1, Z1, Z1
+	VPXORQ Z2, Z2, Z2
+	VPXORQ Z3, Z3, Z3
+	VPXORQ Z4, Z4, Z4
+	VPXORQ Z5, Z5, Z5
+	VPXORQ Z6, Z6, Z6
+	VPXORQ Z7, Z7, Z7
+	VPXORQ Z8, Z8, Z8
+	VPXORQ Z9, Z9, Z9
+	VPXORQ Z10, Z10, Z10
+	VPXORQ Z11, Z11, Z11
+	MOVQ CX, R8
+	SHRQ $1, R8
+	JZ   wodd
+
+wpairs:
+	STEP512W(0, 0)
+	STEP512W(48, 64)
+	ADDQ $96, AX
+	ADDQ $128, BX
+	DECQ R8
+	JNZ  wpairs
+
+wodd:
+	ANDQ $1, CX
+	JZ   wwrite
+	STEP512W(0, 0)
+
+wwrite:
+	VBROADCASTSD alpha+48(FP), Z14
+	MOVBLZX      store+56(FP), R10
+	TESTQ        R10, R10
+	JNZ          wset
+	ROWADD512W(Z0, Z6)
+	ROWADD512W(Z1, Z7)
+	ROWADD512W(Z2, Z8)
+	ROWADD512W(Z3, Z9)
+	ROWADD512W(Z4, Z10)
+	ROWADD512W(Z5, Z11)
+	VZEROUPPER
+	RET
+
+wset:
+	ROWSET512W(Z0, Z6)
+	ROWSET512W(Z1, Z7)
+	ROWSET512W(Z2, Z8)
+	ROWSET512W(Z3, Z9)
+	ROWSET512W(Z4, Z10)
+	ROWSET512W(Z5, Z11)
+	VZEROUPPER
+	RET

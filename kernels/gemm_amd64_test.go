@@ -55,25 +55,71 @@ func TestGemmKernelAVX512(t *testing.T) {
 	}
 }
 
-// BenchmarkGemmKernelC compares the two micro-kernels on cache-resident
-// panels on one thread.
+// TestGemmKernelWide: the 6×16 kernel gives, on each half of its tile, the
+// 6×8 kernel's bits for that strip of B, and leaves C outside the tile as
+// it was.
+func TestGemmKernelWide(t *testing.T) {
+	if !hasWideKernel {
+		t.Skip("no AVX-512F on this CPU: Gemm runs the 6×8 kernels here, which TestGemm checks")
+	}
+	rng := rand.New(rand.NewPCG(5, 13))
+	const ldc = 2*gemmNR + 3
+	for _, k := range []int{1, 2, 7, 64, gemmKC} {
+		for _, store := range []bool{false, true} {
+			for _, alpha := range []float64{1, -0.37} {
+				name := fmt.Sprintf("k=%d store=%v alpha=%g", k, store, alpha)
+				a := make([]float64, k*gemmMR)
+				b := make([]float64, 2*k*gemmNR)
+				for i := range a {
+					a[i] = rng.NormFloat64() * math.Exp2(float64(rng.IntN(20)-10))
+				}
+				for i := range b {
+					b[i] = rng.NormFloat64()
+				}
+				c0 := make([]float64, gemmMR*ldc)
+				for i := range c0 {
+					c0[i] = rng.NormFloat64()
+				}
+				want, got := append([]float64(nil), c0...), append([]float64(nil), c0...)
+				gemmKernel6x8CAVX2(k, &a[0], &b[0], &want[0], ldc*8, alpha, store)
+				gemmKernel6x8CAVX2(k, &a[0], &b[k*gemmNR], &want[gemmNR], ldc*8, alpha, store)
+				if !gemmKernelWideC(k, a, b, got, ldc, alpha, store) {
+					t.Fatalf("%s: the wide kernel declined on a CPU that has it", name)
+				}
+				for i := range want {
+					if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%s: element (%d, %d) is %v with the 6×16 kernel, %v with 6×8", name, i/ldc, i%ldc, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkGemmKernelC compares the micro-kernels on cache-resident
+// panels on one thread (GFLOP/s over the tile each one covers).
 func BenchmarkGemmKernelC(b *testing.B) {
 	a := make([]float64, gemmKC*gemmMR)
-	bb := make([]float64, gemmKC*gemmNR)
-	c := make([]float64, gemmMR*gemmNR)
+	bb := make([]float64, 2*gemmKC*gemmNR)
+	const ldc = 2 * gemmNR
+	c := make([]float64, gemmMR*ldc)
+	wide := func(k int, a, b, c *float64, ldc int, alpha float64, store bool) {
+		gemmKernel6x16CAVX512(k, a, b, k*gemmNR*8, c, ldc, alpha, store)
+	}
 	for _, k := range []struct {
 		name string
 		fn   func(k int, a, b, c *float64, ldc int, alpha float64, store bool)
+		cols int
 		ok   bool
-	}{{"avx2", gemmKernel6x8CAVX2, hasFMA}, {"avx512", gemmKernel6x8CAVX512, hasAVX512}} {
+	}{{"avx2", gemmKernel6x8CAVX2, gemmNR, hasFMA}, {"avx512", gemmKernel6x8CAVX512, gemmNR, hasAVX512}, {"avx512-6x16", wide, 2 * gemmNR, hasWideKernel}} {
 		b.Run(k.name, func(b *testing.B) {
 			if !k.ok {
 				b.Skip("this CPU lacks the instructions of this kernel; Gemm never calls it here")
 			}
 			for b.Loop() {
-				k.fn(gemmKC, &a[0], &bb[0], &c[0], gemmNR*8, 1, false)
+				k.fn(gemmKC, &a[0], &bb[0], &c[0], ldc*8, 1, false)
 			}
-			b.ReportMetric(2*gemmKC*gemmMR*gemmNR*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(2*gemmKC*gemmMR*float64(k.cols)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
 }
