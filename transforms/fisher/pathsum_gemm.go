@@ -20,8 +20,9 @@ const gemmMinN = 256
 // (transforms/fisher)", "Where the Gemm form starts").
 const gemmMinClass = 32
 
-// gemmScratch bounds the per-block product buffers of PathSums (bytes):
-// the row block shrinks with n·k so that 6k strips of it fit.
+// gemmScratch sets the row block of PathSums: b rows with 6k·b·n·8 bytes
+// at most gemmScratch. Fewer, larger blocks pack and transpose each
+// column's tables fewer times; the strips themselves are only b × chunk.
 const gemmScratch = 256 << 20
 
 // PathSums computes the unscaled Fisher path integrands of every pair
@@ -58,7 +59,11 @@ const gemmScratch = 256 << 20
 //
 // The rows of a block of b points go through all path points at once
 // (products with the block's rows only: a product and its transpose have
-// the same terms in the same order). Per pair and point the class sums also
+// the same terms in the same order), in chunks of columns: the diagonal
+// block, then 256 columns at a time, whose 6k strips of products are
+// still in cache when F reads them back (strips of the whole width came
+// back from memory). F multiplies by reciprocals of the class sums, one
+// division per class. Per pair and point the class sums also
 // give a bound on the difference from the direct sums (gemmBound.f: the
 // rounding of the products and of H); a pair whose bounds, summed over the
 // points, exceed 1e-11 of its path sum F_ij(0) + F_ij(1) + Σ F_ij(t/T) is
@@ -75,9 +80,9 @@ const gemmScratch = 256 << 20
 // are kept in input order, so a tile of the fisher stage is a range of row
 // blocks and columns and costs its share of the work.
 // Memory: T+4 n×n float64 work arrays (X_0…X_T, H, and s and E with
-// columns in class order) besides s, f0 and mid, plus at most 256 MiB of
-// product strips, (T+1)·b·n path values and 2b·n block rows, b ≤ 1024
-// (b = 559 at n = 2,000 with 5 classes: about 1 GB live in all; the
+// columns in class order) besides s, f0 and mid, plus 6k·b·max(b, 256)
+// values of product strips, (T+1)·b·n path values and 2b·n block rows,
+// b ≤ 1024 (b = 559 at n = 2,000 with 5 classes: 75 MB of strips; the
 // benchmark's peak RSS against the direct loop's is in BENCHMARKS.md,
 // "Fisher distances (transforms/fisher)").
 //
@@ -103,6 +108,7 @@ func PathSums(ctx context.Context, f0, mid, s []float64, n int, classes []int, k
 type gemmOpts struct {
 	keep bool // keep every Gemm value: no pair is redone directly
 	rows int  // rows per block; 0: from gemmScratch
+	cols int  // columns per chunk beyond the diagonal block; 0: gemmCols
 }
 
 // pathSumsGemm is PathSums; it also returns the number of pairs redone
@@ -159,51 +165,53 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	}
 	clear(f0)
 	clear(mid)
-	X := func(q, i int) []float64 { return x[q*nn+i*n:] }
 
-	// Row blocks of b rows. Per class six strips b × width of products,
-	// all with the block's rows (a product and its transpose have the same
-	// terms, summed in the same order, so either gives the same bits):
+	// Row blocks of b rows. Per class six strips of products of the
+	// block's rows with a chunk of columns (a product and its transpose
+	// have the same terms, summed in the same order, so either gives the
+	// same bits):
 	//	0: W(t)[I,J]     2: U(t)[I,J]     4: U(T−t)[I,J]
 	//	1: W(t)[J,I]ᵀ    3: U(t)[J,I]ᵀ    5: U(T−t)[J,I]ᵀ
-	// then the b × width × (T+1) values of F.
+	// then the b × n × (T+1) values of F.
 	b := opt.rows
 	if b <= 0 {
 		b = max(gemmMinRows, min(gemmMaxRows, gemmScratch/8/(6*max(k, 1)*n)))
 	}
 	b = min(b, n) // the buffers below are sized by b
-	strips := make([][]float64, 6*k)
-	for q := range strips {
-		strips[q] = make([]float64, b*n)
+	wj := opt.cols
+	if wj <= 0 {
+		wj = gemmCols
+	}
+	width := max(b, wj) // of a chunk: wj columns, or the diagonal block
+	g := &gemmPass{n: n, k: k, T: T, b: b, x: x, h: h, e: e, sp: sp, pos: pos, bounds: bounds, p: p,
+		strips: make([][]float64, 6*k),
+		yI:     [2][]float64{make([]float64, b*n), make([]float64, b*n)},
+		fv:     make([]float64, (T+1)*b*n),
+		errs:   make([]float64, b*n),
+		logs:   make([]int32, b*n),
+		eb:     gemmBound{nc: make([]float64, k)},
+	}
+	for q := range g.strips {
+		g.strips[q] = make([]float64, b*width)
 	}
 	maxc := 0
 	for c := range k {
 		maxc = max(maxc, bounds[c+1]-bounds[c])
+		g.eb.nc[c] = float64(bounds[c+1] - bounds[c])
 	}
-	// The block's columns J of X_t, Y_t, X_{T−t}, Y_{T−t} transposed per
-	// class (Gemm packs rows of its right operand faster than columns).
-	var tr [4][]float64
-	for q := range tr {
-		tr[q] = make([]float64, maxc*n)
-	}
-	// The block's rows of Y_t = X_t∘H and Y_{T−t}.
-	yI := [2][]float64{make([]float64, b*n), make([]float64, b*n)}
-	fv := make([]float64, (T+1)*b*n)
-	errs := make([]float64, b*n) // Σ_t of the error bounds of F_ij(t)
-	logs := make([]int32, b*n)   // fallbacks per pair
-	workers := kernels.Workers(b, p.Threads, 1)
-	fb := make([]int64, workers)
-	ws := make([]fisherWork, workers)
-	for w := range ws {
-		ws[w] = fisherWork{g: make([]float64, n), wc: make([]float64, k), gc: make([]float64, k), ub: make([]float64, k), seg: make([]int, 0, 6*k), gather: make([]float64, 6*k*gemmChunk)}
-	}
-	eb := gemmBound{nc: make([]float64, k)}
-	for c := range k {
-		eb.nc[c] = float64(bounds[c+1] - bounds[c])
+	for q := range g.tr {
+		g.tr[q] = make([]float64, maxc*width)
 	}
 	for _, v := range s { // max s_ll for a PSD s; any s is allowed here
-		eb.smax = max(eb.smax, math.Abs(v))
+		g.eb.smax = max(g.eb.smax, math.Abs(v))
 	}
+	workers := kernels.Workers(b, p.Threads, 1)
+	fb := make([]int64, workers)
+	g.ws = make([]fisherWork, workers)
+	for w := range g.ws {
+		g.ws[w] = fisherWork{g: make([]float64, n), wc: make([]float64, k), gc: make([]float64, k), ub: make([]float64, k), seg: make([]int, 0, 6*k), gather: make([]float64, 6*k*gemmChunk)}
+	}
+	ws, fv, errs, logs := g.ws, g.fv, g.errs, g.logs
 	total := int64(n) * int64(n-1) / 2
 	var done int64
 	for i0 := 0; i0 < n; i0 += b {
@@ -225,134 +233,30 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 			jhi = n
 		}
 		if jlo < jhi {
-			// Strip columns [ca, jhi): with the diagonal block I×I when a
-			// pair lies in it, whose odd strips are transposes of the even
-			// ones; Gemm computes the odd strips on [rb, jhi) only.
-			ca, rb := jlo, max(i1, jlo)
+			g.i0, g.i1, g.jlo = i0, i1, jlo
+			// Columns [ca, jhi) in chunks: first the diagonal block I×I when
+			// a pair lies in it (its odd strips are transposes of the even
+			// ones), then chunks of wj columns, so that a chunk's 6k strips
+			// are still in cache when the F loop reads them.
+			ca := jlo
 			if jlo < i1 {
 				ca = i0
 			}
-			wa := jhi - ca
 			clear(errs)
 			clear(logs)
 			for t := 0; 2*t <= T; t++ {
-				mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
-				if err := kernels.ParallelFor(ctx, m, p.Threads, 16, func(r0, r1 int) {
-					for q, tq := range [2]int{t, T - t} {
-						for r := r0; r < r1; r++ {
-							xr, hr := X(tq, i0+r)[:n], h[(i0+r)*n:(i0+r+1)*n]
-							yr := yI[q][r*n : (r+1)*n]
-							for a, v := range xr {
-								yr[a] = v * hr[a]
-							}
-						}
-					}
-				}); err != nil {
+				if err := g.blockRowsY(ctx, t); err != nil {
 					return 0, 0, err
 				}
-				for c := range k {
-					lo, nc := bounds[c], bounds[c+1]-bounds[c]
-					st := strips[6*c : 6*c+6]
-					if err := kernels.ParallelFor(ctx, wa, p.Threads, 64, func(lo2, hi2 int) {
-						// X_t, Y_t, X_{T−t}, Y_{T−t}.
-						for q, src := range [4][]float64{X(t, ca), X(t, ca), X(T-t, ca), X(T-t, ca)} {
-							if !mirror && q == 3 {
-								continue // Y_{T−t} = Y_t serves only strip 4
-							}
-							var mul []float64
-							if q%2 == 1 {
-								mul = h[ca*n+lo:]
-							}
-							transposeCols(tr[q], wa, src[lo:], mul, n, lo2, hi2, nc)
-						}
-					}); err != nil {
+				for cs := ca; cs < jhi; {
+					ce := min(cs+wj, jhi)
+					if cs == i0 {
+						ce = i1
+					}
+					if err := g.chunk(ctx, t, cs, ce); err != nil {
 						return 0, 0, err
 					}
-					off := rb - ca
-					prods := [6]struct {
-						a, b []float64
-						j0   int
-					}{
-						{X(T-t, i0), tr[0], 0},
-						{X(t, i0), tr[2][off:], off},
-						{X(T-t, i0), tr[1], 0},
-						{yI[0], tr[2][off:], off},
-						{X(t, i0), tr[3], 0},
-						{yI[1], tr[0][off:], off},
-					}
-					for q, pr := range prods {
-						if !mirror && (q == 1 || q >= 4) {
-							continue
-						}
-						cols := wa - pr.j0
-						if cols <= 0 {
-							continue
-						}
-						if err := kernels.Gemm(ctx, p.Threads, false, false, m, cols, nc, 1, pr.a[lo:], n, pr.b, wa, 0, st[q][pr.j0:], wa); err != nil {
-							return 0, 0, err
-						}
-					}
-					if ca == i0 {
-						for q := 1; q < 6; q += 2 {
-							if mirror || q == 3 {
-								transposeBlock(st[q], st[q-1], wa, m)
-							}
-						}
-					}
-				}
-				u5 := 5
-				if !mirror {
-					u5 = 3
-				}
-				// Strips used at this point, in the order of wk.gather.
-				use := [6]int{0, 2, u5, 1, 3, 4}
-				nuse := 6
-				if !mirror {
-					nuse = 3
-				}
-				if err := kernels.ParallelForWorker(ctx, m, p.Threads, 1, func(w, r0, r1 int) {
-					wk := &ws[w]
-					for i := i0 + r0; i < i0+r1; i++ {
-						r := i - i0
-						for j0 := max(i+1, jlo); j0 < jhi; j0 += gemmChunk {
-							// Copy the chunk's values of the 6k strips together
-							// first: 6k concurrent streams defeat the prefetcher.
-							j1 := min(j0+gemmChunk, jhi)
-							ij0 := r*wa + (j0 - ca)
-							for c := range k {
-								for u := range nuse {
-									copy(wk.gather[(c*6+u)*gemmChunk:], strips[6*c+use[u]][ij0:ij0+j1-j0])
-								}
-							}
-							for j := j0; j < j1; j++ {
-								if p.Pairs != nil && !p.Pairs(i, j) {
-									continue
-								}
-								jj := j - j0
-								v := func(c, u int) float64 { return wk.gather[(c*6+u)*gemmChunk+jj] }
-								for c := range k {
-									a, z := v(c, 2), v(c, 1)
-									wk.wc[c], wk.gc[c], wk.ub[c] = v(c, 0), a-z, a+z
-								}
-								q := r*n + j
-								f, bound := eb.f(wk, e, sp, n, bounds, i, j, pos, t, T, p.ExcludeEndpoints, &logs[q])
-								fv[t*b*n+q] = f
-								errs[q] += bound
-								if !mirror {
-									continue
-								}
-								for c := range k {
-									a, z := v(c, 4), v(c, 5)
-									wk.wc[c], wk.gc[c], wk.ub[c] = v(c, 3), a-z, a+z
-								}
-								f, bound = eb.f(wk, e, sp, n, bounds, i, j, pos, T-t, T, p.ExcludeEndpoints, &logs[q])
-								fv[(T-t)*b*n+q] = f
-								errs[q] += bound
-							}
-						}
-					}
-				}); err != nil {
-					return 0, 0, err
+					cs = ce
 				}
 			}
 			if err := kernels.ParallelForWorker(ctx, m, p.Threads, 1, func(w, r0, r1 int) {
@@ -409,6 +313,203 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	return fallbacks, redone, nil
 }
 
+// gemmPass is the state of one pathSumsGemm run: the tables (rows in input
+// order, columns in class order), the current row block [i0, i1) with its
+// first wanted column jlo, and the block's buffers.
+type gemmPass struct {
+	n, k, T, b  int
+	x, h, e, sp []float64 // X_0…X_T, H, E, s
+	pos, bounds []int
+	p           PathParams
+	i0, i1, jlo int
+
+	strips [][]float64  // 6 per class, b × chunk width
+	tr     [4][]float64 // a chunk's columns of X_t, Y_t, X_{T−t}, Y_{T−t}, transposed per class
+	yI     [2][]float64 // the block's rows of Y_t = X_t∘H and Y_{T−t}
+	fv     []float64    // F at every path point, (T+1) × b × n
+	errs   []float64    // Σ_t of the error bounds of F_ij(t), b × n
+	logs   []int32      // fallbacks per pair, b × n
+	eb     gemmBound
+	ws     []fisherWork
+}
+
+// X returns table q from row i on.
+func (g *gemmPass) X(q, i int) []float64 { return g.x[q*g.n*g.n+i*g.n:] }
+
+// blockRowsY sets the block's rows of Y_t and Y_{T−t}.
+func (g *gemmPass) blockRowsY(ctx context.Context, t int) error {
+	n := g.n
+	return kernels.ParallelFor(ctx, g.i1-g.i0, g.p.Threads, 16, func(r0, r1 int) {
+		for q, tq := range [2]int{t, g.T - t} {
+			for r := r0; r < r1; r++ {
+				xr, hr := g.X(tq, g.i0+r)[:n], g.h[(g.i0+r)*n:(g.i0+r+1)*n]
+				yr := g.yI[q][r*n : (r+1)*n]
+				for a, v := range xr {
+					yr[a] = v * hr[a]
+				}
+			}
+		}
+	})
+}
+
+// chunk computes F at path points t and T−t for the block's pairs with
+// columns [cs, ce): the 6k product strips of the chunk, then F from them.
+// The chunk [i0, i1), the block's own columns, takes its odd strips by
+// transposing the even ones.
+func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
+	n, T, i0 := g.n, g.T, g.i0
+	m, w := g.i1-i0, ce-cs
+	diag := cs == i0
+	mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
+	for c := range g.k {
+		lo, nc := g.bounds[c], g.bounds[c+1]-g.bounds[c]
+		st := g.strips[6*c : 6*c+6]
+		if err := kernels.ParallelFor(ctx, w, g.p.Threads, 64, func(lo2, hi2 int) {
+			// X_t, Y_t, X_{T−t}, Y_{T−t}.
+			for q, src := range [4][]float64{g.X(t, cs), g.X(t, cs), g.X(T-t, cs), g.X(T-t, cs)} {
+				if !mirror && q == 3 {
+					continue // Y_{T−t} = Y_t serves only strip 4
+				}
+				var mul []float64
+				if q%2 == 1 {
+					mul = g.h[cs*n+lo:]
+				}
+				transposeCols(g.tr[q], w, src[lo:], mul, n, lo2, hi2, nc)
+			}
+		}); err != nil {
+			return err
+		}
+		prods := [6]struct{ a, b []float64 }{
+			{g.X(T-t, i0), g.tr[0]},
+			{g.X(t, i0), g.tr[2]},
+			{g.X(T-t, i0), g.tr[1]},
+			{g.yI[0], g.tr[2]},
+			{g.X(t, i0), g.tr[3]},
+			{g.yI[1], g.tr[0]},
+		}
+		for q, pr := range prods {
+			if (!mirror && (q == 1 || q >= 4)) || (diag && q%2 == 1) {
+				continue
+			}
+			if err := kernels.Gemm(ctx, g.p.Threads, false, false, m, w, nc, 1, pr.a[lo:], n, pr.b, w, 0, st[q], w); err != nil {
+				return err
+			}
+		}
+		if diag {
+			for q := 1; q < 6; q += 2 {
+				if mirror || q == 3 {
+					if err := transposeBlock(ctx, g.p.Threads, st[q], st[q-1], w, m); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	return g.pathPoints(ctx, t, cs, ce)
+}
+
+// pathPoints sets F at path points t and T−t, with its error bounds, for
+// the block's pairs with columns [cs, ce) from the chunk's strips.
+func (g *gemmPass) pathPoints(ctx context.Context, t, cs, ce int) error {
+	n, T, b, i0, k := g.n, g.T, g.b, g.i0, g.k
+	w := ce - cs
+	mirror := 2*t < T
+	u5 := 5
+	if !mirror {
+		u5 = 3
+	}
+	// Strips used at this point, in the order of wk.gather.
+	use := [6]int{0, 2, u5, 1, 3, 4}
+	nuse := 6
+	if !mirror {
+		nuse = 3
+	}
+	return kernels.ParallelForWorker(ctx, g.i1-i0, g.p.Threads, 1, func(wi, r0, r1 int) {
+		wk := &g.ws[wi]
+		for i := i0 + r0; i < i0+r1; i++ {
+			r := i - i0
+			for j0 := max(i+1, g.jlo, cs); j0 < ce; j0 += gemmChunk {
+				// Copy the chunk's values of the 6k strips together first:
+				// 6k concurrent streams defeat the prefetcher.
+				j1 := min(j0+gemmChunk, ce)
+				ij0 := r*w + (j0 - cs)
+				for c := range k {
+					for u := range nuse {
+						copy(wk.gather[(c*6+u)*gemmChunk:], g.strips[6*c+use[u]][ij0:ij0+j1-j0])
+					}
+				}
+				for j := j0; j < j1; j++ {
+					if g.p.Pairs != nil && !g.p.Pairs(i, j) {
+						continue
+					}
+					jj := j - j0
+					q := r*n + j
+					f, bound := g.point(wk, jj, 0, 2, 1, i, j, t, &g.logs[q])
+					g.fv[t*b*n+q] = f
+					g.errs[q] += bound
+					if !mirror {
+						continue
+					}
+					f, bound = g.point(wk, jj, 3, 4, 5, i, j, T-t, &g.logs[q])
+					g.fv[(T-t)*b*n+q] = f
+					g.errs[q] += bound
+				}
+			}
+		}
+	})
+}
+
+// point returns F_ij at path point t and its error bound from column jj of
+// the gathered strips: per class W_c in strip uw and the two U sums whose
+// difference is G_c in ua and uz. It multiplies by reciprocals where
+// gemmBound.f divides (one division per class instead of four: F differs
+// from f's by rounding), and leaves rows whose normaliser underflows, or
+// whose class sums are subnormal, to f.
+func (g *gemmPass) point(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *int32) (f, bound float64) {
+	k, ga := g.k, wk.gather
+	var W, G float64
+	for c := range k {
+		o := c*6*gemmChunk + jj
+		W += ga[o+uw*gemmChunk]
+		G += ga[o+ua*gemmChunk] - ga[o+uz*gemmChunk]
+	}
+	if W < fisherUnderflow {
+		return g.slowPoint(wk, jj, uw, ua, uz, i, j, t, logs)
+	}
+	const u = 0x1p-53
+	iW := 1 / W
+	mean := G * iW
+	var f2, b2 float64
+	for c := range k {
+		o := c*6*gemmChunk + jj
+		w := ga[o+uw*gemmChunk]
+		if !(w > 0) {
+			continue
+		}
+		if w < 0x1p-1000 { // 1/w would overflow
+			return g.slowPoint(wk, jj, uw, ua, uz, i, j, t, logs)
+		}
+		iw := 1 / w
+		a, z := ga[o+ua*gemmChunk], ga[o+uz*gemmChunk]
+		d := (a - z) - mean*w
+		f2 += (d * iW) * (d * iw)
+		e := u * ((g.eb.nc[c]+2)*(a+z) + 13*g.eb.smax*w)
+		b2 += (e * iW) * (e * iw)
+	}
+	return math.Sqrt(f2), 2 * math.Sqrt(b2)
+}
+
+// slowPoint is point through gemmBound.f: the class sums copied out, the
+// log domain when the normaliser underflows.
+func (g *gemmPass) slowPoint(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *int32) (f, bound float64) {
+	for c := range g.k {
+		o := c*6*gemmChunk + jj
+		a, z := wk.gather[o+ua*gemmChunk], wk.gather[o+uz*gemmChunk]
+		wk.wc[c], wk.gc[c], wk.ub[c] = wk.gather[o+uw*gemmChunk], a-z, a+z
+	}
+	return g.eb.f(wk, g.e, g.sp, g.n, g.bounds, i, j, g.pos, t, g.T, g.p.ExcludeEndpoints, logs)
+}
+
 // transposeCols writes rows [r0, r1) of the rows × cols matrix src (stride
 // lds) as columns of dst (cols × ·, stride ldd): dst[c·ldd + r] = src[r·lds + c],
 // times mul[r·lds + c] if mul is not nil.
@@ -433,19 +534,27 @@ func transposeCols(dst []float64, ldd int, src, mul []float64, lds, r0, r1, cols
 }
 
 // transposeBlock sets the m×m block at the start of dst (stride ld) to the
-// transpose of the one in src.
-func transposeBlock(dst, src []float64, ld, m int) {
-	for r := range m {
-		for c := range m {
-			dst[r*ld+c] = src[c*ld+r]
+// transpose of the one in src, rows of dst split over threads.
+func transposeBlock(ctx context.Context, threads int, dst, src []float64, ld, m int) error {
+	return kernels.ParallelFor(ctx, m, threads, 64, func(r0, r1 int) {
+		const tb = 16 // tile edge: both sides stay in L1
+		for c0 := 0; c0 < m; c0 += tb {
+			c1 := min(c0+tb, m)
+			for r := r0; r < r1; r++ {
+				row := dst[r*ld+c0 : r*ld+c1]
+				for c := range row {
+					row[c] = src[(c0+c)*ld+r]
+				}
+			}
 		}
-	}
+	})
 }
 
 // Row block limits of PathSums: at least one Gemm micro-tile, at most a
 // block that leaves n×(T+1) path values per row affordable.
 const (
-	gemmChunk   = 64 // columns of the strips gathered at once
+	gemmCols    = 256 // columns of a chunk: its 6k strips stay in cache
+	gemmChunk   = 64  // columns of the strips gathered at once
 	gemmMinRows = 6
 	gemmMaxRows = 1024
 )

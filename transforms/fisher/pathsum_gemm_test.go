@@ -141,29 +141,33 @@ func TestPathSumsGemm(t *testing.T) {
 }
 
 // TestPathSumsGemmBits checks what must hold to the bit: any thread count,
-// and a Pairs-restricted run against the full one (0 elsewhere).
+// any width of the column chunks, and a Pairs-restricted run against the
+// full one (0 elsewhere).
 func TestPathSumsGemmBits(t *testing.T) {
 	for _, tc := range gemmCases(t) {
 		n := tc.n
-		run := func(threads int, pairs func(a, b int) bool) ([]float64, []float64, int64) {
+		runCols := func(threads, cols int, pairs func(a, b int) bool) ([]float64, []float64, int64) {
 			f0, mid := make([]float64, n*n), make([]float64, n*n)
 			p := PathParams{Sigma: tc.sigma, Steps: tc.T, ExcludeEndpoints: tc.excl, Threads: threads, Pairs: pairs}
-			fb, _, err := pathSumsGemm(context.Background(), f0, mid, tc.s, n, tc.cls, tc.k, p, gemmOpts{rows: tc.rows})
+			fb, _, err := pathSumsGemm(context.Background(), f0, mid, tc.s, n, tc.cls, tc.k, p, gemmOpts{rows: tc.rows, cols: cols})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return f0, mid, fb
 		}
+		run := func(threads int, pairs func(a, b int) bool) ([]float64, []float64, int64) {
+			return runCols(threads, 0, pairs)
+		}
 		ref0, refm, reffb := run(1, nil)
-		for _, th := range []int{2, 3} {
-			f0, mid, fb := run(th, nil)
+		for _, v := range []struct{ threads, cols int }{{2, 0}, {3, 0}, {2, 1}, {1, 5}, {2, 16}} {
+			f0, mid, fb := runCols(v.threads, v.cols, nil)
 			for q := range f0 {
 				if f0[q] != ref0[q] || mid[q] != refm[q] {
-					t.Fatalf("%s: threads %d differ from 1 thread at (%d,%d)", tc.name, th, q/n, q%n)
+					t.Fatalf("%s: threads %d, chunks of %d columns differ from 1 thread, one chunk at (%d,%d)", tc.name, v.threads, v.cols, q/n, q%n)
 				}
 			}
 			if fb != reffb {
-				t.Errorf("%s: threads %d: %d fallbacks, 1 thread %d", tc.name, th, fb, reffb)
+				t.Errorf("%s: threads %d, chunks of %d: %d fallbacks, 1 thread %d", tc.name, v.threads, v.cols, fb, reffb)
 			}
 		}
 		// A tile (rows [n/4, n/2) against [n/2, n)) and a scattered set.
