@@ -43,24 +43,114 @@ const (
 // holds partial results.
 func Gemm(ctx context.Context, threads int, transA, transB bool, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) error {
 	checkGemm(transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	g := gemmBlock{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc}
+	return g.run(ctx, threads, nil, nil, m, n, beta)
+}
+
+// PackedA is the left operand of a product packed as Gemm packs it, for a
+// sequence of products that share it (GemmPacked). Its zero value is
+// empty; PackA fills it, reusing its memory.
+type PackedA struct {
+	m, k, mc, kc0, chunks int
+	ap                    []float64
+}
+
+// PackA packs op(a), m×k (a itself if !transA, aᵀ otherwise, row stride
+// lda), into dst. Bad dimensions or lengths panic; the only error is
+// ctx.Err().
+func PackA(ctx context.Context, threads int, dst *PackedA, transA bool, m, k int, a []float64, lda int) error {
+	ar, ac := m, k
+	if transA {
+		ar, ac = k, m
+	}
+	if m < 0 || k < 0 {
+		panic(fmt.Sprintf("kernels: PackA: negative dimension %d×%d", m, k))
+	}
+	checkOperand("PackA", "a", ar, ac, lda, len(a))
+	mc, kc0 := gemmBlockRows(m), min(gemmKC, k)
+	chunks := (m + mc - 1) / max(mc, 1)
+	blocks := (k + gemmKC - 1) / gemmKC
+	*dst = PackedA{m: m, k: k, mc: mc, kc0: kc0, chunks: chunks, ap: dst.ap}
+	need := blocks * chunks * mc * kc0
+	if cap(dst.ap) < need {
+		dst.ap = make([]float64, need)
+	}
+	dst.ap = dst.ap[:need]
+	if m == 0 || k == 0 {
+		return ctx.Err()
+	}
+	g := gemmBlock{transA: transA, a: a, lda: lda}
+	return ParallelFor(ctx, m, threads, mc, func(lo, hi int) {
+		gb := g
+		for p0 := 0; p0 < k; p0 += gemmKC {
+			gb.ap = dst.block(p0, lo)
+			gb.packA(lo, hi, p0, min(p0+gemmKC, k))
+		}
+	})
+}
+
+// block is the packed block of rows [lo, lo+mc) and depth [p0, p0+kc).
+func (pa *PackedA) block(p0, lo int) []float64 {
+	o := (p0/gemmKC*pa.chunks + lo/pa.mc) * pa.mc * pa.kc0
+	return pa.ap[o : o+pa.mc*pa.kc0]
+}
+
+// GemmWork holds Gemm's packing buffers for a sequence of products; its
+// zero value is ready and grows as needed. A GemmWork serves one product
+// at a time.
+type GemmWork struct {
+	bp  []float64
+	aps [][]float64
+}
+
+// GemmPacked is Gemm with a left operand packed by PackA: c =
+// alpha·A·op(b) + beta·c with A m×k, the same bits as Gemm of the
+// unpacked operand. work, if not nil, lends its buffers (nothing is
+// allocated once it has grown).
+func GemmPacked(ctx context.Context, threads int, work *GemmWork, pa *PackedA, transB bool, n int, alpha float64, b []float64, ldb int, beta float64, c []float64, ldc int) error {
+	m, k := pa.m, pa.k
+	if n < 0 {
+		panic(fmt.Sprintf("kernels: GemmPacked: negative dimension %d", n))
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	checkOperand("GemmPacked", "b", br, bc, ldb, len(b))
+	checkOperand("GemmPacked", "c", m, n, ldc, len(c))
+	g := gemmBlock{transB: transB, k: k, alpha: alpha, b: b, ldb: ldb, c: c, ldc: ldc}
+	return g.run(ctx, threads, work, pa, m, n, beta)
+}
+
+// run is Gemm's loop over panels of B and blocks of A: A packed per
+// worker, or taken from pa.
+func (g gemmBlock) run(ctx context.Context, threads int, work *GemmWork, pa *PackedA, m, n int, beta float64) error {
+	k, c, ldc := g.k, g.c, g.ldc
 	if m == 0 || n == 0 {
 		return ctx.Err()
 	}
-	if alpha == 0 || k == 0 || (beta != 0 && beta != 1) {
+	if g.alpha == 0 || k == 0 || (beta != 0 && beta != 1) {
 		if err := ParallelFor(ctx, m, threads, gemmMC, func(lo, hi int) {
 			scaleRows(c, ldc, lo, hi, n, beta)
-		}); err != nil || alpha == 0 || k == 0 {
+		}); err != nil || g.alpha == 0 || k == 0 {
 			return err
 		}
+	}
+	if work == nil {
+		work = new(GemmWork)
 	}
 	// One packed panel of B, shared by the workers; one block of A each.
 	// A shallow product (k < gemmKC) takes a wider panel of the same size.
 	kc0 := min(gemmKC, k)
 	nc := min(roundUp(n, gemmNR), gemmKC*gemmNC/kc0/gemmNR*gemmNR)
-	g := gemmBlock{transA: transA, transB: transB, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc,
-		bp: make([]float64, kc0*nc)}
+	if cap(work.bp) < kc0*nc {
+		work.bp = make([]float64, kc0*nc)
+	}
+	g.bp = work.bp[:kc0*nc]
 	mc := gemmBlockRows(m)
-	aps := make([][]float64, Workers(m, threads, mc))
+	if w := Workers(m, threads, mc); len(work.aps) < w {
+		work.aps = append(work.aps, make([][]float64, w-len(work.aps))...)
+	}
 	for j0 := 0; j0 < n; j0 += nc {
 		j1 := min(j0+nc, n)
 		strips := (j1 - j0 + gemmNR - 1) / gemmNR
@@ -72,12 +162,16 @@ func Gemm(ctx context.Context, threads int, transA, transB bool, m, n, k int, al
 				return err
 			}
 			if err := ParallelForWorker(ctx, m, threads, mc, func(w, lo, hi int) {
-				if aps[w] == nil {
-					aps[w] = make([]float64, mc*kc0)
-				}
 				gb := g
-				gb.ap = aps[w]
-				gb.packA(lo, hi, p0, p1)
+				if pa != nil {
+					gb.ap = pa.block(p0, lo)
+				} else {
+					if cap(work.aps[w]) < mc*kc0 {
+						work.aps[w] = make([]float64, mc*kc0)
+					}
+					gb.ap = work.aps[w][:mc*kc0]
+					gb.packA(lo, hi, p0, p1)
+				}
 				// With beta = 0 the first block stores instead of adding:
 				// c is then neither cleared nor read.
 				gb.multiply(lo, hi, j0, j1, p1-p0, beta == 0 && p0 == 0)
@@ -275,14 +369,6 @@ func checkGemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float
 	if m < 0 || n < 0 || k < 0 {
 		panic(fmt.Sprintf("kernels: Gemm: negative dimension %d×%d×%d", m, n, k))
 	}
-	need := func(name string, rows, cols, ld, have int) {
-		if ld < max(cols, 1) {
-			panic(fmt.Sprintf("kernels: Gemm: stride %d of %s below its %d columns", ld, name, cols))
-		}
-		if rows > 0 && cols > 0 && have < (rows-1)*ld+cols {
-			panic(fmt.Sprintf("kernels: Gemm: %s has %d elements, a %d×%d matrix with stride %d needs %d", name, have, rows, cols, ld, (rows-1)*ld+cols))
-		}
-	}
 	ar, ac := m, k
 	if transA {
 		ar, ac = k, m
@@ -291,7 +377,18 @@ func checkGemm(transA, transB bool, m, n, k int, a []float64, lda int, b []float
 	if transB {
 		br, bc = n, k
 	}
-	need("a", ar, ac, lda, len(a))
-	need("b", br, bc, ldb, len(b))
-	need("c", m, n, ldc, len(c))
+	checkOperand("Gemm", "a", ar, ac, lda, len(a))
+	checkOperand("Gemm", "b", br, bc, ldb, len(b))
+	checkOperand("Gemm", "c", m, n, ldc, len(c))
+}
+
+// checkOperand panics when a rows×cols matrix with stride ld does not fit
+// in have elements.
+func checkOperand(fn, name string, rows, cols, ld, have int) {
+	if ld < max(cols, 1) {
+		panic(fmt.Sprintf("kernels: %s: stride %d of %s below its %d columns", fn, ld, name, cols))
+	}
+	if rows > 0 && cols > 0 && have < (rows-1)*ld+cols {
+		panic(fmt.Sprintf("kernels: %s: %s has %d elements, a %d×%d matrix with stride %d needs %d", fn, name, have, rows, cols, ld, (rows-1)*ld+cols))
+	}
 }

@@ -190,6 +190,7 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 		errs:   make([]float64, b*n),
 		logs:   make([]int32, b*n),
 		eb:     gemmBound{nc: make([]float64, k)},
+		pa:     make([][4]kernels.PackedA, k),
 	}
 	for q := range g.strips {
 		g.strips[q] = make([]float64, b*width)
@@ -246,6 +247,9 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 			clear(logs)
 			for t := 0; 2*t <= T; t++ {
 				if err := g.blockRowsY(ctx, t); err != nil {
+					return 0, 0, err
+				}
+				if err := g.packRows(ctx, t); err != nil {
 					return 0, 0, err
 				}
 				for cs := ca; cs < jhi; {
@@ -331,6 +335,8 @@ type gemmPass struct {
 	logs   []int32      // fallbacks per pair, b × n
 	eb     gemmBound
 	ws     []fisherWork
+	pa     [][4]kernels.PackedA // per class: X_{T−t}, X_t, Y_t, Y_{T−t} of the block's rows
+	work   kernels.GemmWork
 }
 
 // X returns table q from row i on.
@@ -350,6 +356,27 @@ func (g *gemmPass) blockRowsY(ctx context.Context, t int) error {
 			}
 		}
 	})
+}
+
+// packRows packs the block's rows of X_{T−t}, X_t, Y_t and Y_{T−t}, class
+// by class, once for all the chunks of path point t (X_t and Y_{T−t} only
+// when T−t ≠ t).
+func (g *gemmPass) packRows(ctx context.Context, t int) error {
+	n, T, i0 := g.n, g.T, g.i0
+	m := g.i1 - i0
+	ops := [4][]float64{g.X(T-t, i0), g.X(t, i0), g.yI[0], g.yI[1]}
+	for c := range g.k {
+		lo, nc := g.bounds[c], g.bounds[c+1]-g.bounds[c]
+		for q, a := range ops {
+			if 2*t == T && q%2 == 1 {
+				continue
+			}
+			if err := kernels.PackA(ctx, g.p.Threads, &g.pa[c][q], false, m, nc, a[lo:], n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // chunk computes F at path points t and T−t for the block's pairs with
@@ -379,19 +406,23 @@ func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
 		}); err != nil {
 			return err
 		}
-		prods := [6]struct{ a, b []float64 }{
-			{g.X(T-t, i0), g.tr[0]},
-			{g.X(t, i0), g.tr[2]},
-			{g.X(T-t, i0), g.tr[1]},
-			{g.yI[0], g.tr[2]},
-			{g.X(t, i0), g.tr[3]},
-			{g.yI[1], g.tr[0]},
+		pa := &g.pa[c]
+		prods := [6]struct {
+			a *kernels.PackedA
+			b []float64
+		}{
+			{&pa[0], g.tr[0]},
+			{&pa[1], g.tr[2]},
+			{&pa[0], g.tr[1]},
+			{&pa[2], g.tr[2]},
+			{&pa[1], g.tr[3]},
+			{&pa[3], g.tr[0]},
 		}
 		for q, pr := range prods {
 			if (!mirror && (q == 1 || q >= 4)) || (diag && q%2 == 1) {
 				continue
 			}
-			if err := kernels.Gemm(ctx, g.p.Threads, false, false, m, w, nc, 1, pr.a[lo:], n, pr.b, w, 0, st[q], w); err != nil {
+			if err := kernels.GemmPacked(ctx, g.p.Threads, &g.work, pr.a, false, w, 1, pr.b, w, 0, st[q], w); err != nil {
 				return err
 			}
 		}
