@@ -95,36 +95,79 @@ func (pa *PackedA) block(p0, lo int) []float64 {
 	return pa.ap[o : o+pa.mc*pa.kc0]
 }
 
-// GemmWork holds Gemm's packing buffers for a sequence of products; its
-// zero value is ready and grows as needed. A GemmWork serves one product
-// at a time.
-type GemmWork struct {
-	bp  []float64
-	aps [][]float64
+// PackedB is the right operand of a product packed as Gemm packs it, for
+// products that share it (GemmPacked). Its zero value is empty; PackB
+// fills it, reusing its memory.
+type PackedB struct {
+	k, n, nc, kc0, panels, blocks int
+	bp                            []float64
 }
 
-// GemmPacked is Gemm with a left operand packed by PackA: c =
-// alpha·A·op(b) + beta·c with A m×k, the same bits as Gemm of the
-// unpacked operand. work, if not nil, lends its buffers (nothing is
-// allocated once it has grown).
-func GemmPacked(ctx context.Context, threads int, work *GemmWork, pa *PackedA, transB bool, n int, alpha float64, b []float64, ldb int, beta float64, c []float64, ldc int) error {
-	m, k := pa.m, pa.k
-	if n < 0 {
-		panic(fmt.Sprintf("kernels: GemmPacked: negative dimension %d", n))
-	}
+// PackB packs op(b), k×n (b itself if !transB, bᵀ otherwise, row stride
+// ldb), into dst. Bad dimensions or lengths panic; the only error is
+// ctx.Err().
+func PackB(ctx context.Context, threads int, dst *PackedB, transB bool, k, n int, b []float64, ldb int) error {
 	br, bc := k, n
 	if transB {
 		br, bc = n, k
 	}
-	checkOperand("GemmPacked", "b", br, bc, ldb, len(b))
-	checkOperand("GemmPacked", "c", m, n, ldc, len(c))
-	g := gemmBlock{transB: transB, k: k, alpha: alpha, b: b, ldb: ldb, c: c, ldc: ldc}
-	return g.run(ctx, threads, work, pa, m, n, beta)
+	if k < 0 || n < 0 {
+		panic(fmt.Sprintf("kernels: PackB: negative dimension %d×%d", k, n))
+	}
+	checkOperand("PackB", "b", br, bc, ldb, len(b))
+	kc0 := max(min(gemmKC, k), 1)
+	nc := max(gemmPanel(n, kc0), gemmNR)
+	panels, blocks := (n+nc-1)/nc, (k+gemmKC-1)/gemmKC
+	*dst = PackedB{k: k, n: n, nc: nc, kc0: kc0, panels: panels, blocks: blocks, bp: dst.bp}
+	need := panels * blocks * nc * kc0
+	if cap(dst.bp) < need {
+		dst.bp = make([]float64, need)
+	}
+	dst.bp = dst.bp[:need]
+	g := gemmBlock{transB: transB, b: b, ldb: ldb}
+	for j0 := 0; j0 < n; j0 += nc {
+		j1 := min(j0+nc, n)
+		for p0 := 0; p0 < k; p0 += gemmKC {
+			gb := g
+			gb.bp = dst.panel(j0, p0)
+			if err := ParallelFor(ctx, (j1-j0+gemmNR-1)/gemmNR, threads, 16, func(lo, hi int) {
+				gb.packB(p0, min(p0+gemmKC, k), j0, j1, lo, hi)
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return ctx.Err()
 }
 
-// run is Gemm's loop over panels of B and blocks of A: A packed per
-// worker, or taken from pa.
-func (g gemmBlock) run(ctx context.Context, threads int, work *GemmWork, pa *PackedA, m, n int, beta float64) error {
+// panel is the packed panel of columns [j0, j0+nc) and depth [p0, p0+kc).
+func (pb *PackedB) panel(j0, p0 int) []float64 {
+	o := (j0/pb.nc*pb.blocks + p0/gemmKC) * pb.nc * pb.kc0
+	return pb.bp[o : o+pb.nc*pb.kc0]
+}
+
+// gemmPanel is the columns of a packed panel of B for a product of n
+// columns and depth kc0 = min(gemmKC, k): a shallow product takes a wider
+// panel of the same size.
+func gemmPanel(n, kc0 int) int {
+	return min(roundUp(n, gemmNR), gemmKC*gemmNC/kc0/gemmNR*gemmNR)
+}
+
+// GemmPacked is Gemm of operands packed by PackA and PackB: c =
+// alpha·A·B + beta·c with A m×k and B k×n, the same bits as Gemm of the
+// unpacked operands. It allocates nothing.
+func GemmPacked(ctx context.Context, threads int, a *PackedA, b *PackedB, alpha, beta float64, c []float64, ldc int) error {
+	if a.k != b.k {
+		panic(fmt.Sprintf("kernels: GemmPacked: A is %d×%d, B %d×%d", a.m, a.k, b.k, b.n))
+	}
+	checkOperand("GemmPacked", "c", a.m, b.n, ldc, len(c))
+	g := gemmBlock{k: a.k, alpha: alpha, c: c, ldc: ldc}
+	return g.run(ctx, threads, a, b, a.m, b.n, beta)
+}
+
+// run is Gemm's loop over panels of B and blocks of A: B packed per
+// panel, A per worker, or either taken packed from pa and pb.
+func (g gemmBlock) run(ctx context.Context, threads int, pa *PackedA, pb *PackedB, m, n int, beta float64) error {
 	k, c, ldc := g.k, g.c, g.ldc
 	if m == 0 || n == 0 {
 		return ctx.Err()
@@ -136,27 +179,25 @@ func (g gemmBlock) run(ctx context.Context, threads int, work *GemmWork, pa *Pac
 			return err
 		}
 	}
-	if work == nil {
-		work = new(GemmWork)
-	}
 	// One packed panel of B, shared by the workers; one block of A each.
-	// A shallow product (k < gemmKC) takes a wider panel of the same size.
 	kc0 := min(gemmKC, k)
-	nc := min(roundUp(n, gemmNR), gemmKC*gemmNC/kc0/gemmNR*gemmNR)
-	if cap(work.bp) < kc0*nc {
-		work.bp = make([]float64, kc0*nc)
+	nc := gemmPanel(n, kc0)
+	if pb == nil {
+		g.bp = make([]float64, kc0*nc)
 	}
-	g.bp = work.bp[:kc0*nc]
 	mc := gemmBlockRows(m)
-	if w := Workers(m, threads, mc); len(work.aps) < w {
-		work.aps = append(work.aps, make([][]float64, w-len(work.aps))...)
+	var aps [][]float64
+	if pa == nil {
+		aps = make([][]float64, Workers(m, threads, mc))
 	}
 	for j0 := 0; j0 < n; j0 += nc {
 		j1 := min(j0+nc, n)
 		strips := (j1 - j0 + gemmNR - 1) / gemmNR
 		for p0 := 0; p0 < k; p0 += gemmKC {
 			p1 := min(p0+gemmKC, k)
-			if err := ParallelFor(ctx, strips, threads, 16, func(lo, hi int) {
+			if pb != nil {
+				g.bp = pb.panel(j0, p0)
+			} else if err := ParallelFor(ctx, strips, threads, 16, func(lo, hi int) {
 				g.packB(p0, p1, j0, j1, lo, hi)
 			}); err != nil {
 				return err
@@ -166,10 +207,10 @@ func (g gemmBlock) run(ctx context.Context, threads int, work *GemmWork, pa *Pac
 				if pa != nil {
 					gb.ap = pa.block(p0, lo)
 				} else {
-					if cap(work.aps[w]) < mc*kc0 {
-						work.aps[w] = make([]float64, mc*kc0)
+					if aps[w] == nil {
+						aps[w] = make([]float64, mc*kc0)
 					}
-					gb.ap = work.aps[w][:mc*kc0]
+					gb.ap = aps[w]
 					gb.packA(lo, hi, p0, p1)
 				}
 				// With beta = 0 the first block stores instead of adding:

@@ -59,10 +59,10 @@ func TestGemm(t *testing.T) {
 		}
 		cases = append(cases, tc{s[0], s[1], s[2], false, true, 3, -0.5, 2}, tc{s[0], s[1], s[2], true, false, 1, 2, 1})
 	}
-	// One packed operand and one work space for all cases: reuse across
-	// sizes, growing and shrinking, must not leak between products.
+	// One packed pair of operands for all cases: reuse across sizes,
+	// growing and shrinking, must not leak between products.
 	var pa PackedA
-	var work GemmWork
+	var pb PackedB
 	for _, c := range cases {
 		name := fmt.Sprintf("m=%d/n=%d/k=%d/tA=%v/tB=%v/pad=%d/alpha=%g/beta=%g", c.m, c.n, c.k, c.transA, c.transB, c.pad, c.alpha, c.beta)
 		rng := rand.New(rand.NewPCG(uint64(c.m*1000+c.n), uint64(c.k)))
@@ -112,20 +112,20 @@ func TestGemm(t *testing.T) {
 				t.Fatalf("%s: threads %d differ from threads 1", name, threads)
 			}
 		}
-		// A packed left operand gives Gemm's bits, with or without a work
-		// space, and packs the same for any thread count.
+		// Packed operands give Gemm's bits, packed on any thread count.
 		for _, threads := range []int{1, 3} {
 			if err := PackA(context.Background(), threads, &pa, c.transA, c.m, c.k, a, lda); err != nil {
 				t.Fatalf("%s: PackA: %v", name, err)
 			}
-			for _, w := range []*GemmWork{nil, &work} {
-				got := append([]float64(nil), c0...)
-				if err := GemmPacked(context.Background(), 2, w, &pa, c.transB, c.n, c.alpha, b, ldb, c.beta, got, ldc); err != nil {
-					t.Fatalf("%s: GemmPacked: %v", name, err)
-				}
-				if !slicesEqualBits(got, first) {
-					t.Fatalf("%s: GemmPacked (packed on %d threads, work space %v) differs from Gemm", name, threads, w != nil)
-				}
+			if err := PackB(context.Background(), 4-threads, &pb, c.transB, c.k, c.n, b, ldb); err != nil {
+				t.Fatalf("%s: PackB: %v", name, err)
+			}
+			got := append([]float64(nil), c0...)
+			if err := GemmPacked(context.Background(), 2, &pa, &pb, c.alpha, c.beta, got, ldc); err != nil {
+				t.Fatalf("%s: GemmPacked: %v", name, err)
+			}
+			if !slicesEqualBits(got, first) {
+				t.Fatalf("%s: GemmPacked (packed on %d and %d threads) differs from Gemm", name, threads, 4-threads)
 			}
 		}
 	}
@@ -170,10 +170,20 @@ func TestGemmErrors(t *testing.T) {
 		{"stride below columns", func() { Gemm(context.Background(), 1, false, true, 4, 4, 5, 1, a, 4, a, 5, 0, c, 4) }},
 		{"negative dimension", func() { Gemm(context.Background(), 1, false, false, -1, 4, 4, 1, a, 4, a, 4, 0, c, 4) }},
 		{"PackA short a", func() { PackA(context.Background(), 1, new(PackedA), false, 4, 4, a[:15], 4) }},
+		{"PackB short b", func() { PackB(context.Background(), 1, new(PackedB), true, 4, 4, a[:15], 4) }},
+		{"GemmPacked depths differ", func() {
+			var pa PackedA
+			var pb PackedB
+			PackA(context.Background(), 1, &pa, false, 4, 4, a, 4)
+			PackB(context.Background(), 1, &pb, false, 5, 4, a, 4)
+			GemmPacked(context.Background(), 1, &pa, &pb, 1, 0, c, 4)
+		}},
 		{"GemmPacked short c", func() {
 			var pa PackedA
+			var pb PackedB
 			PackA(context.Background(), 1, &pa, false, 4, 4, a, 4)
-			GemmPacked(context.Background(), 1, nil, &pa, false, 4, 1, a, 4, 0, c[:15], 4)
+			PackB(context.Background(), 1, &pb, false, 4, 4, a, 4)
+			GemmPacked(context.Background(), 1, &pa, &pb, 1, 0, c[:15], 4)
 		}},
 	} {
 		if !panics(tc.call) {

@@ -195,13 +195,11 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	for q := range g.strips {
 		g.strips[q] = make([]float64, b*width)
 	}
-	maxc := 0
 	for c := range k {
-		maxc = max(maxc, bounds[c+1]-bounds[c])
 		g.eb.nc[c] = float64(bounds[c+1] - bounds[c])
 	}
-	for q := range g.tr {
-		g.tr[q] = make([]float64, maxc*width)
+	for q := range g.yJ {
+		g.yJ[q] = make([]float64, width*n)
 	}
 	for _, v := range s { // max s_ll for a PSD s; any s is allowed here
 		g.eb.smax = max(g.eb.smax, math.Abs(v))
@@ -328,15 +326,15 @@ type gemmPass struct {
 	i0, i1, jlo int
 
 	strips [][]float64  // 6 per class, b × chunk width
-	tr     [4][]float64 // a chunk's columns of X_t, Y_t, X_{T−t}, Y_{T−t}, transposed per class
 	yI     [2][]float64 // the block's rows of Y_t = X_t∘H and Y_{T−t}
+	yJ     [2][]float64 // the chunk's rows of Y_t and Y_{T−t}
 	fv     []float64    // F at every path point, (T+1) × b × n
 	errs   []float64    // Σ_t of the error bounds of F_ij(t), b × n
 	logs   []int32      // fallbacks per pair, b × n
 	eb     gemmBound
 	ws     []fisherWork
 	pa     [][4]kernels.PackedA // per class: X_{T−t}, X_t, Y_t, Y_{T−t} of the block's rows
-	work   kernels.GemmWork
+	pb     [4]kernels.PackedB   // one class's columns of the chunk's rows of X_t, Y_t, X_{T−t}, Y_{T−t}
 }
 
 // X returns table q from row i on.
@@ -379,6 +377,25 @@ func (g *gemmPass) packRows(ctx context.Context, t int) error {
 	return nil
 }
 
+// chunkRowsY sets the rows [cs, ce) of Y_t and, when T−t ≠ t, Y_{T−t}.
+func (g *gemmPass) chunkRowsY(ctx context.Context, t, cs, ce int) error {
+	n, T := g.n, g.T
+	return kernels.ParallelFor(ctx, ce-cs, g.p.Threads, 16, func(r0, r1 int) {
+		for q, tq := range [2]int{t, T - t} {
+			if q == 1 && 2*t == T {
+				break
+			}
+			for r := r0; r < r1; r++ {
+				xr, hr := g.X(tq, cs+r)[:n], g.h[(cs+r)*n:(cs+r+1)*n]
+				yr := g.yJ[q][r*n : (r+1)*n]
+				for a, v := range xr {
+					yr[a] = v * hr[a]
+				}
+			}
+		}
+	})
+}
+
 // chunk computes F at path points t and T−t for the block's pairs with
 // columns [cs, ce): the 6k product strips of the chunk, then F from them.
 // The chunk [i0, i1), the block's own columns, takes its odd strips by
@@ -388,41 +405,45 @@ func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
 	m, w := g.i1-i0, ce-cs
 	diag := cs == i0
 	mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
+	if err := g.chunkRowsY(ctx, t, cs, ce); err != nil {
+		return err
+	}
+	// The chunk's rows of X_t, Y_t, X_{T−t}, Y_{T−t}, class by class, as
+	// right operands: op(B) = (rows [cs, ce), class columns)ᵀ.
+	src := [4][]float64{g.X(t, cs), g.yJ[0], g.X(T-t, cs), g.yJ[1]}
+	// X_{T−t} serves the odd strips only (X_t itself when T−t = t).
+	need := [4]bool{true, true, mirror && !diag, mirror}
 	for c := range g.k {
 		lo, nc := g.bounds[c], g.bounds[c+1]-g.bounds[c]
 		st := g.strips[6*c : 6*c+6]
-		if err := kernels.ParallelFor(ctx, w, g.p.Threads, 64, func(lo2, hi2 int) {
-			// X_t, Y_t, X_{T−t}, Y_{T−t}.
-			for q, src := range [4][]float64{g.X(t, cs), g.X(t, cs), g.X(T-t, cs), g.X(T-t, cs)} {
-				if !mirror && q == 3 {
-					continue // Y_{T−t} = Y_t serves only strip 4
+		for q, b := range src {
+			if need[q] {
+				if err := kernels.PackB(ctx, g.p.Threads, &g.pb[q], true, nc, w, b[lo:], n); err != nil {
+					return err
 				}
-				var mul []float64
-				if q%2 == 1 {
-					mul = g.h[cs*n+lo:]
-				}
-				transposeCols(g.tr[q], w, src[lo:], mul, n, lo2, hi2, nc)
 			}
-		}); err != nil {
-			return err
+		}
+		pXTt := &g.pb[2]
+		if !mirror {
+			pXTt = &g.pb[0]
 		}
 		pa := &g.pa[c]
 		prods := [6]struct {
 			a *kernels.PackedA
-			b []float64
+			b *kernels.PackedB
 		}{
-			{&pa[0], g.tr[0]},
-			{&pa[1], g.tr[2]},
-			{&pa[0], g.tr[1]},
-			{&pa[2], g.tr[2]},
-			{&pa[1], g.tr[3]},
-			{&pa[3], g.tr[0]},
+			{&pa[0], &g.pb[0]},
+			{&pa[1], pXTt},
+			{&pa[0], &g.pb[1]},
+			{&pa[2], pXTt},
+			{&pa[1], &g.pb[3]},
+			{&pa[3], &g.pb[0]},
 		}
 		for q, pr := range prods {
 			if (!mirror && (q == 1 || q >= 4)) || (diag && q%2 == 1) {
 				continue
 			}
-			if err := kernels.GemmPacked(ctx, g.p.Threads, &g.work, pr.a, false, w, 1, pr.b, w, 0, st[q], w); err != nil {
+			if err := kernels.GemmPacked(ctx, g.p.Threads, pr.a, pr.b, 1, 0, st[q], w); err != nil {
 				return err
 			}
 		}
@@ -539,29 +560,6 @@ func (g *gemmPass) slowPoint(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *
 		wk.wc[c], wk.gc[c], wk.ub[c] = wk.gather[o+uw*gemmChunk], a-z, a+z
 	}
 	return g.eb.f(wk, g.e, g.sp, g.n, g.bounds, i, j, g.pos, t, g.T, g.p.ExcludeEndpoints, logs)
-}
-
-// transposeCols writes rows [r0, r1) of the rows × cols matrix src (stride
-// lds) as columns of dst (cols × ·, stride ldd): dst[c·ldd + r] = src[r·lds + c],
-// times mul[r·lds + c] if mul is not nil.
-func transposeCols(dst []float64, ldd int, src, mul []float64, lds, r0, r1, cols int) {
-	const tb = 16 // tile edge: both sides stay in L1
-	for c0 := 0; c0 < cols; c0 += tb {
-		c1 := min(c0+tb, cols)
-		for r := r0; r < r1; r++ {
-			row := src[r*lds+c0 : r*lds+c1]
-			if mul == nil {
-				for c, v := range row {
-					dst[(c0+c)*ldd+r] = v
-				}
-				continue
-			}
-			mr := mul[r*lds+c0 : r*lds+c1]
-			for c, v := range row {
-				dst[(c0+c)*ldd+r] = v * mr[c]
-			}
-		}
-	}
 }
 
 // transposeBlock sets the m×m block at the start of dst (stride ld) to the
