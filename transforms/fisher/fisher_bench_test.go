@@ -91,6 +91,34 @@ func pathSumFlops(n, steps int) float64 {
 	return pairs * float64(n) * float64(4*steps+3)
 }
 
+// BenchmarkPathSums is PathSums alone at N = 2,000 (BenchmarkFisher's
+// mixture, σ = 0.3, T = 10): the pair sums without the set-up. Its speed
+// counts the Gemm form's products, (3T+3)n³ flops, and is quoted as a
+// share of the micro-kernel's peak measured on the same threads just
+// before (kernels.MicroKernelPeak): the clock of a shared CPU moves
+// between runs, and the share moves less.
+func BenchmarkPathSums(b *testing.B) {
+	const n, steps = 2000, DefaultSteps
+	s, cls := mixtureKernel(b, n, 0.02)
+	f0, mid := make([]float64, n*n), make([]float64, n*n)
+	p := PathParams{Sigma: 0.3, Steps: steps, Threads: 2}
+	peak := kernels.MicroKernelPeak(p.Threads, time.Second)
+	b.ResetTimer()
+	c0 := cpuSeconds()
+	start := time.Now()
+	for b.Loop() {
+		if _, err := PathSums(context.Background(), f0, mid, s, n, cls, 5, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+	wall := time.Since(start).Seconds() / float64(b.N)
+	gflops := float64(3*steps+3) * math.Pow(n, 3) / wall / 1e9
+	b.ReportMetric((cpuSeconds()-c0)/float64(b.N), "cpu-s/op")
+	b.ReportMetric(gflops, "GFLOP/s")
+	b.ReportMetric(peak, "peak-GFLOP/s")
+	b.ReportMetric(100*gflops/peak, "%peak")
+}
+
 // BenchmarkFisherSparse is the sparse mode at N = 2000, K = 90, T = 10 with
 // the perplexity-30 bandwidth.
 func BenchmarkFisherSparse(b *testing.B) {
