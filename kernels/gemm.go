@@ -307,6 +307,21 @@ func (g *gemmBlock) packB(p0, p1, j0, j1, s0, s1 int) {
 			}
 			continue
 		}
+		if w == gemmNR {
+			// Eight rows of b read side by side, each step of dst written
+			// whole: one pass over both.
+			var rows [gemmNR][]float64
+			for c := range rows {
+				rows[c] = g.b[(jb+c)*g.ldb+p0 : (jb+c)*g.ldb+p1]
+			}
+			r0, r1, r2, r3, r4, r5, r6, r7 := rows[0], rows[1][:kc], rows[2][:kc], rows[3][:kc], rows[4][:kc], rows[5][:kc], rows[6][:kc], rows[7][:kc]
+			for l, v := range r0 {
+				d := dst[l*gemmNR : l*gemmNR+gemmNR : l*gemmNR+gemmNR]
+				d[0], d[1], d[2], d[3] = v, r1[l], r2[l], r3[l]
+				d[4], d[5], d[6], d[7] = r4[l], r5[l], r6[l], r7[l]
+			}
+			continue
+		}
 		for c := range gemmNR {
 			if c >= w {
 				for l := range kc {

@@ -196,7 +196,6 @@ type fisherWork struct {
 	seg    []int     // per class: number of segments, then [lo, hi) pairs
 	ub     []float64 // PathSums: per-class sums of nonnegative terms of G
 	redone int64     // PathSums: pairs redone directly
-	gather []float64 // PathSums: a chunk of the strips, class by class
 }
 
 // pair returns F_ij(0), F_ij(1) and Σ_{t=1}^{T−1} F_ij(t/T) of the pair of

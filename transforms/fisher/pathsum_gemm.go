@@ -208,7 +208,7 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	fb := make([]int64, workers)
 	g.ws = make([]fisherWork, workers)
 	for w := range g.ws {
-		g.ws[w] = fisherWork{g: make([]float64, n), wc: make([]float64, k), gc: make([]float64, k), ub: make([]float64, k), seg: make([]int, 0, 6*k), gather: make([]float64, 6*k*gemmChunk)}
+		g.ws[w] = fisherWork{g: make([]float64, n), wc: make([]float64, k), gc: make([]float64, k), ub: make([]float64, k), seg: make([]int, 0, 6*k)}
 	}
 	ws, fv, errs, logs := g.ws, g.fv, g.errs, g.logs
 	total := int64(n) * int64(n-1) / 2
@@ -463,86 +463,67 @@ func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
 // pathPoints sets F at path points t and T−t, with its error bounds, for
 // the block's pairs with columns [cs, ce) from the chunk's strips.
 func (g *gemmPass) pathPoints(ctx context.Context, t, cs, ce int) error {
-	n, T, b, i0, k := g.n, g.T, g.b, g.i0, g.k
+	n, T, b, i0 := g.n, g.T, g.b, g.i0
 	w := ce - cs
 	mirror := 2*t < T
-	u5 := 5
+	u5 := 5 // U(T−t)[J,I]ᵀ, or U(t)[J,I]ᵀ when T−t = t
 	if !mirror {
 		u5 = 3
-	}
-	// Strips used at this point, in the order of wk.gather.
-	use := [6]int{0, 2, u5, 1, 3, 4}
-	nuse := 6
-	if !mirror {
-		nuse = 3
 	}
 	return kernels.ParallelForWorker(ctx, g.i1-i0, g.p.Threads, 1, func(wi, r0, r1 int) {
 		wk := &g.ws[wi]
 		for i := i0 + r0; i < i0+r1; i++ {
 			r := i - i0
-			for j0 := max(i+1, g.jlo, cs); j0 < ce; j0 += gemmChunk {
-				// Copy the chunk's values of the 6k strips together first:
-				// 6k concurrent streams defeat the prefetcher.
-				j1 := min(j0+gemmChunk, ce)
-				ij0 := r*w + (j0 - cs)
-				for c := range k {
-					for u := range nuse {
-						copy(wk.gather[(c*6+u)*gemmChunk:], g.strips[6*c+use[u]][ij0:ij0+j1-j0])
-					}
+			for j := max(i+1, g.jlo, cs); j < ce; j++ {
+				if g.p.Pairs != nil && !g.p.Pairs(i, j) {
+					continue
 				}
-				for j := j0; j < j1; j++ {
-					if g.p.Pairs != nil && !g.p.Pairs(i, j) {
-						continue
-					}
-					jj := j - j0
-					q := r*n + j
-					f, bound := g.point(wk, jj, 0, 2, 1, i, j, t, &g.logs[q])
-					g.fv[t*b*n+q] = f
-					g.errs[q] += bound
-					if !mirror {
-						continue
-					}
-					f, bound = g.point(wk, jj, 3, 4, 5, i, j, T-t, &g.logs[q])
-					g.fv[(T-t)*b*n+q] = f
-					g.errs[q] += bound
+				at := r*w + (j - cs) // in the strips
+				q := r*n + j
+				f, bound := g.point(wk, at, 0, u5, 2, i, j, t, &g.logs[q])
+				g.fv[t*b*n+q] = f
+				g.errs[q] += bound
+				if !mirror {
+					continue
 				}
+				f, bound = g.point(wk, at, 1, 3, 4, i, j, T-t, &g.logs[q])
+				g.fv[(T-t)*b*n+q] = f
+				g.errs[q] += bound
 			}
 		}
 	})
 }
 
-// point returns F_ij at path point t and its error bound from column jj of
-// the gathered strips: per class W_c in strip uw and the two U sums whose
-// difference is G_c in ua and uz. It multiplies by reciprocals where
+// point returns F_ij at path point t and its error bound from element at
+// of the strips: per class W_c in strip sw and the two U sums whose
+// difference is G_c in strips sa and sz. It multiplies by reciprocals where
 // gemmBound.f divides (one division per class instead of four: F differs
-// from f's by rounding), and leaves rows whose normaliser underflows, or
+// from f's by rounding), and leaves pairs whose normaliser underflows, or
 // whose class sums are subnormal, to f.
-func (g *gemmPass) point(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *int32) (f, bound float64) {
-	k, ga := g.k, wk.gather
+func (g *gemmPass) point(wk *fisherWork, at, sw, sa, sz, i, j, t int, logs *int32) (f, bound float64) {
+	st := g.strips
 	var W, G float64
-	for c := range k {
-		o := c*6*gemmChunk + jj
-		W += ga[o+uw*gemmChunk]
-		G += ga[o+ua*gemmChunk] - ga[o+uz*gemmChunk]
+	for c := range g.k {
+		W += st[6*c+sw][at]
+		G += st[6*c+sa][at] - st[6*c+sz][at]
 	}
 	if W < fisherUnderflow {
-		return g.slowPoint(wk, jj, uw, ua, uz, i, j, t, logs)
+		return g.slowPoint(wk, at, sw, sa, sz, i, j, t, logs)
 	}
 	const u = 0x1p-53
 	iW := 1 / W
 	mean := G * iW
 	var f2, b2 float64
-	for c := range k {
-		o := c*6*gemmChunk + jj
-		w := ga[o+uw*gemmChunk]
+	for c := range g.k {
+		w := st[6*c+sw][at]
 		if !(w > 0) {
 			continue
 		}
 		if w < 0x1p-1000 { // 1/w would overflow
-			return g.slowPoint(wk, jj, uw, ua, uz, i, j, t, logs)
+			return g.slowPoint(wk, at, sw, sa, sz, i, j, t, logs)
 		}
 		iw := 1 / w
-		a, z := ga[o+ua*gemmChunk], ga[o+uz*gemmChunk]
+		a, z := st[6*c+sa][at], st[6*c+sz][at]
 		d := (a - z) - mean*w
 		f2 += (d * iW) * (d * iw)
 		e := u * ((g.eb.nc[c]+2)*(a+z) + 13*g.eb.smax*w)
@@ -553,11 +534,11 @@ func (g *gemmPass) point(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *int3
 
 // slowPoint is point through gemmBound.f: the class sums copied out, the
 // log domain when the normaliser underflows.
-func (g *gemmPass) slowPoint(wk *fisherWork, jj, uw, ua, uz, i, j, t int, logs *int32) (f, bound float64) {
+func (g *gemmPass) slowPoint(wk *fisherWork, at, sw, sa, sz, i, j, t int, logs *int32) (f, bound float64) {
+	st := g.strips
 	for c := range g.k {
-		o := c*6*gemmChunk + jj
-		a, z := wk.gather[o+ua*gemmChunk], wk.gather[o+uz*gemmChunk]
-		wk.wc[c], wk.gc[c], wk.ub[c] = wk.gather[o+uw*gemmChunk], a-z, a+z
+		a, z := st[6*c+sa][at], st[6*c+sz][at]
+		wk.wc[c], wk.gc[c], wk.ub[c] = st[6*c+sw][at], a-z, a+z
 	}
 	return g.eb.f(wk, g.e, g.sp, g.n, g.bounds, i, j, g.pos, t, g.T, g.p.ExcludeEndpoints, logs)
 }
@@ -583,7 +564,6 @@ func transposeBlock(ctx context.Context, threads int, dst, src []float64, ld, m 
 // block that leaves n×(T+1) path values per row affordable.
 const (
 	gemmCols    = 256 // columns of a chunk: its 6k strips stay in cache
-	gemmChunk   = 64  // columns of the strips gathered at once
 	gemmMinRows = 6
 	gemmMaxRows = 1024
 )
