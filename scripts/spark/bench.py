@@ -125,6 +125,10 @@ def main():
     results["fisher_cli"], _ = timed(f"CLI alone: ordinate fisher, n = {a.fisher_n} (2 threads)",
                                      lambda: ordinate.run(["fisher", "--similarity", sim, "--out", out / "fisher.parquet",
                                                            "--quiet", *describe.flags("fisher", fisher_opts)]))
+    # One of the cluster's workers alone: one core, as each worker has.
+    results["fisher_cli1"], _ = timed(f"CLI alone on one core: ordinate fisher --threads 1, n = {a.fisher_n}",
+                                      lambda: ordinate.run(["fisher", "--similarity", sim, "--out", out / "fisher1.parquet",
+                                                            "--quiet", "--threads", "1", *describe.flags("fisher", fisher_opts)]))
     local_opts = {"id": "id", "label": "label", "kernel": "rbf", "neighbors": a.neighbors}
     if a.features:
         results["local_cli"], _ = timed(f"CLI alone: ordinate fisher --in (local mode, K = {a.neighbors}; 2 threads)",
@@ -216,10 +220,11 @@ def fisher_report(a, r):
         for t in a.local_tiles:
             print(f"local mode: one machine {r['local_cli']:.1f} s; cluster tiles = {t}: {r[f'local{t}']:.1f} s "
                   f"(ratio {r[f'local{t}'] / r['local_cli']:.2f})")
-    print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s, of which the set-up alone {r['fisher_setup']:.1f} s")
+    print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s, of which the set-up alone {r['fisher_setup']:.1f} s; "
+          f"one worker's core alone {r['fisher_cli1']:.1f} s")
     for t in a.tiles:
         print(f"fisher n = {a.fisher_n}: one machine {r['fisher_cli']:.1f} s; cluster tiles = {t}: {r[f'tiles{t}']:.1f} s "
-              f"(ratio {r[f'tiles{t}'] / r['fisher_cli']:.2f})")
+              f"(ratio {r[f'tiles{t}'] / r['fisher_cli']:.2f}; against one worker's core {r[f'tiles{t}'] / r['fisher_cli1']:.2f})")
 
 
 if __name__ == "__main__":

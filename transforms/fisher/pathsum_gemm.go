@@ -132,9 +132,12 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	x := make([]float64, (T+1)*nn)
 	h := make([]float64, nn) // H = D²/2; the products take X_q∘H by rows
 	inv := -1 / (2 * p.Sigma * p.Sigma)
-	if err := kernels.ParallelFor(ctx, n, p.Threads, 16, func(lo, hi int) {
+	// A Pairs-restricted run (a tile) needs the tables' rows of its pairs
+	// only, and row blocks over its rows only.
+	rlo, rhi, tlo, thi := wantedRows(n, p.Pairs)
+	if err := kernels.ParallelFor(ctx, thi-tlo, p.Threads, 16, func(lo, hi int) {
 		d2 := make([]float64, n)
-		for i := lo; i < hi; i++ {
+		for i := tlo + lo; i < tlo+hi; i++ {
 			kernels.KernelSqDistRow(d2, s, n, i)
 			srow, erow := s[i*n:(i+1)*n], e[i*n:(i+1)*n]
 			for a, o := range ord {
@@ -213,8 +216,11 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 	ws, fv, errs, logs := g.ws, g.fv, g.errs, g.logs
 	total := int64(n) * int64(n-1) / 2
 	var done int64
-	for i0 := 0; i0 < n; i0 += b {
-		i1 := min(i0+b, n)
+	for i := range rlo { // rows before the first wanted one
+		done += int64(n - 1 - i)
+	}
+	for i0 := rlo; i0 < rhi; i0 += b {
+		i1 := min(i0+b, rhi)
 		m := i1 - i0
 		// Columns j of the block's pairs (i < j, wanted).
 		jlo, jhi := n, 0
@@ -253,7 +259,7 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 				for cs := ca; cs < jhi; {
 					ce := min(cs+wj, jhi)
 					if cs == i0 {
-						ce = i1
+						ce = min(i1, jhi)
 					}
 					if err := g.chunk(ctx, t, cs, ce); err != nil {
 						return 0, 0, err
@@ -308,11 +314,36 @@ func pathSumsGemm(ctx context.Context, f0, mid, s []float64, n int, classes []in
 			}
 		}
 	}
+	if p.Progress != nil && done < total {
+		p.Progress(total, total)
+	}
 	for w, v := range fb {
 		fallbacks += v
 		redone += ws[w].redone
 	}
 	return fallbacks, redone, nil
+}
+
+// wantedRows returns the rows [rlo, rhi) that hold the first object i < j
+// of a wanted pair, and the rows [tlo, thi) of all the wanted pairs' objects
+// (a range that covers both ends of every pair): all rows for pairs nil.
+func wantedRows(n int, pairs func(i, j int) bool) (rlo, rhi, tlo, thi int) {
+	if pairs == nil {
+		return 0, max(n-1, 0), 0, n
+	}
+	rlo, clo := n, n
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			if pairs(i, j) {
+				rlo, rhi = min(rlo, i), i+1
+				clo, thi = min(clo, j), max(thi, j+1)
+			}
+		}
+	}
+	if rlo >= rhi {
+		return 0, 0, 0, 0
+	}
+	return rlo, rhi, min(rlo, clo), thi
 }
 
 // gemmPass is the state of one pathSumsGemm run: the tables (rows in input
@@ -398,11 +429,11 @@ func (g *gemmPass) chunkRowsY(ctx context.Context, t, cs, ce int) error {
 
 // chunk computes F at path points t and T−t for the block's pairs with
 // columns [cs, ce): the 6k product strips of the chunk, then F from them.
-// The chunk [i0, i1), the block's own columns, takes its odd strips by
-// transposing the even ones.
+// The chunk that starts at i0, the block's own columns, takes its odd
+// strips by transposing the even ones.
 func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
 	n, T, i0 := g.n, g.T, g.i0
-	m, w := g.i1-i0, ce-cs
+	w := ce - cs
 	diag := cs == i0
 	mirror := 2*t < T // T−t ≠ t; otherwise strip 3 serves as 5
 	if err := g.chunkRowsY(ctx, t, cs, ce); err != nil {
@@ -450,7 +481,8 @@ func (g *gemmPass) chunk(ctx context.Context, t, cs, ce int) error {
 		if diag {
 			for q := 1; q < 6; q += 2 {
 				if mirror || q == 3 {
-					if err := transposeBlock(ctx, g.p.Threads, st[q], st[q-1], w, m); err != nil {
+					// Rows i ≥ ce of the block have no pair in the chunk.
+					if err := transposeBlock(ctx, g.p.Threads, st[q], st[q-1], w, w); err != nil {
 						return err
 					}
 				}

@@ -176,6 +176,9 @@ func TestPathSumsGemmBits(t *testing.T) {
 				a, b = min(a, b), max(a, b)
 				return a >= n/4 && a < n/2 && b >= n/2
 			},
+			"diagonal tile": func(a, b int) bool {
+				return a >= n/4 && b >= n/4 && a < 2*n/3 && b < 2*n/3
+			},
 			"scattered": func(a, b int) bool { return (a*7+b*3)%5 == 0 },
 		}
 		for name, pairs := range restrictions {
