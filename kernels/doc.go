@@ -110,7 +110,11 @@
 // in twelve Z registers, whose twelve independent chains cover the FMA
 // latency (gemm_amd64.s, chosen at run time through golang.org/x/sys/cpu;
 // pure Go elsewhere and under purego). The kernel fetches its tile of C
-// before the k loop: the tile's rows are a stride apart. Every
+// before the k loop: the tile's rows are a stride apart. PackA and PackB
+// pack an operand once for a sequence of products that share it, and
+// GemmPacked multiplies packed operands with Gemm's bits and no
+// allocation. MicroKernelPeak measures the micro-kernel's speed at the
+// moment, the peak that benchmarks quote their share of. Every
 // element is summed in the same order whatever the thread count, so the
 // result is the same bits for any thread count; the FMA and pure-Go
 // kernels agree to rounding, not to the bit (TestGemm, TestGemmKernel).

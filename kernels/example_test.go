@@ -55,3 +55,45 @@ func ExampleParallelSum() {
 	// Output:
 	// 1.6449330668 true
 }
+
+// GemmPacked multiplies operands packed once for several products: here
+// one left operand A against two right operands, as Gemm would, with the
+// same bits.
+func ExampleGemmPacked() {
+	ctx := context.Background()
+	a := []float64{ // 2×3
+		1, 2, 3,
+		4, 5, 6,
+	}
+	b1 := []float64{ // 3×2
+		1, 0,
+		0, 1,
+		1, 1,
+	}
+	b2 := []float64{ // stored 2×3, used transposed: 3×2
+		1, 1, 1,
+		0, 0, 2,
+	}
+	var pa kernels.PackedA
+	var pb kernels.PackedB
+	if err := kernels.PackA(ctx, 1, &pa, false, 2, 3, a, 3); err != nil {
+		panic(err)
+	}
+	c := make([]float64, 4)
+	for _, op := range []struct {
+		trans bool
+		b     []float64
+		ld    int
+	}{{false, b1, 2}, {true, b2, 3}} {
+		if err := kernels.PackB(ctx, 1, &pb, op.trans, 3, 2, op.b, op.ld); err != nil {
+			panic(err)
+		}
+		if err := kernels.GemmPacked(ctx, 1, &pa, &pb, 1, 0, c, 2); err != nil {
+			panic(err)
+		}
+		fmt.Println(c)
+	}
+	// Output:
+	// [4 5 10 11]
+	// [6 6 15 12]
+}

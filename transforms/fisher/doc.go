@@ -74,7 +74,7 @@
 // PathSums). A (pair, step) whose normaliser is below 2⁻⁹⁶⁰ is
 // recomputed in the log domain with max subtraction (Stats.Fallbacks).
 // Work memory is about (T+4)·n² float64 plus the row block's product
-// strips and path values (about 170 MB at n = 2,000). The products use
+// strips, packed rows and path values (about 250 MB at n = 2,000). The products use
 // h_l = (d²_il − d²_jl)/2 in place of g_l (F does not change when g
 // shifts by a constant), whose terms are small where the
 // weights are large; still their difference cancels for near pairs, exact

@@ -81,8 +81,9 @@ const gemmScratch = 256 << 20
 // blocks and columns and costs its share of the work.
 // Memory: T+4 n×n float64 work arrays (X_0…X_T, H, and s and E with
 // columns in class order) besides s, f0 and mid, plus 6k·b·max(b, 256)
-// values of product strips, (T+1)·b·n path values and 2b·n block rows,
-// b ≤ 1024 (b = 559 at n = 2,000 with 5 classes: 75 MB of strips; the
+// values of product strips, (T+1)·b·n path values, 6b·n block rows (Y
+// and the packed operands) and 2·max(b, 256)·n chunk rows, b ≤ 1024
+// (b = 559 at n = 2,000 with 5 classes: about 250 MB in all; the
 // benchmark's peak RSS against the direct loop's is in BENCHMARKS.md,
 // "Fisher distances (transforms/fisher)").
 //
