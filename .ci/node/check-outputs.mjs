@@ -7,6 +7,12 @@
 //     the `ordinate` footer (parquet_kv_metadata) must match what
 //     `ORDINATE inspect --json --checksum` reports.
 //
+//   node check-outputs.mjs sql ORDINATE REPO WORK
+//     For every affine stage (bvp, pca, lda, linear ckpca, linear lsp; the
+//     Laplacian lsp writes no model) on bundled data: fit a model, apply it, and run the SELECT
+//     of `ORDINATE sql` in DuckDB on the same Parquet input; every
+//     coordinate, joined by id, must have apply's bits.
+//
 //   node check-outputs.mjs browser SCREENSHOT.png DOM.html CHROMIUM.log
 //     The headless screenshot of the report is not blank, the DOM after load
 //     holds as many figures (inline <svg>, or <img class="figure"> for the
@@ -162,7 +168,59 @@ function checkBrowser(shot, dom, log) {
   console.log(`browser ok: ${svgs + pngs} figures (${pngs} PNG), ${links} contents links to ${sections} sections, ${rows} summary rows for ${embeddings} embeddings, screenshot ${width}×${height}, ${(100 * share).toFixed(1)}% inked, ${colours.size}${colours.size >= 5000 ? '+' : ''} colours, no console errors`);
 }
 
+// bits returns the IEEE bits of a double as a BigInt (so that −0 ≠ 0).
+function bits(x) {
+  const v = new DataView(new ArrayBuffer(8));
+  v.setFloat64(0, x);
+  return v.getBigUint64(0);
+}
+
+async function checkSQL(ordinate, repo, work) {
+  const { DuckDBInstance } = await import('@duckdb/node-api');
+  const db = await DuckDBInstance.create(':memory:');
+  const conn = await db.connect();
+  const q = async (sql) => (await conn.runAndReadAll(sql)).getRowObjects();
+  const lit = (p) => `'${p.replaceAll("'", "''")}'`;
+  // The bundled CSVs with an id column, as Parquet.
+  const inputs = {};
+  for (const [name, csv] of [['thyroid', 'testdata/ordinal/newthyroid.csv'], ['control', 'testdata/ckpca/thyroid-control.csv']]) {
+    inputs[name] = path.join(work, `${name}.parquet`);
+    await q(`COPY (SELECT row_number() OVER () - 1 AS id, * FROM read_csv(${lit(path.join(repo, csv))})) TO ${lit(inputs[name])} (FORMAT parquet)`);
+  }
+  const cases = [
+    ['bvp', 'thyroid', []], ['pca', 'thyroid', []], ['lda', 'thyroid', []],
+    ['ckpca', 'control', ['--control', 'cx,cy', '--scale', 'auto']],
+    ['lsp', 'control', ['--control', 'cx,cy', '--variant', 'linear']],
+  ];
+  for (const [stage, input, extra] of cases) {
+    const name = [stage, ...extra.filter((a) => !a.startsWith('--') && !a.includes(','))].join('-');
+    const model = path.join(work, `${name}.model.parquet`);
+    const applied = path.join(work, `${name}.applied.parquet`);
+    const opts = { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] };
+    execFileSync(ordinate, [stage, '--in', inputs[input], '--id', 'id', '--label', 'label', ...extra, '--quiet',
+      '--out', path.join(work, `${name}.parquet`), '--model-out', model], opts);
+    execFileSync(ordinate, ['apply', '--model', model, '--in', inputs[input], '--id', 'id', '--out', applied, '--quiet'], opts);
+    const select = execFileSync(ordinate, ['sql', '--model', model, '--table', `read_parquet(${lit(inputs[input])})`, '--id', 'id'], opts);
+    const got = await q(`SELECT * FROM (${select.trim().replace(/;$/, '')}) ORDER BY id`);
+    const want = await q(`SELECT * FROM read_parquet(${lit(applied)}) ORDER BY id`);
+    if (got.length !== want.length || got.length === 0) fail(`${name}: the SQL gives ${got.length} rows, apply ${want.length}`);
+    const cols = Object.keys(want[0]).filter((c) => c.startsWith('emb_'));
+    if (cols.length === 0 || cols.some((c) => !(c in got[0]))) fail(`${name}: apply writes ${cols}, the SQL ${Object.keys(got[0])}`);
+    let checked = 0;
+    got.forEach((g, i) => {
+      const w = want[i];
+      if (String(g.id) !== String(w.id)) fail(`${name}: row ${i} has id ${g.id} in the SQL, ${w.id} in apply`);
+      for (const c of cols) {
+        if (bits(g[c]) !== bits(w[c])) fail(`${name}: id ${g.id}, ${c}: DuckDB computes ${g[c]}, apply ${w[c]}`);
+        checked++;
+      }
+    });
+    console.log(`sql ${name}: ${got.length} rows, ${checked} coordinates with apply's bits in DuckDB`);
+  }
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'duckdb') await checkDuckDB(args[0], args[1]);
+else if (mode === 'sql') await checkSQL(args[0], args[1], args[2]);
 else if (mode === 'browser') checkBrowser(args[0], args[1], args[2]);
-else fail('usage: check-outputs.mjs duckdb ORDINATE DIR | browser SHOT DOM LOG');
+else fail('usage: check-outputs.mjs duckdb ORDINATE DIR | sql ORDINATE REPO WORK | browser SHOT DOM LOG');

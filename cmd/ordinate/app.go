@@ -58,7 +58,7 @@ Examples:
 	for _, s := range transforms.Stages() {
 		app.Commands = append(app.Commands, stageCommand(s))
 	}
-	app.Commands = append(app.Commands, describeCommand(), inspectCommand(), demoCommand())
+	app.Commands = append(app.Commands, describeCommand(), inspectCommand(), sqlCommand(), demoCommand())
 	for _, c := range app.Commands {
 		c.OnUsageError = app.OnUsageError
 		if c.Category == "" {

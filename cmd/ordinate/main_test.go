@@ -62,7 +62,7 @@ func noLeftovers(t *testing.T, dir string, want ...string) {
 }
 
 func TestHelpHasExamples(t *testing.T) {
-	for _, cmd := range []string{"bvp", "pca", "lda", "apply", "evaluate", "inspect", "demo"} {
+	for _, cmd := range []string{"bvp", "pca", "lda", "apply", "evaluate", "inspect", "sql", "demo"} {
 		code, out, errOut := runCmd(t, nil, cmd, "--help")
 		if code != 0 {
 			t.Errorf("%s --help: exit %d, stderr %q", cmd, code, errOut)
