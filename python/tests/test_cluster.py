@@ -88,13 +88,18 @@ def test_cluster_transform_million_rows(cluster, big, tmp_path):
     spark = cluster.spark
     df = spark.read.parquet(str(big["parts"]))
     assert df.rdd.getNumPartitions() >= 2
-    out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+    out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label", via="binary")
     got = run_on_cluster(out, tmp_path / "pca")
     assert got.num_rows == big["n"]
     assert_same_rows(got, reference(big, "pca", "parts"))
     # Both executors worked: each has its own work directory with the model.
     app = spark.sparkContext.applicationId
     assert len(list((cluster.root / "work" / app).glob("*/*pca.model.parquet"))) == 2
+    # The same model as column expressions (the default for an affine
+    # model): no Python worker, the same bits.
+    out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+    got = run_on_cluster(out, tmp_path / "pca-expressions")
+    assert_same_rows(got, reference(big, "pca", "parts"))
 
     # A t-SNE placement (every row placed against the fitted map) on a slice.
     df = spark.read.parquet(str(big["small"])).repartition(6)
@@ -217,7 +222,7 @@ def test_cluster_executor_kill(cluster, big, tmp_path):
         before = cluster.executors(sc.applicationId)
         assert len(before) == 2, before
         df = spark.read.parquet(str(big["parts"])).repartition(tasks)
-        out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label")
+        out = ospark.transform(df, str(big["models"]["pca"]), id="id", keep="label", via="binary")
         with killing_an_executor(cluster, sc, "ordinate-executor-kill", tasks) as killer:
             got = run_on_cluster(out, tmp_path / "killed")
     finally:

@@ -72,6 +72,65 @@ def test_transform_matches_cli(spark, data, stage):
     assert_same_bits(collect(out), reference(data, model, "--id", "id", "--keep", "label,tag"))
 
 
+def plan(df):
+    return df._jdf.queryExecution().executedPlan().toString()
+
+
+@pytest.mark.parametrize("via", ["auto", "expressions"])
+def test_transform_affine_as_expressions(spark, data, via):
+    """An affine model runs as column expressions (no Python worker in the
+    plan) with apply's bits, the binary path with the same bits."""
+    model = str(data["models"]["pca"])
+    df = spark.read.parquet(str(data["parts"])).repartition(7)
+    out = ospark.transform(df, model, id="id", keep=["label", "tag"], via=via)
+    assert "MapInArrow" not in plan(out) and "Python" not in plan(out), plan(out)
+    assert out.columns == ["id", "label", "tag", "emb_0", "emb_1"]
+    want = reference(data, data["models"]["pca"], "--id", "id", "--keep", "label,tag")
+    assert_same_bits(collect(out), want)
+    binary = ospark.transform(df, model, id="id", keep=["label", "tag"], via="binary")
+    assert "MapInArrow" in plan(binary)
+    assert_same_bits(collect(binary), want)
+
+
+def test_transform_affine_invalid_rows(spark, data):
+    """A NaN feature fails the job naming the column and the id, even when
+    only one coordinate is selected; on_invalid="drop" drops the row as
+    apply does."""
+    from pyspark.sql import functions as F
+
+    bad_id = 7 * 1234 + 3
+    df = spark.read.parquet(str(data["parts"])).withColumn(
+        "x2", F.when(F.col("id") == bad_id, F.lit(float("nan"))).otherwise(F.col("x2")))
+    model = str(data["models"]["pca"])
+    for out in (ospark.transform(df, model, id="id"), ospark.transform(df, model, id="id").select("emb_1")):
+        with pytest.raises(Exception) as e:
+            out.collect()
+        assert 'column "x2" holds NaN' in str(e.value) and f"at id {bad_id}" in str(e.value)
+    clean = spark.read.parquet(str(data["parts"]))
+    nulls = clean.withColumn("x4", F.when(F.col("id") == 3, F.lit(None).cast("double")).otherwise(F.col("x4")))
+    with pytest.raises(Exception, match='column "x4" holds NaN, ±Inf or null at id 3'):
+        ospark.transform(nulls, model, id="id").collect()
+    with pytest.raises(Exception, match="no id"):
+        ospark.transform(nulls.drop("id"), model).collect()
+    got = collect(ospark.transform(df, model, id="id", on_invalid="drop"))
+    assert got.num_rows == data["n"] - 1
+    rows = pq.read_table(data["parts"])
+    path = data["dir"] / "with-nan.parquet"
+    x2 = np.where(rows.column("id").to_numpy() == bad_id, np.nan, rows.column("x2").to_numpy())
+    pq.write_table(rows.set_column(rows.schema.get_field_index("x2"), "x2", pa.array(x2)), path)
+    want = data["dir"] / "with-nan-applied.parquet"
+    ordinate.run(["apply", "--model", model, "--in", path, "--id", "id", "--on-invalid", "drop", "--out", want, "--quiet"])
+    assert_same_bits(got, pq.read_table(want).sort_by("id"))
+
+
+def test_transform_via(spark, data):
+    df = spark.read.parquet(str(data["parts"]))
+    with pytest.raises(OrdinateError, match="serves affine models"):
+        ospark.transform(df, str(data["models"]["tsne"]), id="id", via="expressions")
+    with pytest.raises(ValueError, match="want one of auto, expressions, binary"):
+        ospark.transform(df, str(data["models"]["pca"]), via="sql")
+
+
 def test_transform_without_id_or_keep(spark, data):
     df = spark.read.parquet(str(data["parts"])).select(*FEATURES)
     out = ospark.transform(df, str(data["models"]["pca"]))
@@ -113,7 +172,7 @@ def test_task_failure_carries_stderr(spark, data):
 
     df = spark.read.parquet(str(data["parts"])).withColumn(
         "x2", F.when(F.col("id") == 7 * 1234 + 3, F.lit(float("nan"))).otherwise(F.col("x2")))
-    out = ospark.transform(df, str(data["models"]["pca"]), id="id")
+    out = ospark.transform(df, str(data["models"]["pca"]), id="id", via="binary")
     with pytest.raises(Exception) as e:
         out.collect()
     msg = str(e.value)
@@ -139,7 +198,7 @@ def test_ordinate_bin(spark, data, tmp_path, monkeypatch):
     try:
         assert ordinate.binary() == str(w)
         df = spark.read.parquet(str(data["parts"])).repartition(3)
-        got = collect(ospark.transform(df, str(data["models"]["pca"]), id="id"))
+        got = collect(ospark.transform(df, str(data["models"]["pca"]), id="id", via="binary"))
     finally:
         del sc.environment["ORDINATE_BIN"]
     assert_same_bits(got, want)
@@ -414,7 +473,7 @@ from ordinate import spark as ospark
 spark = SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false").getOrCreate()
 assert spark.sparkContext.pythonExec == "python3", spark.sparkContext.pythonExec
 df = spark.read.parquet(sys.argv[2])
-n = ospark.transform(df, sys.argv[1], id="id").count()
+n = ospark.transform(df, sys.argv[1], id="id", via="binary").count()
 print(n, spark.sparkContext.pythonExec)
 """
 

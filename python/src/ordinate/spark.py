@@ -47,7 +47,7 @@ TRANSFORM_SETS = ("shard", "quiet")
 __all__ = ["transform", "fisher_distances", "evaluate", "MAX_TASKS"]
 
 
-def transform(df, model, *, id=None, keep=None, **options):
+def transform(df, model, *, id=None, keep=None, via="auto", **options):
     """Apply a saved ordinate model to every row of df.
 
     model is the path (on the driver) of a model table written by
@@ -63,10 +63,22 @@ def transform(df, model, *, id=None, keep=None, **options):
     id there is no identity column: the CLI's default (row numbers) would
     restart in every partition.
 
+    via chooses how: "expressions" computes an affine model's coordinates
+    (bvp, pca, lda, linear ckpca and lsp) as Spark column expressions, the
+    SELECT of `ordinate sql --dialect spark`, with apply's bits and no
+    Python worker; "binary" streams every partition through `ordinate
+    apply` with mapInArrow (any model); "auto" (the default) takes
+    expressions for affine models and the binary for the others. With
+    expressions, a NaN, ±Inf or null feature fails the job with the column
+    and the row's id (on_invalid="drop" drops the row instead), as apply
+    does.
+
     The binary's failures (bad data, a model that does not fit the columns)
     raise OrdinateError on the driver or fail the task with the binary's
     stderr in the message.
     """
+    if via not in ("auto", "expressions", "binary"):
+        raise ValueError(f"via = {via!r}: want one of auto, expressions, binary")
     if not os.path.isfile(model):
         raise OrdinateError(f"model {model!r}: no such file")
     model = os.path.abspath(os.fspath(model))
@@ -80,6 +92,12 @@ def transform(df, model, *, id=None, keep=None, **options):
     drop_id = id is None
     if drop_id:
         out_arrow = out_arrow.remove(0)
+    affine = via != "binary" and (_model_header(model) or {}).get("kind") == "affine"
+    if via == "expressions" and not affine:
+        raise OrdinateError(f"model {model!r}: via='expressions' serves affine models (bvp, pca, lda, linear ckpca and lsp); "
+                            "use via='binary' or 'auto' for this one")
+    if affine:
+        return _transform_affine(df, model, out_arrow, id, canon.get("on_invalid", "error"))
     out_schema = _spark_schema(out_arrow, df.schema)
     name = _ship(df.sparkSession.sparkContext, model)
 
@@ -544,17 +562,82 @@ def _output_schema(model, in_schema, flags, *, label=None, soft_labels=None):
     return out.schema.remove_metadata()
 
 
+def _model_header(model):
+    """A model file's header (the ordinate.model metadata of a Parquet or
+    Arrow IPC file), or None."""
+    try:
+        import pyarrow.parquet as pq
+
+        md = pq.ParquetFile(model).metadata.metadata
+    except (OSError, pa.ArrowException):
+        try:
+            md = pa.ipc.open_file(model).schema.metadata
+        except (OSError, pa.ArrowException):
+            return None
+    try:
+        header = json.loads((md or {})[b"ordinate.model"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    return header if isinstance(header, dict) else None
+
+
 def _model_classes(model):
     """The classes a model was fitted with (its header's params.classes, as
     text), or None."""
     try:
-        import pyarrow.parquet as pq
-
-        header = json.loads((pq.ParquetFile(model).metadata.metadata or {})[b"ordinate.model"])
-        classes = header["params"]["classes"]
-    except (OSError, KeyError, TypeError, ValueError, pa.ArrowException):
+        classes = _model_header(model)["params"]["classes"]
+    except (KeyError, TypeError):
         return None
     return [str(c) for c in classes] if isinstance(classes, list) and classes else None
+
+
+def _transform_affine(df, model, out_arrow, id, on_invalid):
+    """transform of an affine model as column expressions: the coordinates
+    are the expressions of `ordinate sql --dialect spark`, the other
+    columns pass through, in the order of out_arrow (apply's). Rows with a
+    NaN, ±Inf or null feature fail the job naming the column and the id, or
+    are dropped (on_invalid="drop"), in a filter that no later projection
+    can prune."""
+    from pyspark.sql import functions as F
+
+    info = json.loads(run(["sql", "--model", model, "--dialect", "spark", "--json"]))
+    exprs = {c["name"]: c["expression"] for c in info["columns"]}
+    features = info["features"]
+    if info.get("feature_list"):
+        lst = F.col(_quoted(info["feature_list"]))
+        refs = [(f"{info['feature_list']}[{i}]", lst.getItem(i)) for i in range(len(features))]
+    else:
+        refs = [(f, F.col(_quoted(f))) for f in features]
+    inf = F.lit(float("inf"))
+    bad = [(name, ~F.coalesce(F.abs(c.cast("double")) < inf, F.lit(False))) for name, c in refs]
+    if info.get("feature_list"):
+        bad.insert(0, (info["feature_list"], ~F.coalesce(F.size(lst) == len(features), F.lit(False))))
+    if on_invalid == "drop":
+        keep_row = F.lit(True)
+        for _, b in bad:
+            keep_row = keep_row & ~b
+        df = df.where(keep_row)
+    else:
+        where = F.lit(" (no id: transform(id=...) names the row)") if id is None else \
+            F.concat(F.lit(" at id "), F.coalesce(F.col(_quoted(id)).cast("string"), F.lit("null")))
+        check = None
+        for name, b in reversed(bad):
+            msg = F.concat(F.lit(f'ordinate transform: column "{name}" holds NaN, ±Inf or null'), where,
+                           F.lit(' (apply refuses such rows; on_invalid="drop" drops them)'))
+            check = F.when(b, F.raise_error(msg)).otherwise(F.lit(True) if check is None else check)
+        df = df.where(check)
+    cols = []
+    for name in out_arrow.names:
+        if name in exprs:
+            cols.append(F.expr(exprs[name]).alias(name))
+        else:
+            cols.append(F.col(_quoted(name)))
+    return df.select(*cols)
+
+
+def _quoted(name):
+    """A column name as Spark SQL reads it literally (dots, spaces, backticks)."""
+    return "`" + name.replace("`", "``") + "`"
 
 
 def _class_value(t, name):
