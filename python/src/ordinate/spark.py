@@ -69,9 +69,9 @@ def transform(df, model, *, id=None, keep=None, via="auto", **options):
     Python worker; "binary" streams every partition through `ordinate
     apply` with mapInArrow (any model); "auto" (the default) takes
     expressions for affine models and the binary for the others. With
-    expressions, a NaN, ±Inf or null feature fails the job with the column
-    and the row's id (on_invalid="drop" drops the row instead), as apply
-    does.
+    expressions, a NaN, ±Inf or null feature fails the job with the row's
+    id (on_invalid="drop" drops the row instead), as apply does; apply
+    (and via="binary") also names the column.
 
     The binary's failures (bad data, a model that does not fit the columns)
     raise OrdinateError on the driver or fail the task with the binary's
@@ -595,9 +595,9 @@ def _transform_affine(df, model, out_arrow, id, on_invalid):
     """transform of an affine model as column expressions: the coordinates
     are the expressions of `ordinate sql --dialect spark`, the other
     columns pass through, in the order of out_arrow (apply's). Rows with a
-    NaN, ±Inf or null feature fail the job naming the column and the id, or
-    are dropped (on_invalid="drop"), in a filter that no later projection
-    can prune."""
+    NaN, ±Inf or null feature fail the job naming the row's id, or are
+    dropped (on_invalid="drop"), in a filter that no later projection can
+    prune."""
     from pyspark.sql import functions as F
 
     info = json.loads(run(["sql", "--model", model, "--dialect", "spark", "--json"]))
@@ -608,24 +608,28 @@ def _transform_affine(df, model, out_arrow, id, on_invalid):
         refs = [(f"{info['feature_list']}[{i}]", lst.getItem(i)) for i in range(len(features))]
     else:
         refs = [(f, F.col(_quoted(f))) for f in features]
-    inf = F.lit(float("inf"))
-    bad = [(name, ~F.coalesce(F.abs(c.cast("double")) < inf, F.lit(False))) for name, c in refs]
+    # x·0 is 0 for a finite x, NaN for NaN or ±Inf, null for null: one sum
+    # tests every feature of a row at the cost of one more coordinate.
+    zero = F.lit(0.0)
+    for _, c in refs:
+        zero = zero + c.cast("double") * F.lit(0.0)
+    ok = F.coalesce(zero == F.lit(0.0), F.lit(False))
     if info.get("feature_list"):
-        bad.insert(0, (info["feature_list"], ~F.coalesce(F.size(lst) == len(features), F.lit(False))))
+        ok = ok & F.coalesce(F.size(lst) == len(features), F.lit(False))
     if on_invalid == "drop":
-        keep_row = F.lit(True)
-        for _, b in bad:
-            keep_row = keep_row & ~b
-        df = df.where(keep_row)
+        df = df.where(ok)
     else:
-        where = F.lit(" (no id: transform(id=...) names the row)") if id is None else \
-            F.concat(F.lit(" at id "), F.coalesce(F.col(_quoted(id)).cast("string"), F.lit("null")))
-        check = None
-        for name, b in reversed(bad):
-            msg = F.concat(F.lit(f'ordinate transform: column "{name}" holds NaN, ±Inf or null'), where,
-                           F.lit(' (apply refuses such rows; on_invalid="drop" drops them)'))
-            check = F.when(b, F.raise_error(msg)).otherwise(F.lit(True) if check is None else check)
-        df = df.where(check)
+        # The message names the row's id, not the column: the generated
+        # code that finds the column made the filter JIT-hostile (2.7× as
+        # slow on 10^7 rows); via="binary" names both.
+        names = ", ".join(name for name, _ in refs).replace("%", "%%")
+        text = (f"ordinate transform: a feature ({names}) holds NaN, ±Inf or null{{}} (apply refuses such rows and "
+                f'names the column; on_invalid="drop" drops them)')
+        if id is None:
+            msg = F.lit(text.format(" in a row (transform(id=...) names the row)").replace("%%", "%"))
+        else:
+            msg = F.format_string(text.format(" at id %s"), F.col(_quoted(id)))
+        df = df.where(F.when(ok, F.lit(True)).otherwise(F.raise_error(msg)))
     cols = []
     for name in out_arrow.names:
         if name in exprs:
