@@ -9,6 +9,7 @@ import (
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
+	"github.com/ordinate/ordinate/transforms/moments"
 )
 
 // Solver selects how Fit finds the BVP subspace.
@@ -93,6 +94,45 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 	}
 
 	centers := linear.ClassCenters(x, classes, counts)
+	return fitCenters(centers, opts, func(top *mat.Dense, dd int) (*mat.Dense, error) {
+		fill, _, err := linear.PrincipalAxesOrthogonal(x, top, dd)
+		return fill, err
+	})
+}
+
+// FitMoments is Fit from the rows' statistics (package moments), one class
+// per ordinal class in order, already standardised if the caller wants
+// that: the class centres are their means, and axes beyond the informative
+// ones come from the covariance of all rows. It agrees with Fit on the
+// same rows to rounding (TestFitMoments).
+func FitMoments(m *moments.Moments, opts Options) (*Result, error) {
+	if err := transforms.Validate(&opts); err != nil {
+		return nil, err
+	}
+	if m.Rows() == 0 {
+		return nil, transforms.Errorf(ErrNoData, "no rows")
+	}
+	if opts.Dims > m.D {
+		return nil, transforms.Optionf("dims", "%w: %d, want between 1 and the number of features, %d", ErrDims, opts.Dims, m.D)
+	}
+	_, centers, err := linear.ClassStats(m)
+	if err != nil {
+		return nil, err
+	}
+	n, _, pooled := m.Pooled()
+	cov := linear.Covariance(n, pooled, m.D)
+	return fitCenters(centers, opts, func(top *mat.Dense, dd int) (*mat.Dense, error) {
+		fill, _, err := linear.PrincipalAxesOrthogonalCov(cov, top, dd)
+		return fill, err
+	})
+}
+
+// fitCenters is Fit from the k×D class centres, with fill supplying the dd
+// principal axes orthogonal to the informative ones.
+func fitCenters(centers *mat.Dense, opts Options, fill func(top *mat.Dense, dd int) (*mat.Dense, error)) (*Result, error) {
+	k, D := centers.Dims()
+	d := opts.Dims
+	var err error
 	a := differences(centers)
 	var svd mat.SVD
 	if !svd.Factorize(a, mat.SVDThinV) {
@@ -130,11 +170,11 @@ func Fit(x *mat.Dense, classes []int, k int, opts Options) (*Result, error) {
 		axes.Slice(0, D, 0, informative).(*mat.Dense).Copy(top)
 	}
 	if informative < d {
-		fill, _, err := linear.PrincipalAxesOrthogonal(x, top, d-informative)
+		fillAxes, err := fill(top, d-informative)
 		if err != nil {
 			return nil, err
 		}
-		axes.Slice(0, D, informative, d).(*mat.Dense).Copy(fill)
+		axes.Slice(0, D, informative, d).(*mat.Dense).Copy(fillAxes)
 		res.Warnings = append(res.Warnings, fillWarning(k, rank, d))
 	}
 

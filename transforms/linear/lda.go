@@ -62,15 +62,27 @@ func LDA(x *mat.Dense, classes []int, k int, opts LDAOptions) (*LDAResult, error
 	}
 	var sw mat.SymDense
 	sw.SymOuterK(1, resid.T())
+	return ldaSolve(centers, counts, mean, &sw, opts, func(disc *mat.Dense, dd int) (*mat.Dense, error) {
+		fill, _, err := PrincipalAxesOrthogonal(x, disc, dd)
+		return fill, err
+	})
+}
+
+// ldaSolve is LDA from the class centres and counts, the mean of all rows
+// and the within-class scatter S_w (which it shrinks in place), with fill
+// supplying the dd principal axes orthogonal to the discriminant ones.
+func ldaSolve(centers *mat.Dense, counts []int, mean []float64, sw *mat.SymDense, opts LDAOptions, fill func(disc *mat.Dense, dd int) (*mat.Dense, error)) (*LDAResult, error) {
+	k, D := centers.Dims()
+	d := opts.Dims
 	shrink := opts.Shrinkage
 	if shrink == 0 {
-		shrink = defaultShrinkage(&sw, centers, counts, mean)
+		shrink = defaultShrinkage(sw, centers, counts, mean)
 	}
 	for j := range D {
 		sw.SetSym(j, j, sw.At(j, j)+shrink)
 	}
 	var chol mat.Cholesky
-	if !chol.Factorize(&sw) {
+	if !chol.Factorize(sw) {
 		return nil, transforms.Errorf(ErrNumerical, "S_w + εI is not positive definite (ε = %g); increase the shrinkage", shrink)
 	}
 	var l mat.TriDense
@@ -122,11 +134,11 @@ func LDA(x *mat.Dense, classes []int, k int, opts LDAOptions) (*LDAResult, error
 		disc = mat.DenseCopyOf(axes.Slice(0, D, 0, nDisc))
 	}
 	if nDisc < d {
-		fill, _, err := PrincipalAxesOrthogonal(x, disc, d-nDisc)
+		fillAxes, err := fill(disc, d-nDisc)
 		if err != nil {
 			return nil, err
 		}
-		axes.Slice(0, D, nDisc, d).(*mat.Dense).Copy(fill)
+		axes.Slice(0, D, nDisc, d).(*mat.Dense).Copy(fillAxes)
 		warnings = append(warnings, fillWarning(k, nDisc, d))
 	}
 

@@ -1,0 +1,174 @@
+package moments
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// Moments are the statistics of rows of D features in K classes.
+type Moments struct {
+	D, K     int
+	Count    []int64   // rows per class
+	Mean     []float64 // K×D class means (0 for a class without rows)
+	M2       []float64 // K×D×D class co-moments Σ (x − μ)(x − μ)ᵀ
+	Min, Max []float64 // per feature over all rows; +Inf and −Inf without rows
+}
+
+// ErrShape reports statistics of other dimensions than the ones they merge
+// with.
+var ErrShape = transforms.NewSentinel(transforms.ErrInvalidData, "statistics of another shape")
+
+// New returns empty statistics of D features in K classes.
+func New(D, K int) *Moments {
+	if D < 1 || K < 1 {
+		panic(fmt.Sprintf("moments: New(%d, %d): want D, K ≥ 1", D, K))
+	}
+	m := &Moments{D: D, K: K, Count: make([]int64, K), Mean: make([]float64, K*D), M2: make([]float64, K*D*D),
+		Min: make([]float64, D), Max: make([]float64, D)}
+	for j := range D {
+		m.Min[j], m.Max[j] = math.Inf(1), math.Inf(-1)
+	}
+	return m
+}
+
+// Rows is the number of rows of all classes.
+func (m *Moments) Rows() int64 {
+	var n int64
+	for _, c := range m.Count {
+		n += c
+	}
+	return n
+}
+
+// Add adds the n rows of the row-major n×D x, row i in class classes[i]
+// (classes nil: every row in class 0), on up to threads goroutines. Each
+// class's rows of the batch are centred on their own mean and their
+// co-moments summed by Gemm, then merged in. Classes out of range and
+// wrong sizes panic (the caller's classes come from a checked label); the
+// only error is ctx.Err().
+func (m *Moments) Add(ctx context.Context, x []float64, n int, classes []int, threads int) error {
+	D := m.D
+	if len(x) != n*D || (classes != nil && len(classes) != n) {
+		panic(fmt.Sprintf("moments: Add: %d values and %d classes for %d rows of %d features", len(x), len(classes), n, D))
+	}
+	rows := make([][]int, m.K)
+	for i := range n {
+		c := 0
+		if classes != nil {
+			c = classes[i]
+		}
+		rows[c] = append(rows[c], i)
+		for j, v := range x[i*D : (i+1)*D] {
+			m.Min[j], m.Max[j] = min(m.Min[j], v), max(m.Max[j], v)
+		}
+	}
+	b := New(D, 1)
+	var xc []float64
+	for c, idx := range rows {
+		if len(idx) == 0 {
+			continue
+		}
+		nc := len(idx)
+		mu := b.Mean[:D]
+		clear(mu)
+		for _, i := range idx {
+			for j, v := range x[i*D : (i+1)*D] {
+				mu[j] += v
+			}
+		}
+		for j := range mu {
+			mu[j] /= float64(nc)
+		}
+		if cap(xc) < nc*D {
+			xc = make([]float64, nc*D)
+		}
+		xc = xc[:nc*D]
+		for r, i := range idx {
+			for j, v := range x[i*D : (i+1)*D] {
+				xc[r*D+j] = v - mu[j]
+			}
+		}
+		if err := kernels.Gemm(ctx, threads, true, false, D, D, nc, 1, xc, D, xc, D, 0, b.M2, D); err != nil {
+			return err
+		}
+		symmetrize(b.M2, D)
+		b.Count[0] = int64(nc)
+		m.mergeClass(c, b, 0)
+	}
+	return ctx.Err()
+}
+
+// symmetrize copies the upper triangle of the D×D a onto the lower one:
+// Gemm's two triangles of XᵀX are summed in the same order and agree, but
+// stating it keeps the matrix exactly symmetric whatever the kernel.
+func symmetrize(a []float64, D int) {
+	for i := range D {
+		for j := i + 1; j < D; j++ {
+			a[j*D+i] = a[i*D+j]
+		}
+	}
+}
+
+// Merge adds o's rows to m. Statistics of another D or K are an error
+// wrapping ErrShape.
+func (m *Moments) Merge(o *Moments) error {
+	if o.D != m.D || o.K != m.K {
+		return fmt.Errorf("%w: %d features in %d classes, merged into %d in %d", ErrShape, o.D, o.K, m.D, m.K)
+	}
+	for c := range m.K {
+		m.mergeClass(c, o, c)
+	}
+	for j := range m.D {
+		m.Min[j], m.Max[j] = min(m.Min[j], o.Min[j]), max(m.Max[j], o.Max[j])
+	}
+	return nil
+}
+
+// mergeClass merges class oc of o into class c of m (Chan, Golub and
+// LeVeque's pairwise update).
+func (m *Moments) mergeClass(c int, o *Moments, oc int) {
+	D := m.D
+	nb := o.Count[oc]
+	if nb == 0 {
+		return
+	}
+	na := m.Count[c]
+	ma, mb := m.Mean[c*D:(c+1)*D], o.Mean[oc*D:(oc+1)*D]
+	sa, sb := m.M2[c*D*D:(c+1)*D*D], o.M2[oc*D*D:(oc+1)*D*D]
+	if na == 0 {
+		copy(ma, mb)
+		copy(sa, sb)
+		m.Count[c] = nb
+		return
+	}
+	n := float64(na + nb)
+	w := float64(na) * float64(nb) / n
+	delta := make([]float64, D)
+	for j := range D {
+		delta[j] = mb[j] - ma[j]
+	}
+	for i := range D {
+		for j := range D {
+			sa[i*D+j] += sb[i*D+j] + delta[i]*delta[j]*w
+		}
+	}
+	f := float64(nb) / n
+	for j := range D {
+		ma[j] += delta[j] * f
+	}
+	m.Count[c] = na + nb
+}
+
+// Pooled returns the statistics of all rows, whatever their class: their
+// count, mean (D) and co-moments (D×D), merged class by class.
+func (m *Moments) Pooled() (n int64, mean, m2 []float64) {
+	p := New(m.D, 1)
+	for c := range m.K {
+		p.mergeClass(0, m, c)
+	}
+	return p.Count[0], p.Mean, p.M2
+}
