@@ -114,17 +114,25 @@ func flip(axes *mat.Dense, j int) {
 // rank of q; it returns an error wrapping ErrNumerical if an SVD fails.
 func PrincipalAxesOrthogonal(x, q *mat.Dense, d int) (*mat.Dense, []float64, error) {
 	_, D := x.Dims()
+	return axesInComplement(q, D, d, func(basis *mat.Dense) (*mat.Dense, []float64, error) {
+		var y mat.Dense
+		y.Mul(centered(x), basis) // n×m coordinates inside the complement
+		return principal(&y, d)
+	})
+}
+
+// axesInComplement maps the top d principal directions inside the
+// orthogonal complement of q's columns (top, in the complement's
+// coordinates) back to D dimensions, each oriented by OrientByLargest.
+func axesInComplement(q *mat.Dense, D, d int, top func(basis *mat.Dense) (*mat.Dense, []float64, error)) (*mat.Dense, []float64, error) {
 	basis, err := complement(q, D)
 	if err != nil {
 		return nil, nil, err
 	}
-	_, m := basis.Dims()
-	if d < 1 || d > m {
-		panic("linear: PrincipalAxesOrthogonal: d out of range")
+	if _, m := basis.Dims(); d < 1 || d > m {
+		panic("linear: principal axes in a complement: d out of range")
 	}
-	var y mat.Dense
-	y.Mul(centered(x), basis) // n×m coordinates inside the complement
-	vecs, vars, err := principal(&y, d)
+	vecs, vars, err := top(basis)
 	if err != nil {
 		return nil, nil, err
 	}

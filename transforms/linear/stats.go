@@ -60,34 +60,19 @@ func principalCov(c *mat.SymDense, d int) (*mat.Dense, []float64, error) {
 // orthogonal complement of the column span of q, oriented by
 // OrientByLargest, and the variances along them.
 func PrincipalAxesOrthogonalCov(c *mat.SymDense, q *mat.Dense, d int) (*mat.Dense, []float64, error) {
-	D := c.SymmetricDim()
-	basis, err := complement(q, D)
-	if err != nil {
-		return nil, nil, err
-	}
-	_, m := basis.Dims()
-	if d < 1 || d > m {
-		panic("linear: PrincipalAxesOrthogonalCov: d out of range")
-	}
-	var cb, bcb mat.Dense
-	cb.Mul(c, basis)
-	bcb.Mul(basis.T(), &cb)
-	inner := mat.NewSymDense(m, nil)
-	for i := range m {
-		for j := i; j < m; j++ {
-			inner.SetSym(i, j, (bcb.At(i, j)+bcb.At(j, i))/2)
+	return axesInComplement(q, c.SymmetricDim(), d, func(basis *mat.Dense) (*mat.Dense, []float64, error) {
+		_, m := basis.Dims()
+		var cb, bcb mat.Dense
+		cb.Mul(c, basis)
+		bcb.Mul(basis.T(), &cb)
+		inner := mat.NewSymDense(m, nil) // Bᵀ C B, exactly symmetric
+		for i := range m {
+			for j := i; j < m; j++ {
+				inner.SetSym(i, j, (bcb.At(i, j)+bcb.At(j, i))/2)
+			}
 		}
-	}
-	vecs, vars, err := principalCov(inner, d)
-	if err != nil {
-		return nil, nil, err
-	}
-	axes := mat.NewDense(D, d, nil)
-	axes.Mul(basis, vecs)
-	for j := range d {
-		OrientByLargest(axes, j)
-	}
-	return axes, vars, nil
+		return principalCov(inner, d)
+	})
 }
 
 // PCAMoments is PCA from statistics of one class (all rows): the top-d
