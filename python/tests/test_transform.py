@@ -85,6 +85,9 @@ def test_transform_affine_as_expressions(spark, data, via):
     out = ospark.transform(df, model, id="id", keep=["label", "tag"], via=via)
     assert "MapInArrow" not in plan(out) and "Python" not in plan(out), plan(out)
     assert out.columns == ["id", "label", "tag", "emb_0", "emb_1"]
+    # The schema the binary's path gives, not-null coordinates included.
+    assert [(f.name, f.dataType.simpleString(), f.nullable) for f in out.schema.fields] == \
+        [(f.name, f.dataType.simpleString(), f.nullable) for f in ospark.transform(df, model, id="id", keep=["label", "tag"], via="binary").schema.fields]
     want = reference(data, data["models"]["pca"], "--id", "id", "--keep", "label,tag")
     assert_same_bits(collect(out), want)
     binary = ospark.transform(df, model, id="id", keep=["label", "tag"], via="binary")
