@@ -633,10 +633,7 @@ def _transform_affine(df, model, out_arrow, id, on_invalid):
     cols = []
     for name in out_arrow.names:
         if name in exprs:
-            # The filter lets only finite features through, so the
-            # coordinate is never null; coalesce says so to Spark, whose
-            # schema then matches apply's (not null).
-            cols.append(F.coalesce(F.expr(exprs[name]), F.lit(0.0)).alias(name))
+            cols.append(F.expr(exprs[name]).alias(name))
         else:
             cols.append(F.col(_quoted(name)))
     return df.select(*cols)
