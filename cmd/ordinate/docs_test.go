@@ -155,7 +155,7 @@ func TestDocsExamples(t *testing.T) {
 	}
 	for _, tool := range []string{"go", "bash"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: %v", tool, err)
+			t.Skipf("the documentation's shell examples need %s on PATH (%v); TestHelpExamplesRun still runs every --help example in-process", tool, err)
 		}
 	}
 	root := docsRoot(t)
