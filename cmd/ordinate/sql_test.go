@@ -11,12 +11,7 @@ import (
 // both coordinates and the kept column; --json holds the same SELECT and
 // one expression per coordinate.
 func TestSQLCommand(t *testing.T) {
-	dir := t.TempDir()
-	model := filepath.Join(dir, "bvp.model.parquet")
-	if code, _, e := runCmd(t, nil, "bvp", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--quiet",
-		"--out", filepath.Join(dir, "bvp.parquet"), "--model-out", model); code != 0 {
-		t.Fatalf("bvp: exit %d: %s", code, e)
-	}
+	model := fitThyroidModel(t, t.TempDir(), "bvp")
 	for _, tc := range []struct {
 		dialect, quote, double string
 	}{{"duckdb", `"`, "DOUBLE"}, {"spark", "`", "DOUBLE"}, {"postgres", `"`, "DOUBLE PRECISION"}, {"ansi", `"`, "DOUBLE PRECISION"}} {
@@ -62,16 +57,7 @@ func TestSQLCommand(t *testing.T) {
 // dialect and a missing model are usage errors that say why.
 func TestSQLRefuses(t *testing.T) {
 	dir := t.TempDir()
-	tsneModel := filepath.Join(dir, "tsne.model.parquet")
-	if code, _, e := runCmd(t, nil, "tsne", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--quiet",
-		"--out", filepath.Join(dir, "tsne.parquet"), "--model-out", tsneModel); code != 0 {
-		t.Fatalf("tsne: exit %d: %s", code, e)
-	}
-	bvpModel := filepath.Join(dir, "bvp.model.parquet")
-	if code, _, e := runCmd(t, nil, "bvp", "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--quiet",
-		"--out", filepath.Join(dir, "bvp.parquet"), "--model-out", bvpModel); code != 0 {
-		t.Fatalf("bvp: exit %d: %s", code, e)
-	}
+	tsneModel, bvpModel := fitThyroidModel(t, dir, "tsne"), fitThyroidModel(t, dir, "bvp")
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -88,4 +74,16 @@ func TestSQLRefuses(t *testing.T) {
 			t.Errorf("%s: exit %d, stderr %q; want exit %d naming %q", tc.name, code, e, exitInput, tc.want)
 		}
 	}
+}
+
+// fitThyroidModel fits stage on newthyroid and returns its model's path in
+// dir.
+func fitThyroidModel(t *testing.T, dir, stage string) string {
+	t.Helper()
+	model := filepath.Join(dir, stage+".model.parquet")
+	if code, _, e := runCmd(t, nil, stage, "--in", "../../testdata/ordinal/newthyroid.csv", "--label", "label", "--quiet",
+		"--out", filepath.Join(dir, stage+".parquet"), "--model-out", model); code != 0 {
+		t.Fatalf("%s: exit %d: %s", stage, code, e)
+	}
+	return model
 }
