@@ -94,6 +94,14 @@ func (l *Labels) appendLabels(m *Labels, file string) error {
 	if m.Int != nil {
 		l.Int = append(l.Int, m.Int...)
 	}
+	return l.MergeOrder(m, file)
+}
+
+// MergeOrder merges the ordered dictionary of m, the labels of a later
+// part of the input, into l's, as ReadFrame does: a value m adds is placed
+// after the value that precedes it in m; parts that order two values
+// differently are ErrSchema naming file.
+func (l *Labels) MergeOrder(m *Labels, file string) error {
 	switch {
 	case m.Order == nil || slices.Equal(l.Order, m.Order):
 		return nil

@@ -62,9 +62,9 @@ func NominalClasses(f *arrowio.Frame, order []string) (*Classes, error) {
 	return classes(f, order)
 }
 
-func classes(f *arrowio.Frame, order []string) (*Classes, error) {
-	l := f.Label
-	text := LabelText(l)
+// classNames lists the classes of the label l, whose rows' labels are
+// text (LabelText), in the order NominalClasses describes.
+func classNames(l *arrowio.Labels, text, order []string) ([]string, error) {
 	var names []string
 	switch {
 	case len(order) > 0:
@@ -121,6 +121,16 @@ func classes(f *arrowio.Frame, order []string) (*Classes, error) {
 		names = slices.Clone(l.Str)
 		slices.Sort(names)
 		names = slices.Compact(names)
+	}
+	return names, nil
+}
+
+func classes(f *arrowio.Frame, order []string) (*Classes, error) {
+	l := f.Label
+	text := LabelText(l)
+	names, err := classNames(l, text, order)
+	if err != nil {
+		return nil, err
 	}
 	pos := make(map[string]int, len(names))
 	for i, nm := range names {
@@ -214,4 +224,47 @@ func classHint(s []string) string {
 		h += fmt.Sprintf(" … (%d more classes)", more)
 	}
 	return h
+}
+
+// ValueClasses orders the classes of a label known by its distinct values
+// rather than its rows (statistics streamed over a table, package
+// moments): l holds each value once, counts[i] the rows of value i. The
+// order is OrdinalClasses' when ordinal, else NominalClasses', and so are
+// the errors, but a value outside --order names its row count, not a row.
+// It returns the classes (Index nil) and the class of each value. path
+// names the input in errors.
+func ValueClasses(l *arrowio.Labels, counts []int64, order []string, ordinal bool, path string) (*Classes, []int, error) {
+	text := LabelText(l)
+	if ordinal && len(order) == 0 && !l.Numeric && l.Order == nil {
+		return nil, nil, Optionf("order", "label column %q holds text: %w; give the order of its classes, for example --order %s (here in order of first appearance), or make the column an ordered dictionary (a pandas ordered Categorical)",
+			l.Name, ErrTextOrder, classHint(text))
+	}
+	names, err := classNames(l, text, order)
+	if err != nil {
+		return nil, nil, err
+	}
+	pos := make(map[string]int, len(names))
+	for i, nm := range names {
+		pos[nm] = i
+	}
+	c := &Classes{Column: l.Name, Names: names, Counts: make([]int, len(names))}
+	of := make([]int, len(text))
+	for i, t := range text {
+		k, ok := pos[t]
+		if !ok {
+			return nil, nil, &arrowio.Error{File: path, Column: l.Name, Row: -1,
+				Err: fmt.Errorf("%w: label %q (%d rows) is not in the class order %s", ErrClassOrder, t, counts[i], strings.Join(names, ","))}
+		}
+		of[i] = k
+		c.Counts[k] += int(counts[i])
+	}
+	for k, cnt := range c.Counts {
+		if cnt == 0 {
+			return nil, nil, Optionf("order", "%w: class %q has no rows", ErrClassOrder, names[k])
+		}
+	}
+	if len(names) < 2 {
+		return nil, nil, fmt.Errorf("%w: label column %q has %d class, at least 2 are needed", ErrFewClasses, l.Name, len(names))
+	}
+	return c, of, nil
 }

@@ -2,6 +2,7 @@ package transforms
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,6 +85,91 @@ func TestFormatLabel(t *testing.T) {
 	for v, want := range map[float64]string{1: "1", -3: "-3", 2.5: "2.5", 1e20: "1e+20", 0.1: "0.1"} {
 		if got := FormatLabel(v); got != want {
 			t.Errorf("FormatLabel(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
+
+// distinct returns the distinct labels of l (in order of first
+// appearance) as labels of their own, and the rows of each.
+func distinct(l *arrowio.Labels) (*arrowio.Labels, []int64) {
+	d := &arrowio.Labels{Name: l.Name, Numeric: l.Numeric, Unsigned: l.Unsigned, Order: l.Order}
+	if l.Int != nil {
+		d.Int = []int64{}
+	}
+	seen := map[string]int{}
+	var counts []int64
+	for i := range max(len(l.Str), len(l.Num)) {
+		t := l.Text(i)
+		k, ok := seen[t]
+		if !ok {
+			k = len(counts)
+			seen[t] = k
+			counts = append(counts, 0)
+			if l.Numeric {
+				d.Num = append(d.Num, l.Num[i])
+				if l.Int != nil {
+					d.Int = append(d.Int, l.Int[i])
+				}
+			} else {
+				d.Str = append(d.Str, l.Str[i])
+			}
+		}
+		counts[k]++
+	}
+	return d, counts
+}
+
+// TestValueClassesMatchRows: classes of the distinct label values order
+// and count as the classes of the rows do, for every label type, with and
+// without an order, ordinal or not; the errors match too.
+func TestValueClassesMatchRows(t *testing.T) {
+	ints := &arrowio.Labels{Name: "y", Numeric: true, Int: []int64{10, -3, 2, 10, 2}, Num: []float64{10, -3, 2, 10, 2}}
+	big := uint64(1<<64 - 1)
+	uints := &arrowio.Labels{Name: "y", Numeric: true, Unsigned: true, Int: []int64{int64(big), 2, 2}, Num: []float64{float64(big), 2, 2}}
+	floats := &arrowio.Labels{Name: "y", Numeric: true, Num: []float64{0.25, -0.5, 0.25, 1e300}}
+	text := &arrowio.Labels{Name: "y", Str: []string{"mid", "low", "high", "low"}}
+	dict := &arrowio.Labels{Name: "y", Str: []string{"mid", "low", "high", "low"}, Order: []string{"low", "unused", "mid", "high"}}
+	for _, tc := range []struct {
+		name    string
+		l       *arrowio.Labels
+		order   []string
+		ordinal bool
+		err     error
+	}{
+		{"ints", ints, nil, true, nil},
+		{"ints ordered", ints, []string{"10", "2", "-3"}, true, nil},
+		{"uints", uints, nil, false, nil},
+		{"floats", floats, nil, true, nil},
+		{"text nominal", text, nil, false, nil},
+		{"text ordinal", text, nil, true, ErrTextOrder},
+		{"text ordered", text, []string{"low", "mid", "high"}, true, nil},
+		{"text order misses a class", text, []string{"low", "mid"}, false, ErrClassOrder},
+		{"order names a class without rows", text, []string{"low", "mid", "high", "top"}, false, ErrClassOrder},
+		{"dictionary", dict, nil, true, nil},
+		{"one class", &arrowio.Labels{Name: "y", Str: []string{"a", "a"}}, nil, false, ErrFewClasses},
+	} {
+		rows, rowErr := classes(&arrowio.Frame{Label: tc.l}, tc.order)
+		if tc.ordinal && rowErr == nil {
+			rows, rowErr = OrdinalClasses(&arrowio.Frame{Label: tc.l}, tc.order)
+		}
+		d, counts := distinct(tc.l)
+		got, of, err := ValueClasses(d, counts, tc.order, tc.ordinal, "p.parquet")
+		if tc.err != nil {
+			if !errors.Is(err, tc.err) || !errors.Is(rowErr, tc.err) {
+				t.Errorf("%s: %v (rows: %v), want %v", tc.name, err, rowErr, tc.err)
+			}
+			continue
+		}
+		if err != nil || rowErr != nil {
+			t.Fatalf("%s: %v (rows: %v)", tc.name, err, rowErr)
+		}
+		if !slices.Equal(got.Names, rows.Names) || !slices.Equal(got.Counts, rows.Counts) {
+			t.Errorf("%s: classes %v %v, rows give %v %v", tc.name, got.Names, got.Counts, rows.Names, rows.Counts)
+		}
+		for k := range counts {
+			if got.Names[of[k]] != d.Text(k) {
+				t.Errorf("%s: value %s in class %s", tc.name, d.Text(k), got.Names[of[k]])
+			}
 		}
 	}
 }

@@ -80,9 +80,20 @@ func scaleGap(z []float64, n int, names []string) string {
 			sd[j] += d * d
 		}
 	}
-	hi, lo := 0, 0
 	for j := range sd {
 		sd[j] = math.Sqrt(sd[j] / float64(n-1))
+	}
+	return ScaleGap(sd, names)
+}
+
+// ScaleGap is scaleGap from the columns' standard deviations sd (for a fit
+// from statistics, which has no rows).
+func ScaleGap(sd []float64, names []string) string {
+	if len(sd) < 2 {
+		return ""
+	}
+	hi, lo := 0, 0
+	for j := range sd {
 		if sd[j] > sd[hi] {
 			hi = j
 		}

@@ -111,7 +111,7 @@ func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selec
 	}
 	defer r.Release()
 	if sel.Features == nil && !sel.NoFeatures {
-		if sel, err = env.defaultFeatures(r, sel); err != nil {
+		if sel, err = env.DefaultFeatures(r, sel); err != nil {
 			return nil, err
 		}
 	}
@@ -237,6 +237,30 @@ func CheckRange(f *arrowio.Frame, names []string, z []float64) error {
 	return nil
 }
 
+// CheckRangeStats is CheckRange for a fit from statistics: lo and hi are
+// the smallest and largest values of each column as the stage fits them
+// (standardised when asked), over n rows. Without the rows, the error
+// names the file and the column, not a row.
+func CheckRangeStats(path string, names []string, lo, hi []float64, n int64) error {
+	k := len(names)
+	if n == 0 || k == 0 {
+		return nil
+	}
+	limit := math.Sqrt(math.Sqrt(math.MaxFloat64) / float64(n) / float64(k))
+	for j, name := range names {
+		if math.IsInf(lo[j], 0) || math.IsInf(hi[j], 0) {
+			return &DataError{File: path, Column: name, Row: -1,
+				Err: fmt.Errorf("%w: values reach %g after standardisation (overflow)", arrowio.ErrInvalidValue, max(math.Abs(lo[j]), math.Abs(hi[j])))}
+		}
+		if r := hi[j] - lo[j]; !(r <= limit) {
+			return &DataError{File: path, Column: name, Row: -1,
+				Err: fmt.Errorf("%w: values from %g to %g: too large for the squared distances and their products in float64 (with %d rows and %d features the range must stay below %.3g); rescale the column, or standardise the features (standardize)",
+					arrowio.ErrInvalidValue, lo[j], hi[j], n, k, limit)}
+		}
+	}
+	return nil
+}
+
 // frameRow is the input row number of the frame's row i.
 func frameRow(f *arrowio.Frame, i int) int64 {
 	if i < len(f.Rows) {
@@ -253,10 +277,10 @@ func frameID(f *arrowio.Frame, i int) string {
 	return f.ID.ValueStr(i)
 }
 
-// defaultFeatures resolves the default feature set against r's schema,
+// DefaultFeatures resolves the default feature set against r's schema,
 // leaving out the columns excludedByDefault names, and returns sel with the
 // resolved list.
-func (env *Env) defaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowio.Selection, error) {
+func (env *Env) DefaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowio.Selection, error) {
 	plan, err := sel.Compile(r.Schema(), r.Source())
 	if err != nil {
 		return sel, err

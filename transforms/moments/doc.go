@@ -19,4 +19,15 @@
 // them in, so the error grows with the number of merges, not of rows, and a
 // large common offset in the data (1e8 with unit spread) costs no digits,
 // where the one-pass Σx² − nμ² loses them all.
+//
+// Tables. Read streams a feature table into a Table: the statistics with
+// one class per distinct label value (in order of first appearance; a
+// stage orders them with Table.Classes, by the rules its rows would get),
+// the feature names and the label's type. A Table is written as a
+// partials table (Record, WritePartials: one row per class, a JSON header
+// in the schema metadata under PartialsMetadataKey) and partials tables
+// read back and merge by label value (ReadPartials, Merge) into the
+// statistics of all their rows. Table.Standardize gives the standardisation
+// ReadFeatures would fit on the rows, with its checks: errors name the
+// file and column, but no row, since the rows are gone.
 package moments

@@ -172,3 +172,30 @@ func (m *Moments) Pooled() (n int64, mean, m2 []float64) {
 	}
 	return p.Count[0], p.Mean, p.M2
 }
+
+// Grow adds empty classes up to k in all (k ≤ K leaves m as it is): a
+// stream meets its classes as their rows come.
+func (m *Moments) Grow(k int) {
+	for m.K < k {
+		m.Count = append(m.Count, 0)
+		m.Mean = append(m.Mean, make([]float64, m.D)...)
+		m.M2 = append(m.M2, make([]float64, m.D*m.D)...)
+		m.K++
+	}
+}
+
+// Reorder returns the statistics with class c of the result made of the
+// classes s of m with from[s] == c: from maps every class of m to one of k
+// classes (two classes of m may merge into one, in m's order).
+func (m *Moments) Reorder(from []int, k int) *Moments {
+	if len(from) != m.K {
+		panic(fmt.Sprintf("moments: Reorder: %d targets for %d classes", len(from), m.K))
+	}
+	out := New(m.D, k)
+	for s, c := range from {
+		out.mergeClass(c, m, s)
+	}
+	copy(out.Min, m.Min)
+	copy(out.Max, m.Max)
+	return out
+}

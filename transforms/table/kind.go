@@ -13,4 +13,5 @@ const (
 	Metrics        = "metrics"         // metric, k, subset, value
 	MetricsPartial = "metrics_partial" // lo, hi, part, index, value: evaluate --block
 	Model          = "model"           // a fitted model for apply
+	Partials       = "partials"        // class, count, mean, m2: statistics for a fit (package moments)
 )
