@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"os"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
@@ -53,11 +54,17 @@ var (
 )
 
 // memoryLimit is --memory-limit as Env.MemoryLimit: bytes, 0 for the
-// system's figure, −1 for none.
+// system's figure, −1 for none. A limit given in bytes is also the Go
+// runtime's soft memory limit (unless GOMEMLIMIT sets one), so that the
+// collector works to keep the heap under it rather than letting it grow
+// to twice what is live.
 func memoryLimit(c *cli.Context) (int64, error) {
 	v, err := transforms.ParseBytes(c.String(flagMemory.Name))
 	if err != nil {
 		return 0, usagef("--%s %v", flagMemory.Name, err)
+	}
+	if _, set := os.LookupEnv("GOMEMLIMIT"); v > 0 && !set {
+		debug.SetMemoryLimit(v)
 	}
 	return v, nil
 }

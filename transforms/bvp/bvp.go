@@ -10,6 +10,7 @@ import (
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/linear"
 	"github.com/ordinate/ordinate/transforms/moments"
+	"github.com/ordinate/ordinate/transforms/statfit"
 )
 
 // Solver selects how Fit finds the BVP subspace.
@@ -33,6 +34,7 @@ type Options struct {
 	// the centre differences (at most classes − 1) are filled.
 	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most the number of features; axes beyond classes − 1 are filled with directions of largest variance, with a warning"`
 	transforms.Standardization
+	statfit.Streaming
 	Solver  Solver  `opt:"solver" help:"how the subspace is found: svd exactly, rgd by the paper's Algorithm 1"`
 	MaxIter int     `opt:"max-iter" range:"[1,)" help:"rgd: updates per deflation step"`
 	Tol     float64 `opt:"tol" range:"(0,)" help:"rgd: stop when the angle between iterates is below this (radians)"`
@@ -48,6 +50,7 @@ func DefaultOptions() Options {
 		Columns:         transforms.DefaultColumns(),
 		Dims:            2,
 		Standardization: transforms.Standardization{Standardize: true},
+		Streaming:       statfit.DefaultStreaming(),
 		Solver:          SVD,
 		MaxIter:         100,
 		Tol:             1e-5,

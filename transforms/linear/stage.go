@@ -7,7 +7,7 @@ import (
 
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/affine"
-	"github.com/ordinate/ordinate/transforms/table"
+	"github.com/ordinate/ordinate/transforms/statfit"
 )
 
 // PCAStage is the pca stage: it reads the feature table of role "in",
@@ -33,64 +33,66 @@ func (LDAStage) NewOptions() transforms.Options {
 	return &o
 }
 
-const (
-	inHelp  = "input table: .parquet (file, glob or directory of parts), .arrow/.feather, .csv, or - for an Arrow IPC stream on stdin"
-	outHelp = "output table: .parquet (zstd), .arrow, .csv, or - for an Arrow IPC stream on stdout"
-)
-
-func roles() ([]transforms.Role, []transforms.Role) {
-	return []transforms.Role{{Name: "in", Help: inHelp, Required: true}},
-		[]transforms.Role{
-			{Name: "out", Help: outHelp, Kind: table.Embedding, Required: true},
-			{Name: "model-out", Help: "also save the fitted model (Parquet) for ordinate apply", Kind: table.Model, Models: []string{affine.Kind}},
-		}
-}
-
 // Info implements transforms.Stage.
 func (PCAStage) Info() transforms.Info {
-	in, out := roles()
 	return transforms.Info{
 		Name:     "pca",
 		Category: transforms.CategoryMethods,
 		Summary:  "principal component analysis (unsupervised baseline)",
-		Usage:    "ordinate pca --in T [--label y [--order a,b,c]] --out E [--model-out M]",
+		Usage: `ordinate pca --in T [--label y [--order a,b,c]] --out E [--model-out M] [--stream auto|on|off]
+ordinate pca --in SHARD --partials-out P
+ordinate pca --from-partials DIR|GLOB --model-out M [--in T --out E]`,
 		Doc: `The label, if given, is only passed through to the output (for colouring);
 --order records the order of its classes, so that plot and report colour them in
 that order with an ordered palette. Constant feature columns are dropped with a
-warning.`,
+warning.
+
+` + statfit.StreamDoc,
 		Examples: []string{
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --out thyroid-pca.parquet",
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --label label --order 1,2,3 --out thyroid-pca-ordered.parquet",
 			"ordinate pca --in testdata/ordinal/newthyroid.csv --features 'x*' --dims 3 --standardize=false --out thyroid-pca.arrow --model-out thyroid-pca.model.parquet",
+			"ordinate pca --in testdata/ordinal/newthyroid.csv --stream on --out thyroid-pca-streamed.parquet",
 		},
-		Inputs: in, Outputs: out,
+		Inputs: statfit.InputRoles(), Outputs: statfit.OutputRoles(),
 	}
 }
 
 // Info implements transforms.Stage.
 func (LDAStage) Info() transforms.Info {
-	in, out := roles()
 	return transforms.Info{
 		Name:     "lda",
 		Category: transforms.CategoryMethods,
 		Summary:  "Fisher linear discriminant analysis (supervised baseline)",
-		Usage:    "ordinate lda --in T --label y [--order a,b,c] --out E [--model-out M]",
+		Usage: `ordinate lda --in T --label y [--order a,b,c] --out E [--model-out M] [--stream auto|on|off]
+ordinate lda --in SHARD --label y --partials-out P
+ordinate lda --from-partials DIR|GLOB [--order a,b,c] --model-out M [--in T --out E]`,
 		Doc: `At most (classes − 1) axes are discriminant; further axes are filled with the
 directions of largest remaining variance, with a warning. Constant feature columns
-are dropped with a warning.`,
+are dropped with a warning.
+
+` + statfit.StreamDoc,
 		Examples: []string{
 			"ordinate lda --in testdata/ordinal/newthyroid.csv --label label --out thyroid-lda.parquet",
 			"ordinate lda --in testdata/zoo/zoo.csv --label type --shrinkage 1e-3 --out zoo-lda.parquet --model-out zoo-lda.model.parquet",
+			"ordinate lda --in testdata/zoo/zoo.csv --label type --partials-out zoo.partials.arrow",
 		},
-		Inputs: in, Outputs: out,
+		Inputs: statfit.InputRoles(), Outputs: statfit.OutputRoles(),
 	}
 }
 
 // Run implements transforms.Stage.
 func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
 	opts := o.(*PCAOptions)
-	if len(opts.Order) > 0 && opts.Label == "" {
+	if len(opts.Order) > 0 && opts.Label == "" && !env.Has("from-partials") {
 		return transforms.Optionf("order", "orders the classes of the label: give label too")
+	}
+	streamed, err := statfit.Streamed(ctx, env, opts.Stream)
+	if err != nil {
+		return err
+	}
+	if streamed {
+		return runPCAStreamed(ctx, env, opts)
 	}
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
@@ -123,8 +125,17 @@ func (PCAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 // Run implements transforms.Stage.
 func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Options) error {
 	opts := o.(*LDAOptions)
-	if err := requireLabel(opts.Label); err != nil {
+	if !env.Has("from-partials") {
+		if err := requireLabel(opts.Label); err != nil {
+			return err
+		}
+	}
+	streamed, err := statfit.Streamed(ctx, env, opts.Stream)
+	if err != nil {
 		return err
+	}
+	if streamed {
+		return runLDAStreamed(ctx, env, opts)
 	}
 	ft, err := env.ReadFeatures(ctx, "in", opts.Selection(), opts.Standardize)
 	if err != nil {
@@ -146,12 +157,78 @@ func (LDAStage) Run(ctx context.Context, env *transforms.Env, o transforms.Optio
 	if err != nil {
 		return err
 	}
+	_, err = affine.Write(ctx, env, "lda", ft, opts.Standardize, res.Origin, res.Axes, recordLDA(env, res, opts, cls))
+	return err
+}
+
+// recordLDA gives the fit's warnings and figures, and returns the model's
+// parameters.
+func recordLDA(env *transforms.Env, res *LDAResult, opts *LDAOptions, cls *transforms.Classes) map[string]any {
 	for _, w := range res.Warnings {
 		env.Warn("%s", w)
 	}
 	env.Figures(map[string]any{"eigenvalues": res.Eigenvalues, "shrinkage": res.Shrinkage})
-	params := map[string]any{"order": cls.Names, "shrinkage": res.Shrinkage, "standardize": opts.Standardize, "dims": opts.Dims}
-	_, err = affine.Write(ctx, env, "lda", ft, opts.Standardize, res.Origin, res.Axes, params)
+	return map[string]any{"order": cls.Names, "shrinkage": res.Shrinkage, "standardize": opts.Standardize, "dims": opts.Dims}
+}
+
+// runPCAStreamed fits PCA from statistics: those of from-partials, or of
+// in streamed (statfit.Streamed says when).
+func runPCAStreamed(ctx context.Context, env *transforms.Env, opts *PCAOptions) error {
+	// The label's classes matter only with an order to check and record:
+	// without one, statistics by class would cost K D×D matrices for
+	// nothing (its rows are still checked, and it is passed through).
+	t, done, err := statfit.Statistics(ctx, env, opts.Selection(), len(opts.Order) > 0)
+	if err != nil || done {
+		return err
+	}
+	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
+	m := t.Moments
+	if len(opts.Order) > 0 {
+		cls, ordered, err := t.Classes(opts.Order, false)
+		if err != nil {
+			return err
+		}
+		cls.Record(env)
+		params["order"] = cls.Names
+		m = ordered
+	}
+	s, z, err := t.Standardize(env, m, opts.Standardize)
+	if err != nil {
+		return err
+	}
+	res, err := PCAMoments(z, opts.Dims)
+	if err != nil {
+		return err
+	}
+	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
+	_, err = statfit.WriteStreamed(ctx, env, "pca", s, t.FeatureList, opts.Standardize, res.Origin, res.Axes, params, opts.Selection())
+	return err
+}
+
+// runLDAStreamed fits LDA from statistics: those of from-partials, or of
+// in streamed (statfit.Streamed says when).
+func runLDAStreamed(ctx context.Context, env *transforms.Env, opts *LDAOptions) error {
+	t, done, err := statfit.Statistics(ctx, env, opts.Selection(), true)
+	if err != nil || done {
+		return err
+	}
+	cls, m, err := t.Classes(opts.Order, false)
+	if err != nil {
+		return err
+	}
+	cls.Record(env)
+	s, z, err := t.Standardize(env, m, opts.Standardize)
+	if err != nil {
+		return err
+	}
+	if err := env.ReserveSquare(0, z.D, 3+z.K, "lda's scatter matrices, their factor and the class statistics"); err != nil {
+		return err
+	}
+	res, err := LDAMoments(z, *opts)
+	if err != nil {
+		return err
+	}
+	_, err = statfit.WriteStreamed(ctx, env, "lda", s, t.FeatureList, opts.Standardize, res.Origin, res.Axes, recordLDA(env, res, opts, cls), opts.Selection())
 	return err
 }
 
