@@ -44,7 +44,16 @@ MAX_TASKS = 100_000
 # stream of partitions); the others are keywords of transform.
 TRANSFORM_SETS = ("shard", "quiet")
 
-__all__ = ["transform", "fisher_distances", "evaluate", "MAX_TASKS"]
+# The methods fit fits from partial statistics, and the options it sets
+# itself (or that a fit of partitions cannot take).
+FIT_METHODS = ("bvp", "pca", "lda")
+FIT_SETS = ("stream", "quiet", "in", "out", "model_out", "partials_out", "from_partials")
+
+# Options that select the rows and features of the partitions; the fit of
+# the merged partials takes the others (dims, order, solver, …).
+_SELECTION = ("features", "exclude", "id", "keep", "on_invalid")
+
+__all__ = ["transform", "fit", "fisher_distances", "evaluate", "MAX_TASKS", "FIT_METHODS"]
 
 
 def transform(df, model, *, id=None, keep=None, via="auto", **options):
@@ -111,6 +120,73 @@ def transform(df, model, *, id=None, keep=None, via="auto", **options):
             yield b
 
     return _map_in_arrow(df, apply_partition, out_schema)
+
+
+def fit(df, method, *, model_out=None, **options):
+    """Fit a linear method (bvp, pca or lda) on every row of df, on the
+    cluster, and return the path of the model (on the driver).
+
+    Each partition streams through one `ordinate METHOD --in - --partials-out
+    -` on its executor: the partition's class counts, means and co-moments
+    (a few kB: classes x features^2 numbers), returned to the driver as one
+    row. The driver writes them in partition order and fits them with
+    `ordinate METHOD --from-partials DIR --model-out model_out`. The model
+    equals the CLI's fit of the same rows (on one machine, in memory) to
+    1e-12 relative: the same standardisation, signs and class order. A task
+    that fails or whose executor dies is run again by Spark and gives the
+    same statistics, so each partition counts once.
+
+    options are the stage's options as keywords (label="grade",
+    order=["low", "mid", "high"], dims=3, features=[...], on_invalid="drop",
+    shrinkage=1e-3 …: listed below), checked against the binary's
+    description. model_out is where to write the model (default: a new
+    file in a new temporary folder, left for the caller). Use the model with
+    transform(), or `ordinate apply` and `ordinate sql`.
+    """
+    if method not in FIT_METHODS:
+        raise ValueError(f"fit: method {method!r}: want one of {', '.join(FIT_METHODS)} "
+                         "(the methods that fit from mergeable statistics)")
+    flags = describe.flags(method, options, reserved=FIT_SETS,
+                           why="fit sets {} itself: the partitions write partials, the driver fits them")
+    fit_options = {k: v for k, v in options.items() if v is not None and _canonical(method, {k: v}).keys().isdisjoint(_SELECTION)}
+    fit_flags = describe.flags(method, fit_options, reserved=FIT_SETS)
+    if model_out is None:
+        model_out = os.path.join(tempfile.mkdtemp(prefix="ordinate-fit-"), f"{method}.model.parquet")
+    model_out = os.path.abspath(os.fspath(model_out))
+
+    def partials_partition(batches):
+        from pyspark import TaskContext
+
+        argv = [binary(), method, "--in", "-", "--partials-out", "-", "--quiet", *flags]
+        got = list(_stream(argv, batches))
+        if not got:
+            return  # an empty partition holds no statistics
+        sink = pa.BufferOutputStream()
+        with pa.ipc.new_stream(sink, got[0].schema) as w:
+            for b in got:
+                w.write_batch(b)
+        yield pa.record_batch([pa.array([TaskContext.get().partitionId()], pa.int32()),
+                               pa.array([sink.getvalue().to_pybytes()], pa.binary())],
+                              schema=_PARTIALS_ROW)
+
+    rows = _collect(_map_in_arrow(df, partials_partition, _spark_schema(_PARTIALS_ROW, None)))
+    if rows.num_rows == 0:
+        raise OrdinateError(f"fit: the DataFrame has no rows to fit {method} on")
+    parts = sorted(zip(rows.column("partition").to_pylist(), rows.column("partials").to_pylist()))
+    if len({p for p, _ in parts}) != len(parts):
+        raise OrdinateError("fit: a partition returned its statistics twice")
+    with tempfile.TemporaryDirectory(prefix="ordinate-partials-") as d:
+        for p, blob in parts:
+            table = pa.ipc.open_stream(blob).read_all()
+            with pa.OSFile(os.path.join(d, f"part-{p:06d}.arrow"), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+                w.write_table(table)
+        run([method, "--from-partials=" + d, "--model-out=" + model_out, "--quiet", *fit_flags])
+    return model_out
+
+
+# One row per partition of fit: the partition and its partials table as
+# Arrow IPC stream bytes (Spark would drop the table's header metadata).
+_PARTIALS_ROW = pa.schema([pa.field("partition", pa.int32(), nullable=False), pa.field("partials", pa.binary(), nullable=False)])
 
 
 def fisher_distances(similarity=None, labels=None, *, tiles, features=None, session=None, **options):
@@ -224,6 +300,7 @@ def _options_doc(fn, stage, exclude):
 
 
 _options_doc(transform, "apply", TRANSFORM_SETS)
+_options_doc(fit, "bvp", FIT_SETS)
 _options_doc(fisher_distances, "fisher", ("tile", "out", "format"))
 _options_doc(evaluate, "evaluate", EVALUATE_SETS)
 
