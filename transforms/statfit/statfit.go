@@ -51,8 +51,9 @@ const rowBytesFactor = 3
 
 // Streamed decides whether a linear stage fits from statistics: when asked
 // to (mode on), when it reads or writes partials (roles from-partials and
-// partials-out), or, with mode auto, when in is Parquet and its rows would
-// not fit the memory limit. It refuses what streaming cannot do: read
+// partials-out), when it writes the model alone (no out: one pass over
+// in), or, with mode auto, when in is Parquet and its rows would not fit
+// the memory limit. It refuses what streaming cannot do: read
 // standard input twice (the statistics, then the rows for out), or
 // partials with mode off.
 func Streamed(ctx context.Context, env *transforms.Env, mode Stream) (bool, error) {
@@ -71,15 +72,21 @@ func Streamed(ctx context.Context, env *transforms.Env, mode Stream) (bool, erro
 		switch {
 		case !env.Has("in"):
 			return false, &transforms.OptionError{Option: "in", Err: fmt.Errorf("%w: the input table, or from-partials", transforms.ErrNoTable)}
-		case !env.Has("out") && !env.Has("partials-out"):
-			return false, &transforms.OptionError{Option: "out", Err: fmt.Errorf("%w: the output table, or partials-out", transforms.ErrNoTable)}
+		case !env.Has("out") && !env.Has("partials-out") && !env.Has("model-out"):
+			return false, &transforms.OptionError{Option: "out", Err: fmt.Errorf("%w: the output table, model-out or partials-out", transforms.ErrNoTable)}
 		}
 	}
 	if mode == StreamOff {
-		if partials {
+		switch {
+		case partials:
 			return false, transforms.Optionf("stream", "off reads the rows into memory, but from-partials and partials-out fit from statistics: leave stream at auto or on")
+		case !env.Has("out"):
+			return false, transforms.Optionf("stream", "off reads the rows into memory to place them in out: give out, or leave stream at auto or on for model-out alone")
 		}
 		return false, nil
+	}
+	if !env.Has("out") {
+		return true, nil // the model alone: one pass over in, whatever its size
 	}
 	if !partials && mode == StreamAuto && !tooLarge(ctx, env, in) {
 		return false, nil
@@ -205,7 +212,8 @@ const StreamDoc = `Large tables and shards: the fit needs only class counts, mea
 which merge exactly. --stream on (or auto, for a Parquet input too large for the
 memory limit) streams the input once for them, one batch in memory, fits, and reads
 it again to place its rows in --out: memory grows with features² × classes, not
-rows (ids are not checked for duplicates then). --partials-out P writes the
+rows (ids are not checked for duplicates then); --model-out without --out
+streams in one pass. --partials-out P writes the
 statistics of the rows read (a shard, a partition); --from-partials DIR|GLOB merges
 such files in path order and fits them, equal to the fit of all their rows to
 rounding (features and label come from the partials).`

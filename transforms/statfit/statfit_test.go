@@ -165,6 +165,14 @@ func embedding(t *testing.T, path, id string) (ids []string, x []float64) {
 	return ids, slices.Clone(f.X)
 }
 
+// idOption is apply's id option for an id column ("" for row numbers).
+func idOption(id string) []string {
+	if id == "" {
+		return nil
+	}
+	return []string{"id", id}
+}
+
 // relDiff is the largest difference of a and b relative to the largest |b|.
 func relDiff(a, b []float64) float64 {
 	var big, worst float64
@@ -263,13 +271,24 @@ func TestStreamedAndPartialsMatchInMemory(t *testing.T) {
 				extra []string
 			}{
 				{"streamed", map[string]string{"in": filepath.Join(dir, "parts")}, []string{"stream", "on"}},
+				{"model alone, then applied", map[string]string{"in": filepath.Join(dir, "parts"), "model-out": filepath.Join(dir, "alone.model.parquet")}, nil},
 				{"from partials", map[string]string{"from-partials": pdir, "in": all}, nil},
 				{"from partials of partials", map[string]string{"from-partials": qdir, "in": all}, nil},
 			} {
 				out := filepath.Join(dir, strings.ReplaceAll(tc.what, " ", "-")+".parquet")
-				tc.paths["out"] = out
-				if err := run(t, c, tc.paths, tc.extra...); err != nil {
-					t.Fatalf("%s %s: %v", name, tc.what, err)
+				if m := tc.paths["model-out"]; m != "" {
+					// The model alone, in one pass; apply places the rows.
+					if err := run(t, c, tc.paths, tc.extra...); err != nil {
+						t.Fatalf("%s %s: %v", name, tc.what, err)
+					}
+					if err := run(t, fitCase{stage: "apply", opts: set(idOption(d.id)...)}, map[string]string{"model": m, "in": all, "out": out}); err != nil {
+						t.Fatalf("%s %s: apply: %v", name, tc.what, err)
+					}
+				} else {
+					tc.paths["out"] = out
+					if err := run(t, c, tc.paths, tc.extra...); err != nil {
+						t.Fatalf("%s %s: %v", name, tc.what, err)
+					}
 				}
 				ids, x := embedding(t, out, id)
 				if !slices.Equal(ids, wantIDs) {
@@ -314,6 +333,8 @@ func TestStreamedRefusals(t *testing.T) {
 		{"in without out", map[string]string{"from-partials": p, "in": all, "model-out": filepath.Join(dir, "m.parquet")}, nil, "in", nil, "give out"},
 		{"nothing to write", map[string]string{"from-partials": p}, nil, "model-out", transforms.ErrNoTable, "model-out, out or partials-out"},
 		{"no in", map[string]string{"out": filepath.Join(dir, "o.parquet")}, nil, "in", transforms.ErrNoTable, "from-partials"},
+		{"no output", map[string]string{"in": all}, nil, "out", transforms.ErrNoTable, "model-out or partials-out"},
+		{"stream off without out", map[string]string{"in": all, "model-out": filepath.Join(dir, "m.parquet")}, []string{"stream", "off"}, "stream", nil, "give out"},
 		{"features with partials", map[string]string{"from-partials": p, "model-out": filepath.Join(dir, "m.parquet")}, []string{"features", "x1"}, "features", nil, "partials fix the features"},
 		{"another label", map[string]string{"from-partials": p, "model-out": filepath.Join(dir, "m.parquet")}, []string{"label", "grade"}, "label", nil, `written with label "label"`},
 		{"partials as data", map[string]string{"in": p, "out": filepath.Join(dir, "o.parquet")}, nil, "in", transforms.ErrPartialsAsData, "with from-partials"},
