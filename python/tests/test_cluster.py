@@ -340,3 +340,23 @@ def test_cluster_fit_executor_kill(cluster, big, tmp_path):
         err = np.max(np.abs(got - want)) / np.max(np.abs(want))
         assert err <= 1e-12, f"{method}: placed rows differ by {err:.3g} relative"
     assert_none_left(cluster, children, "bvp", 10)
+
+
+def test_cluster_ml_pipeline(cluster, big, tmp_path):
+    """The pyspark.ml stages on the cluster: a Pipeline with Ordinate fits
+    bvp on the million rows, saves, loads, and places every row with the
+    bits of `ordinate apply` of the fitted model."""
+    from pyspark.ml import Pipeline, PipelineModel
+
+    from ordinate.spark.ml import Ordinate
+
+    spark = cluster.spark
+    df = spark.read.parquet(str(big["parts"]))
+    fitted = Pipeline(stages=[Ordinate(method="bvp", labelCol="label", idCol="id", keepCols=["label"])]).fit(df)
+    fitted.write().overwrite().save(str(tmp_path / "pipeline"))
+    loaded = PipelineModel.load(str(tmp_path / "pipeline"))
+    got = run_on_cluster(loaded.transform(df), tmp_path / "placed")
+    out = tmp_path / "apply.parquet"
+    ordinate.run(["apply", "--model", loaded.stages[0].getModelPath(), "--in", big["parts"], "--id", "id", "--keep", "label",
+                  "--out", out, "--quiet"])
+    assert_same_rows(got, pq.read_table(out).sort_by("id"))

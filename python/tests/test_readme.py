@@ -129,6 +129,21 @@ def test_readme_spark_recipe(root):
     for c in ["emb_0", "emb_1"]:
         assert np.array_equal(got.column(c).to_numpy().view(np.int64), want.column(c).to_numpy().view(np.int64))
 
+    # fit: LDA from the partitions' statistics places the rows as the CLI's
+    # fit of the same rows does, to 1e-12.
+    ordinate.run(["lda", "--in", root / "thyroid-lake", "--label", "label", "--stream", "off", "--out", root / "lda.parquet",
+                  "--model-out", root / "lda-cli.model.parquet", "--quiet"])
+    placed = []
+    for m in ["thyroid-lda.model.parquet", "lda-cli.model.parquet"]:
+        ordinate.run(["apply", "--model", root / m, "--in", root / "thyroid-lake", "--id", "id", "--out", root / "placed.parquet", "--quiet"])
+        t = pq.read_table(root / "placed.parquet").sort_by("id")
+        placed.append(np.column_stack([t.column(c).to_numpy() for c in ["emb_0", "emb_1"]]))
+    assert np.max(np.abs(placed[0] - placed[1])) <= 1e-12 * np.max(np.abs(placed[1]))
+
+    # The ML Pipeline: every row once, placed by the saved and loaded bvp stage.
+    bvp = pq.read_table(root / "thyroid-bvp-lake")
+    assert bvp.num_rows == 215 and bvp.column_names == ["id", "label", "emb_0", "emb_1"]
+
     # fisher_distances: the upper pairs of 100 objects.
     dist = pq.read_table(root / "sonar-fisher")
     assert dist.num_rows == 100 * 99 // 2 and dist.column_names == ["i", "j", "distance"]
