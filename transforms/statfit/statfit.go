@@ -55,8 +55,25 @@ const rowBytesFactor = 3
 // in), or, with mode auto, when in is Parquet and its rows would not fit
 // the memory limit. It refuses what streaming cannot do: read
 // standard input twice (the statistics, then the rows for out), or
-// partials with mode off.
+// partials with mode off. It records the choice in the provenance's
+// figures (fit_from: rows, streamed statistics or partials).
 func Streamed(ctx context.Context, env *transforms.Env, mode Stream) (bool, error) {
+	streamed, err := streamed(ctx, env, mode)
+	if err == nil {
+		// Provenance: what the fit was computed from.
+		from := "rows"
+		switch {
+		case env.Has("from-partials"):
+			from = "partials"
+		case streamed:
+			from = "streamed statistics"
+		}
+		env.Figure("fit_from", from)
+	}
+	return streamed, err
+}
+
+func streamed(ctx context.Context, env *transforms.Env, mode Stream) (bool, error) {
 	partials := env.Has("from-partials") || env.Has("partials-out")
 	in := inputPath(env)
 	if env.Has("from-partials") {

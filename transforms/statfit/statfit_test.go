@@ -165,6 +165,21 @@ func embedding(t *testing.T, path, id string) (ids []string, x []float64) {
 	return ids, slices.Clone(f.X)
 }
 
+// figure reads a figure of a table's provenance.
+func figure(t *testing.T, path, key string) any {
+	t.Helper()
+	r, err := arrowio.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Release()
+	p := transforms.TableProvenance(r.Schema())
+	if p == nil {
+		t.Fatalf("%s: no provenance", path)
+	}
+	return p.Figures[key]
+}
+
 // idOption is apply's id option for an id column ("" for row numbers).
 func idOption(id string) []string {
 	if id == "" {
@@ -239,6 +254,9 @@ func TestStreamedAndPartialsMatchInMemory(t *testing.T) {
 				t.Fatalf("%s in memory: %v", name, err)
 			}
 			wantIDs, wantX := embedding(t, want, id)
+			if got := figure(t, want, "fit_from"); got != "rows" {
+				t.Errorf("%s in memory: provenance says fit_from %v, want rows", name, got)
+			}
 
 			// Partials per part, merged flat and in two levels.
 			pdir, qdir := filepath.Join(dir, "p"), filepath.Join(dir, "q")
@@ -288,6 +306,12 @@ func TestStreamedAndPartialsMatchInMemory(t *testing.T) {
 					tc.paths["out"] = out
 					if err := run(t, c, tc.paths, tc.extra...); err != nil {
 						t.Fatalf("%s %s: %v", name, tc.what, err)
+					}
+				}
+				if tc.paths["model-out"] == "" {
+					want := map[bool]string{true: "partials", false: "streamed statistics"}[tc.paths["from-partials"] != ""]
+					if got := figure(t, out, "fit_from"); got != want {
+						t.Errorf("%s %s: provenance says fit_from %v, want %s", name, tc.what, got, want)
 					}
 				}
 				ids, x := embedding(t, out, id)
