@@ -16,6 +16,15 @@ type Moments struct {
 	Mean     []float64 // K×D class means (0 for a class without rows)
 	M2       []float64 // K×D×D class co-moments Σ (x − μ)(x − μ)ᵀ
 	Min, Max []float64 // per feature over all rows; +Inf and −Inf without rows
+
+	scratch addScratch // Add's buffers, reused from batch to batch
+}
+
+// addScratch holds Add's per-batch buffers.
+type addScratch struct {
+	rows  [][]int   // per class, the batch's rows in it
+	xc    []float64 // a class's rows, centred
+	batch *Moments  // a class's statistics in the batch
 }
 
 // ErrShape reports statistics of other dimensions than the ones they merge
@@ -55,51 +64,82 @@ func (m *Moments) Add(ctx context.Context, x []float64, n int, classes []int, th
 	if len(x) != n*D || (classes != nil && len(classes) != n) {
 		panic(fmt.Sprintf("moments: Add: %d values and %d classes for %d rows of %d features", len(x), len(classes), n, D))
 	}
-	rows := make([][]int, m.K)
+	sc := &m.scratch
+	lo, hi := m.Min, m.Max
 	for i := range n {
-		c := 0
-		if classes != nil {
-			c = classes[i]
-		}
-		rows[c] = append(rows[c], i)
 		for j, v := range x[i*D : (i+1)*D] {
-			m.Min[j], m.Max[j] = min(m.Min[j], v), max(m.Max[j], v)
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
 		}
 	}
-	b := New(D, 1)
-	var xc []float64
+	if sc.batch == nil {
+		sc.batch = New(D, 1)
+	}
+	if classes == nil {
+		// One class: the batch is its rows, no gather.
+		return m.addClass(ctx, 0, x, nil, n, threads)
+	}
+	if len(sc.rows) < m.K {
+		sc.rows = append(sc.rows, make([][]int, m.K-len(sc.rows))...)
+	}
+	rows := sc.rows[:m.K]
+	for c := range rows {
+		rows[c] = rows[c][:0]
+	}
+	for i, c := range classes[:n] {
+		rows[c] = append(rows[c], i)
+	}
 	for c, idx := range rows {
 		if len(idx) == 0 {
 			continue
 		}
-		nc := len(idx)
-		mu := b.Mean[:D]
-		clear(mu)
-		for _, i := range idx {
-			for j, v := range x[i*D : (i+1)*D] {
-				mu[j] += v
-			}
-		}
-		for j := range mu {
-			mu[j] /= float64(nc)
-		}
-		if cap(xc) < nc*D {
-			xc = make([]float64, nc*D)
-		}
-		xc = xc[:nc*D]
-		for r, i := range idx {
-			for j, v := range x[i*D : (i+1)*D] {
-				xc[r*D+j] = v - mu[j]
-			}
-		}
-		if err := kernels.Gemm(ctx, threads, true, false, D, D, nc, 1, xc, D, xc, D, 0, b.M2, D); err != nil {
+		if err := m.addClass(ctx, c, x, idx, len(idx), threads); err != nil {
 			return err
 		}
-		symmetrize(b.M2, D)
-		b.Count[0] = int64(nc)
-		m.mergeClass(c, b, 0)
 	}
 	return ctx.Err()
+}
+
+// addClass merges into class c the statistics of the nc rows idx of x
+// (idx nil: the first nc rows): their mean, then the co-moments of the
+// rows centred on it through Gemm.
+func (m *Moments) addClass(ctx context.Context, c int, x []float64, idx []int, nc, threads int) error {
+	D := m.D
+	sc := &m.scratch
+	b := sc.batch
+	row := func(r int) []float64 {
+		i := r
+		if idx != nil {
+			i = idx[r]
+		}
+		return x[i*D : (i+1)*D]
+	}
+	mu := b.Mean[:D]
+	clear(mu)
+	for r := range nc {
+		for j, v := range row(r) {
+			mu[j] += v
+		}
+	}
+	for j := range mu {
+		mu[j] /= float64(nc)
+	}
+	if cap(sc.xc) < nc*D {
+		sc.xc = make([]float64, nc*D)
+	}
+	xc := sc.xc[:nc*D]
+	for r := range nc {
+		out := xc[r*D : (r+1)*D]
+		for j, v := range row(r) {
+			out[j] = v - mu[j]
+		}
+	}
+	if err := kernels.Gemm(ctx, threads, true, false, D, D, nc, 1, xc, D, xc, D, 0, b.M2, D); err != nil {
+		return err
+	}
+	symmetrize(b.M2, D)
+	b.Count[0] = int64(nc)
+	m.mergeClass(c, b, 0)
+	return nil
 }
 
 // symmetrize copies the upper triangle of the D×D a onto the lower one:

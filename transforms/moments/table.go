@@ -147,8 +147,15 @@ func Read(ctx context.Context, env *transforms.Env, role string, sel arrowio.Sel
 			}
 			fp = transforms.NewFingerprinter(id, transforms.FingerprintColumns(f))
 		}
+		// The fingerprint's hashes beside the statistics: on two cores
+		// they took a quarter of a single-threaded pass.
+		hashed := make(chan struct{})
+		go func() {
+			defer close(hashed)
+			fp.Add(f)
+		}()
 		err = t.addFrame(ctx, f, &classes, env.Threads)
-		fp.Add(f)
+		<-hashed
 		t.Dropped += f.Dropped
 		env.Progress.Add(int64(f.N) + f.Dropped)
 		x = f.X[:0]
