@@ -191,3 +191,33 @@ func TestMergeShape(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAdd measures Add on batches of 65,536 rows × 32 features (one
+// Parquet batch of the streamed fits), in one class and in four.
+func BenchmarkAdd(b *testing.B) {
+	const n, D = 65536, 32
+	rng := rand.New(rand.NewPCG(1, 2))
+	x := make([]float64, n*D)
+	for i := range x {
+		x[i] = rng.NormFloat64()
+	}
+	four := make([]int, n)
+	for i := range four {
+		four[i] = rng.IntN(4)
+	}
+	for _, tc := range []struct {
+		name    string
+		K       int
+		classes []int
+	}{{"K=1", 1, nil}, {"K=4", 4, four}} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := New(D, tc.K)
+			b.SetBytes(int64(8 * n * D))
+			for b.Loop() {
+				if err := m.Add(context.Background(), x, n, tc.classes, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
