@@ -9,14 +9,19 @@
    ordinate's share = transform - pass-through. Then transform as Spark
    column expressions (the default for an affine model: no Python at all),
    against Spark reading all 32 columns (the plain run reads only the id).
-2. fisher: the dense Fisher distances of a square similarity (n objects)
+2. fit: PCA fitted on the same rows by the CLI (the model alone, streamed in
+   one pass; and in memory with the embedding) against ordinate.spark.fit on
+   the cluster (the partitions' statistics, merged on the driver); and the
+   model applied by `ordinate sql` run in DuckDB (2 threads, Parquet out)
+   against `ordinate apply`.
+3. fisher: the dense Fisher distances of a square similarity (n objects)
    on one machine against fisher_distances in tiles on the cluster (the
    set-up once on the driver), and with --features the local mode of a
    feature table the same way.
 
 Usage (from the repository root, in a venv with the package installed:
 pip install './python[spark]'):
-    python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500] [--fisher-only]
+    python scripts/spark/bench.py [WORKDIR] [--rows 10000000] [--fisher-n 1500] [--fisher-only | --fit-only]
         [--features overlap100k.parquet --neighbors 90]
 The data (about 2.6 GB for 10M rows) is made once in WORKDIR. Takes about
 15 minutes on 2 cores.
@@ -95,7 +100,8 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--fisher-n", type=int, default=1500)
     ap.add_argument("--tiles", type=int, nargs="+", default=[2, 3])
-    ap.add_argument("--fisher-only", action="store_true", help="skip the transform benchmark (part 1)")
+    ap.add_argument("--fisher-only", action="store_true", help="skip the transform and fit benchmarks (parts 1 and 2)")
+    ap.add_argument("--fit-only", action="store_true", help="only the fit and SQL benchmark (part 2)")
     ap.add_argument("--features", default=None, help="also the local mode on this feature table (id, label, features)")
     ap.add_argument("--neighbors", type=int, default=90, help="neighbors K of the local mode")
     ap.add_argument("--local-tiles", type=int, nargs="+", default=[2, 3])
@@ -112,16 +118,18 @@ def main():
         model = work / "pca.model.parquet"
         if not model.exists():
             ordinate.run(["pca", "--in", sample, "--id", "id", "--out", work / "pca-sample.parquet", "--model-out", model, "--quiet"])
-    sim = make_similarity(work, a.fisher_n)
-
     results = {}
     out = work / "out"
     subprocess.run(["rm", "-rf", str(out)], check=True)
     out.mkdir()
+    if a.fit_only:
+        return fit_bench(a, results, rows, model, out)
+    sim = make_similarity(work, a.fisher_n)
     if not a.fisher_only:
         results["cli"], _ = timed(f"CLI alone: ordinate apply, {a.rows:,} rows x {COLS} (2 threads)",
                                   lambda: ordinate.run(["apply", "--model", model, "--in", rows, "--id", "id",
                                                         "--out", out / "cli.parquet", "--quiet"]))
+        fit_cli(a, results, rows, model, out)
 
     fisher_opts = {"id": "id", "label": "label", "upper": True}
     results["fisher_cli"], _ = timed(f"CLI alone: ordinate fisher, n = {a.fisher_n} (2 threads)",
@@ -204,6 +212,7 @@ def main():
         emb = ospark.transform(df, str(model), id="id")
         results["expr"], _ = timed("cluster: ordinate.spark.transform, the affine model as column expressions",
                                    lambda: emb.write.mode("overwrite").parquet(str(out / "expr")))
+        fit_cluster(a, results, spark, rows, out)
     finally:
         cluster.stop()
 
@@ -211,6 +220,67 @@ def main():
         n = pq.ParquetDataset(out / name).read(columns=["id"]).num_rows
         assert n == a.rows, (name, n, a.rows)
     report(a, results)
+
+
+def fit_cli(a, r, rows, model, out):
+    """Part 2 on one machine: the CLI's fits, and DuckDB running the SQL
+    of the model against ordinate apply (r["cli"], timed if missing)."""
+    r["fit_cli"], _ = timed(f"CLI alone: ordinate pca --model-out (streamed, one pass), {a.rows:,} rows x {COLS}",
+                            lambda: ordinate.run(["pca", "--in", rows, "--id", "id", "--model-out", out / "fit-cli.model.parquet", "--quiet"]))
+    r["fit_cli_mem"], _ = timed("CLI alone: ordinate pca --stream off --out --model-out (in memory, the embedding written too)",
+                                lambda: ordinate.run(["pca", "--in", rows, "--id", "id", "--stream", "off", "--out", out / "fit-mem.parquet",
+                                                      "--model-out", out / "fit-mem.model.parquet", "--quiet"]))
+    if "cli" not in r:
+        r["cli"], _ = timed(f"CLI alone: ordinate apply, {a.rows:,} rows x {COLS} (2 threads)",
+                            lambda: ordinate.run(["apply", "--model", model, "--in", rows, "--id", "id",
+                                                  "--out", out / "cli.parquet", "--quiet"]))
+    try:
+        import duckdb
+    except ImportError:
+        print("duckdb is not installed: pip install duckdb for the SQL run", flush=True)
+        return
+    sql = ordinate.run(["sql", "--model", model, "--table", f"read_parquet('{rows}/*.parquet')", "--id", "id"]).decode()
+    con = duckdb.connect()
+    con.execute("SET threads = 2")
+    r["duckdb"], _ = timed("DuckDB: the SELECT of ordinate sql, Parquet in and out (2 threads)",
+                           lambda: con.execute(f"COPY ({sql.rstrip().rstrip(';')}) TO '{out / 'duckdb.parquet'}' (FORMAT parquet, COMPRESSION zstd)"))
+    n = con.execute(f"SELECT count(*) FROM read_parquet('{out / 'duckdb.parquet'}')").fetchone()[0]
+    assert n == a.rows, n
+
+
+def fit_cluster(a, r, spark, rows, out):
+    """Part 2 on the cluster: ordinate.spark.fit of the same rows."""
+    df = spark.read.parquet(str(rows))
+    ospark.fit(df.limit(1000), "pca", id="id", model_out=out / "warm.model.parquet")  # executors warm
+    r["fit_spark"], _ = timed("cluster: ordinate.spark.fit(df, 'pca'), the partitions' statistics merged on the driver",
+                              lambda: ospark.fit(df, "pca", id="id", model_out=out / "fit-spark.model.parquet"))
+
+
+def fit_bench(a, r, rows, model, out):
+    fit_cli(a, r, rows, model, out)
+    cluster = Cluster(out.parent / "cluster")
+    try:
+        cluster.start()
+        fit_cluster(a, r, cluster.spark, rows, out)
+    finally:
+        cluster.stop()
+    fit_report(a, r)
+
+
+def fit_report(a, r):
+    print()
+    print("| run | seconds | rows/s |")
+    print("|---|---|---|")
+    for key, label in [("fit_cli", "CLI alone: `pca --model-out` (streamed, one pass)"),
+                       ("fit_cli_mem", "CLI alone: `pca --stream off --out --model-out` (in memory, embedding written)"),
+                       ("fit_spark", "cluster: `ordinate.spark.fit(df, \"pca\")`"),
+                       ("cli", "CLI alone: `ordinate apply`"),
+                       ("duckdb", "DuckDB: the SELECT of `ordinate sql` (Parquet in and out, 2 threads)")]:
+        if key in r:
+            print(f"| {label} | {r[key]:.1f} | {a.rows / r[key] / 1e6:.2f} M |")
+    print()
+    print(f"fit on the cluster / CLI streamed = {r['fit_spark'] / r['fit_cli']:.2f}"
+          + (f"; DuckDB's SQL / apply = {r['duckdb'] / r['cli']:.2f}" if "duckdb" in r else ""))
 
 
 def report(a, r):
@@ -229,6 +299,7 @@ def report(a, r):
     print(f"transform as expressions / CLI = {r['expr'] / r['cli']:.2f} (/ Spark reading every column = {r['expr'] / r['every']:.2f}); "
           f"through the binary / CLI = {r['spark'] / r['cli']:.2f}; "
           f"Python hop = {r['hop'] - r['plain']:.1f} s; ordinate inside the hop = {r['spark'] - r['hop']:.1f} s")
+    fit_report(a, r)
     fisher_report(a, r)
 
 
