@@ -122,7 +122,7 @@ func ClassStats(m *moments.Moments) ([]int, *mat.Dense, error) {
 		}
 		counts[c] = int(nc)
 	}
-	return counts, mat.NewDense(m.K, m.D, append([]float64(nil), m.Mean...)), nil
+	return counts, mat.NewDense(m.K, m.D, m.Means()), nil
 }
 
 // LDAMoments is LDA from statistics with one class per label (k ≥ 2, each

@@ -18,7 +18,11 @@
 // then the co-moments of the centred rows through kernels.Gemm) and merges
 // them in, so the error grows with the number of merges, not of rows, and a
 // large common offset in the data (1e8 with unit spread) costs no digits,
-// where the one-pass Σx² − nμ² loses them all.
+// where the one-pass Σx² − nμ² loses them all. Means are taken of x −
+// Shift, the first row Add sees: a mean stored near the offset would carry
+// the offset's rounding (1e6 · 1.1e-16) into every difference of means the
+// merges and the standardisation take. Blocks of 4,096 rows are summed
+// twice (the mean, then the mean of the deviations from it).
 //
 // Tables. Read streams a feature table into a Table: the statistics with
 // one class per distinct label value (in order of first appearance; a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
@@ -11,9 +12,14 @@ import (
 
 // Moments are the statistics of rows of D features in K classes.
 type Moments struct {
-	D, K     int
-	Count    []int64   // rows per class
-	Mean     []float64 // K×D class means (0 for a class without rows)
+	D, K  int
+	Count []int64 // rows per class
+	// Shift is subtracted from every row before its mean is taken: Mean
+	// holds the means of x − Shift (Means gives them plus Shift). Add
+	// takes the first row it sees, so the sums run over deviations of the
+	// data's own size, whatever its offset; nil is no shift.
+	Shift    []float64
+	Mean     []float64 // K×D class means of x − Shift (0 for a class without rows)
 	M2       []float64 // K×D×D class co-moments Σ (x − μ)(x − μ)ᵀ
 	Min, Max []float64 // per feature over all rows; +Inf and −Inf without rows
 
@@ -24,6 +30,7 @@ type Moments struct {
 type addScratch struct {
 	rows  [][]int   // per class, the batch's rows in it
 	xc    []float64 // a block of a class's rows, centred in place
+	corr  []float64 // the block mean's correction
 	batch *Moments  // a class's statistics in the batch
 }
 
@@ -68,6 +75,10 @@ func (m *Moments) Add(ctx context.Context, x []float64, n int, classes []int, th
 	if sc.batch == nil {
 		sc.batch = New(D, 1)
 	}
+	if m.Shift == nil && n > 0 && m.Rows() == 0 {
+		m.Shift = slices.Clone(x[:D])
+	}
+	sc.batch.Shift = m.Shift
 	if classes == nil {
 		// One class: the batch is its rows, no gather.
 		return m.addClass(ctx, 0, x, nil, n, threads)
@@ -108,35 +119,54 @@ func (m *Moments) addClass(ctx context.Context, c int, x []float64, idx []int, n
 	sc := &m.scratch
 	b := sc.batch
 	if cap(sc.xc) < addBlock*D {
-		sc.xc = make([]float64, addBlock*D)
+		sc.xc, sc.corr = make([]float64, addBlock*D), make([]float64, D)
 	}
 	lo, hi, mu := m.Min, m.Max, b.Mean[:D]
+	shift := m.Shift
+	if shift == nil {
+		shift = make([]float64, D)
+	}
+	shift = shift[:len(mu)]
 	for start := 0; start < nc; start += addBlock {
 		nb := min(addBlock, nc-start)
 		xc := sc.xc[:nb*D]
-		if idx == nil {
-			copy(xc, x[start*D:(start+nb)*D])
-		} else {
-			for r, i := range idx[start : start+nb] {
-				copy(xc[r*D:(r+1)*D], x[i*D:(i+1)*D])
-			}
-		}
 		clear(mu)
 		for r := range nb {
+			i := start + r
+			if idx != nil {
+				i = idx[i]
+			}
 			// Plain comparisons: the rows hold no NaN (the readers refuse
 			// them), and min and max would pay for NaN's rules.
-			for j, v := range xc[r*D : (r+1)*D][:len(mu)] {
-				mu[j] += v
+			row := xc[r*D : (r+1)*D][:len(mu)]
+			for j, v := range x[i*D : (i+1)*D][:len(mu)] {
 				if v < lo[j] {
 					lo[j] = v
 				}
 				if v > hi[j] {
 					hi[j] = v
 				}
+				v -= shift[j]
+				row[j] = v
+				mu[j] += v
 			}
 		}
 		for j := range mu {
 			mu[j] /= float64(nb)
+		}
+		// The sum's rounding grows with the values' offset from the
+		// shift, which the merges pass on through the differences of
+		// means; the mean of the deviations corrects it, to the rounding
+		// of the spread.
+		corr := sc.corr[:D]
+		clear(corr)
+		for r := range nb {
+			for j, v := range xc[r*D : (r+1)*D][:len(mu)] {
+				corr[j] += v - mu[j]
+			}
+		}
+		for j := range mu {
+			mu[j] += corr[j] / float64(nb)
 		}
 		for r := range nb {
 			row := xc[r*D : (r+1)*D][:len(mu)]
@@ -188,21 +218,28 @@ func (m *Moments) mergeClass(c int, o *Moments, oc int) {
 	if nb == 0 {
 		return
 	}
+	if m.Shift == nil && o.Shift != nil && m.Rows() == 0 {
+		m.Shift = slices.Clone(o.Shift)
+	}
 	na := m.Count[c]
 	ma, mb := m.Mean[c*D:(c+1)*D], o.Mean[oc*D:(oc+1)*D]
 	sa, sb := m.M2[c*D*D:(c+1)*D*D], o.M2[oc*D*D:(oc+1)*D*D]
+	// o's means on m's shift: the shifts' difference is exact when they
+	// are within a factor 2 (Sterbenz), as shifts of the same data are.
+	delta := make([]float64, D)
+	for j := range D {
+		delta[j] = (mb[j] + (o.shiftOf(j) - m.shiftOf(j))) - ma[j]
+	}
 	if na == 0 {
-		copy(ma, mb)
+		for j := range D {
+			ma[j] += delta[j]
+		}
 		copy(sa, sb)
 		m.Count[c] = nb
 		return
 	}
 	n := float64(na + nb)
 	w := float64(na) * float64(nb) / n
-	delta := make([]float64, D)
-	for j := range D {
-		delta[j] = mb[j] - ma[j]
-	}
 	for i := range D {
 		for j := range D {
 			sa[i*D+j] += sb[i*D+j] + delta[i]*delta[j]*w
@@ -216,13 +253,44 @@ func (m *Moments) mergeClass(c int, o *Moments, oc int) {
 }
 
 // Pooled returns the statistics of all rows, whatever their class: their
-// count, mean (D) and co-moments (D×D), merged class by class.
+// count, mean (D, of x itself: Shift added) and co-moments (D×D), merged
+// class by class.
 func (m *Moments) Pooled() (n int64, mean, m2 []float64) {
+	p := m.pooled()
+	return p.Count[0], p.Means(), p.M2
+}
+
+// pooled merges the classes into one, on m's shift.
+func (m *Moments) pooled() *Moments {
 	p := New(m.D, 1)
+	p.Shift = slices.Clone(m.Shift)
 	for c := range m.K {
 		p.mergeClass(0, m, c)
 	}
-	return p.Count[0], p.Mean, p.M2
+	return p
+}
+
+// shiftOf is feature j's shift (0 without one).
+func (m *Moments) shiftOf(j int) float64 {
+	if m.Shift == nil {
+		return 0
+	}
+	return m.Shift[j]
+}
+
+// Means returns the K×D class means of x (Mean plus Shift; 0 for a class
+// without rows).
+func (m *Moments) Means() []float64 {
+	out := slices.Clone(m.Mean)
+	for c := range m.K {
+		if m.Count[c] == 0 {
+			continue
+		}
+		for j := range m.D {
+			out[c*m.D+j] += m.shiftOf(j)
+		}
+	}
+	return out
 }
 
 // Grow adds empty classes up to k in all (k ≤ K leaves m as it is): a
@@ -244,6 +312,7 @@ func (m *Moments) Reorder(from []int, k int) *Moments {
 		panic(fmt.Sprintf("moments: Reorder: %d targets for %d classes", len(from), m.K))
 	}
 	out := New(m.D, k)
+	out.Shift = slices.Clone(m.Shift)
 	for s, c := range from {
 		out.mergeClass(c, m, s)
 	}

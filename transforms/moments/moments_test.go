@@ -64,7 +64,7 @@ func compare(t *testing.T, name string, got, want *Moments, tol float64) {
 	}
 	D := want.D
 	for c := range want.K {
-		if e, at := near(got.Mean[c*D:(c+1)*D], want.Mean[c*D:(c+1)*D]); e > tol {
+		if e, at := near(got.Means()[c*D:(c+1)*D], want.Means()[c*D:(c+1)*D]); e > tol {
 			t.Errorf("%s: class %d mean %d off by %.3g relative", name, c, at, e)
 		}
 		if e, at := near(got.M2[c*D*D:(c+1)*D*D], want.M2[c*D*D:(c+1)*D*D]); e > tol {

@@ -22,14 +22,14 @@ import (
 //
 //	class  utf8          the label value (LabelText's form); null without a label
 //	count  int64         rows of the class
-//	mean   list<double>  the class mean, D values
+//	mean   list<double>  the class mean of x − shift, D values
 //	m2     list<double>  the class co-moments Σ (x − μ)(x − μ)ᵀ, D×D row-major
 //
 // and a header in the schema metadata under PartialsMetadataKey (JSON:
 // format, features, feature_list, label, label_type, label_order, dropped,
-// and the features' smallest and largest values as text, so that ±Inf
-// survive). Features are raw, not standardised: the fit standardises the
-// merged statistics.
+// the features' smallest and largest values as text, so that ±Inf survive,
+// and the shift the means are taken from, Moments.Shift). Features are
+// raw, not standardised: the fit standardises the merged statistics.
 const (
 	PartialsMetadataKey = transforms.PartialsMetadataKey
 	PartialsFormat      = 1
@@ -49,6 +49,7 @@ type partialsHeader struct {
 	Dropped     int64    `json:"dropped"`
 	Min         []string `json:"min"`
 	Max         []string `json:"max"`
+	Shift       []string `json:"shift,omitempty"` // the means are of x − shift
 }
 
 func formatFloats(v []float64) []string {
@@ -63,6 +64,9 @@ func formatFloats(v []float64) []string {
 func (t *Table) Record(mem memory.Allocator) (arrow.RecordBatch, error) {
 	h := partialsHeader{Format: PartialsFormat, Features: t.Features, FeatureList: t.FeatureList, Label: t.Label,
 		LabelType: t.LabelType, LabelOrder: t.LabelOrder, Dropped: t.Dropped, Min: formatFloats(t.Min), Max: formatFloats(t.Max)}
+	if t.Shift != nil {
+		h.Shift = formatFloats(t.Shift)
+	}
 	js, err := json.Marshal(h)
 	if err != nil {
 		return nil, err
@@ -185,8 +189,8 @@ func readPartials(env *transforms.Env, r arrowio.Reader, path string) (*Table, e
 	switch {
 	case h.Format != PartialsFormat:
 		return nil, bad(-1, "", "format %d, this version reads format %d", h.Format, PartialsFormat)
-	case D == 0 || len(h.Min) != D || len(h.Max) != D:
-		return nil, bad(-1, "", "%d features with %d smallest and %d largest values", D, len(h.Min), len(h.Max))
+	case D == 0 || len(h.Min) != D || len(h.Max) != D || (h.Shift != nil && len(h.Shift) != D):
+		return nil, bad(-1, "", "%d features with %d smallest, %d largest values and %d shifts", D, len(h.Min), len(h.Max), len(h.Shift))
 	case (h.Label == "") != (h.LabelType == ""):
 		return nil, bad(-1, "", "label %q of type %q", h.Label, h.LabelType)
 	}
@@ -196,11 +200,20 @@ func readPartials(env *transforms.Env, r arrowio.Reader, path string) (*Table, e
 	}
 	t := newTable(path, h.Features, h.FeatureList, h.Label, h.LabelType)
 	t.LabelOrder, t.Dropped, t.reserve = h.LabelOrder, h.Dropped, reserve
+	if h.Shift != nil {
+		t.Shift = make([]float64, D)
+	}
 	for j := range D {
-		var e1, e2 error
+		var e1, e2, e3 error
 		t.Min[j], e1 = strconv.ParseFloat(h.Min[j], 64)
 		t.Max[j], e2 = strconv.ParseFloat(h.Max[j], 64)
-		if err := errors.Join(e1, e2); err != nil {
+		if h.Shift != nil {
+			t.Shift[j], e3 = strconv.ParseFloat(h.Shift[j], 64)
+			if e3 == nil && (math.IsNaN(t.Shift[j]) || math.IsInf(t.Shift[j], 0)) {
+				e3 = fmt.Errorf("shift %g", t.Shift[j])
+			}
+		}
+		if err := errors.Join(e1, e2, e3); err != nil {
 			return nil, bad(-1, "", "feature %q: %v", h.Features[j], err)
 		}
 	}
@@ -246,6 +259,7 @@ func readPartials(env *transforms.Env, r arrowio.Reader, path string) (*Table, e
 				return nil, bad(row, "m2", "%v", err)
 			}
 			one := New(D, 1)
+			one.Shift = t.Shift
 			one.Count[0] = n
 			copy(one.Mean, mu)
 			copy(one.M2, s2)

@@ -118,6 +118,10 @@ func TestPartialsRoundTrip(t *testing.T) {
 			}
 		}
 		same("mean", got.Mean, w.Mean)
+		if (got.Shift == nil) != (w.Shift == nil) {
+			t.Fatalf("%s: shift %v, want %v", tc.name, got.Shift, w.Shift)
+		}
+		same("shift", got.Shift, w.Shift)
 		same("m2", got.M2, w.M2)
 		same("min", got.Min, w.Min)
 		same("max", got.Max, w.Max)
@@ -305,8 +309,8 @@ func TestTableLabels(t *testing.T) {
 		// Each class holds the row of its value: the value's index.
 		for c, nm := range cls.Names {
 			for k, v := range tc.values {
-				if v == nm && m.Mean[c] != float64(k) {
-					t.Errorf("%s: class %s holds the row of value %g", tc.typ, nm, m.Mean[c])
+				if v == nm && m.Means()[c] != float64(k) {
+					t.Errorf("%s: class %s holds the row of value %g", tc.typ, nm, m.Means()[c])
 				}
 			}
 		}

@@ -66,7 +66,10 @@ func (m *Moments) Standardized(s *transforms.Scaling) *Moments {
 	for c := range m.K {
 		for a, ja := range s.Cols {
 			if m.Count[c] > 0 {
-				out.Mean[c*D+a] = (m.Mean[c*m.D+ja] - s.Mean[a]) / s.Scale[a]
+				// The shift's difference from the mean is exact for
+				// shifts near it (Sterbenz): the class means keep the
+				// digits of the deviations, whatever the offset.
+				out.Mean[c*D+a] = (m.Mean[c*m.D+ja] + (m.shiftOf(ja) - s.Mean[a])) / s.Scale[a]
 			}
 			for b, jb := range s.Cols {
 				out.M2[c*D*D+a*D+b] = m.M2[c*m.D*m.D+ja*m.D+jb] / (s.Scale[a] * s.Scale[b])
