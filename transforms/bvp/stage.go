@@ -91,24 +91,15 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, o transforms.Options)
 // runStreamed fits from statistics: those of from-partials, or of in
 // streamed (statfit.Streamed says when).
 func runStreamed(ctx context.Context, env *transforms.Env, opts *Options) error {
-	t, done, err := statfit.Statistics(ctx, env, opts.Selection(), true)
-	if err != nil || done {
+	p, err := statfit.Prepare(ctx, env, opts.Selection(), statfit.Classes{By: true, Order: opts.Order, Ordinal: true}, opts.Standardize)
+	if err != nil || p == nil {
 		return err
 	}
-	cls, m, err := t.Classes(opts.Order, true)
+	res, err := FitMoments(p.Z, *opts)
 	if err != nil {
 		return err
 	}
-	cls.Record(env)
-	s, z, err := t.Standardize(env, m, opts.Standardize)
-	if err != nil {
-		return err
-	}
-	res, err := FitMoments(z, *opts)
-	if err != nil {
-		return err
-	}
-	_, err = statfit.WriteStreamed(ctx, env, "bvp", s, t.FeatureList, opts.Standardize, res.Origin, res.Axes, record(env, res, opts, cls), opts.Selection())
+	_, err = p.Write(ctx, env, "bvp", opts.Standardize, res.Origin, res.Axes, record(env, res, opts, p.Classes), opts.Selection())
 	return err
 }
 

@@ -177,58 +177,38 @@ func runPCAStreamed(ctx context.Context, env *transforms.Env, opts *PCAOptions) 
 	// The label's classes matter only with an order to check and record:
 	// without one, statistics by class would cost K D×D matrices for
 	// nothing (its rows are still checked, and it is passed through).
-	t, done, err := statfit.Statistics(ctx, env, opts.Selection(), len(opts.Order) > 0)
-	if err != nil || done {
+	p, err := statfit.Prepare(ctx, env, opts.Selection(), statfit.Classes{By: len(opts.Order) > 0, Order: opts.Order}, opts.Standardize)
+	if err != nil || p == nil {
 		return err
 	}
 	params := map[string]any{"standardize": opts.Standardize, "dims": opts.Dims}
-	m := t.Moments
-	if len(opts.Order) > 0 {
-		cls, ordered, err := t.Classes(opts.Order, false)
-		if err != nil {
-			return err
-		}
-		cls.Record(env)
-		params["order"] = cls.Names
-		m = ordered
+	if p.Classes != nil {
+		params["order"] = p.Classes.Names
 	}
-	s, z, err := t.Standardize(env, m, opts.Standardize)
-	if err != nil {
-		return err
-	}
-	res, err := PCAMoments(z, opts.Dims)
+	res, err := PCAMoments(p.Z, opts.Dims)
 	if err != nil {
 		return err
 	}
 	env.Figures(map[string]any{"variances": res.Variances, "variance_ratio": res.VarianceRatio})
-	_, err = statfit.WriteStreamed(ctx, env, "pca", s, t.FeatureList, opts.Standardize, res.Origin, res.Axes, params, opts.Selection())
+	_, err = p.Write(ctx, env, "pca", opts.Standardize, res.Origin, res.Axes, params, opts.Selection())
 	return err
 }
 
 // runLDAStreamed fits LDA from statistics: those of from-partials, or of
 // in streamed (statfit.Streamed says when).
 func runLDAStreamed(ctx context.Context, env *transforms.Env, opts *LDAOptions) error {
-	t, done, err := statfit.Statistics(ctx, env, opts.Selection(), true)
-	if err != nil || done {
+	p, err := statfit.Prepare(ctx, env, opts.Selection(), statfit.Classes{By: true, Order: opts.Order}, opts.Standardize)
+	if err != nil || p == nil {
 		return err
 	}
-	cls, m, err := t.Classes(opts.Order, false)
+	if err := env.ReserveSquare(0, p.Z.D, 3+p.Z.K, "lda's scatter matrices, their factor and the class statistics"); err != nil {
+		return err
+	}
+	res, err := LDAMoments(p.Z, *opts)
 	if err != nil {
 		return err
 	}
-	cls.Record(env)
-	s, z, err := t.Standardize(env, m, opts.Standardize)
-	if err != nil {
-		return err
-	}
-	if err := env.ReserveSquare(0, z.D, 3+z.K, "lda's scatter matrices, their factor and the class statistics"); err != nil {
-		return err
-	}
-	res, err := LDAMoments(z, *opts)
-	if err != nil {
-		return err
-	}
-	_, err = statfit.WriteStreamed(ctx, env, "lda", s, t.FeatureList, opts.Standardize, res.Origin, res.Axes, recordLDA(env, res, opts, cls), opts.Selection())
+	_, err = p.Write(ctx, env, "lda", opts.Standardize, res.Origin, res.Axes, recordLDA(env, res, opts, p.Classes), opts.Selection())
 	return err
 }
 

@@ -223,6 +223,53 @@ func Statistics(ctx context.Context, env *transforms.Env, sel arrowio.Selection,
 	return t, !env.Has("out") && !env.Has("model-out"), nil
 }
 
+// Classes says how a stage orders the label's classes: not at all (By
+// false: the statistics pool every row), or by Order, as OrdinalClasses
+// (Ordinal) or NominalClasses order a label's rows.
+type Classes struct {
+	By      bool
+	Order   []string
+	Ordinal bool
+}
+
+// Prepared is what a linear fit from statistics takes: the statistics as
+// gathered, the classes in the stage's order (nil without classes), the
+// standardisation ReadFeatures would fit on the rows, and the statistics
+// standardised with the classes in order.
+type Prepared struct {
+	Table   *moments.Table
+	Classes *transforms.Classes
+	Scaling *transforms.Scaling
+	Z       *moments.Moments
+}
+
+// Prepare gathers the statistics (Statistics), orders and records the
+// classes and standardises them (moments.Table.Standardize). It returns
+// nil when the run asked for nothing but partials.
+func Prepare(ctx context.Context, env *transforms.Env, sel arrowio.Selection, cls Classes, standardize bool) (*Prepared, error) {
+	t, done, err := Statistics(ctx, env, sel, cls.By)
+	if err != nil || done {
+		return nil, err
+	}
+	p := &Prepared{Table: t}
+	m := t.Moments
+	if cls.By {
+		if p.Classes, m, err = t.Classes(cls.Order, cls.Ordinal); err != nil {
+			return nil, err
+		}
+		p.Classes.Record(env)
+	}
+	if p.Scaling, p.Z, err = t.Standardize(env, m, standardize); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Write is WriteStreamed for the prepared statistics.
+func (p *Prepared) Write(ctx context.Context, env *transforms.Env, stage string, standardized bool, origin []float64, axes *mat.Dense, params map[string]any, sel arrowio.Selection) (*affine.Model, error) {
+	return WriteStreamed(ctx, env, stage, p.Scaling, p.Table.FeatureList, standardized, origin, axes, params, sel)
+}
+
 // StreamDoc documents the streamed fit and the partials in the linear
 // stages' help.
 const StreamDoc = `Large tables and shards: the fit needs only class counts, means and co-moments,
