@@ -17,7 +17,8 @@ import (
 
 // FileTables keeps a run's tables in files: Paths maps a role to a path as
 // arrowio.Open and arrowio.Create take it ("-" is the process's stdin for
-// an input and stdout for an output). Outputs are written atomically, and
+// an input and stdout for an output), or "fd:N", an Arrow IPC stream on
+// inherited descriptor N (FDPrefix). Outputs are written atomically, and
 // Run publishes them as a group. Before any work Run calls Check, which
 // refuses outputs that would overwrite an input or each other.
 type FileTables struct {
@@ -41,6 +42,13 @@ func (t *FileTables) Asked(role string) bool { return t.Has(role) && !t.Shown[ro
 // WriteFile writes the file output of role atomically.
 func (t *FileTables) WriteFile(role string, data []byte) error {
 	p := t.Paths[role]
+	if f, ok, err := fdFile(role, p); ok {
+		if err != nil {
+			return err
+		}
+		_, err = f.Write(data)
+		return err
+	}
 	if p == "-" {
 		out := t.Stdout
 		if out == nil {
@@ -63,7 +71,15 @@ func (t *FileTables) Open(ctx context.Context, role string, mem memory.Allocator
 // the zero Shard is all of it).
 func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allocator, s arrowio.Shard) (arrowio.Reader, error) {
 	opts := []arrowio.ReadOption{arrowio.WithReadAllocator(mem), arrowio.WithShard(s), arrowio.WithReadThreads(t.Threads)}
-	if t.Paths[role] == "-" {
+	p := t.Paths[role]
+	if f, ok, err := fdFile(role, p); ok {
+		if err != nil {
+			return nil, err
+		}
+		// An inherited descriptor is read as stdin is.
+		opts = append(opts, arrowio.WithStdin(newCtxReader(ctx, f)))
+		p = "-"
+	} else if p == "-" {
 		// A silent stdin must not hold a cancelled run (see ctxReader).
 		stdin := t.Stdin
 		if stdin == nil {
@@ -71,25 +87,41 @@ func (t *FileTables) OpenShard(ctx context.Context, role string, mem memory.Allo
 		}
 		opts = append(opts, arrowio.WithStdin(newCtxReader(ctx, stdin)))
 	}
-	return arrowio.Open(ctx, t.Paths[role], opts...)
+	return arrowio.Open(ctx, p, opts...)
 }
 
-func (t *FileTables) Create(ctx context.Context, role string, schema *arrow.Schema, mem memory.Allocator) (arrowio.Writer, error) {
-	opts := []arrowio.WriteOption{arrowio.WithWriteAllocator(mem)}
+// streamOutput gives the arrowio path and write options of the output of
+// role: an inherited descriptor is written as standard output is.
+func (t *FileTables) streamOutput(role string, opts []arrowio.WriteOption) (string, []arrowio.WriteOption, error) {
+	p := t.Paths[role]
+	if f, ok, err := fdFile(role, p); ok {
+		if err != nil {
+			return "", nil, err
+		}
+		return "-", append(opts, arrowio.WithStdout(f)), nil
+	}
 	if t.Stdout != nil {
 		opts = append(opts, arrowio.WithStdout(t.Stdout))
 	}
-	return arrowio.Create(ctx, t.Paths[role], schema, opts...)
+	return p, opts, nil
+}
+
+func (t *FileTables) Create(ctx context.Context, role string, schema *arrow.Schema, mem memory.Allocator) (arrowio.Writer, error) {
+	p, opts, err := t.streamOutput(role, []arrowio.WriteOption{arrowio.WithWriteAllocator(mem)})
+	if err != nil {
+		return nil, err
+	}
+	return arrowio.Create(ctx, p, schema, opts...)
 }
 
 // CreateFile opens the file output of role (a figure, a report), for Run
 // to publish with the run's other outputs.
 func (t *FileTables) CreateFile(ctx context.Context, role string) (arrowio.FileWriter, error) {
-	var opts []arrowio.WriteOption
-	if t.Stdout != nil {
-		opts = append(opts, arrowio.WithStdout(t.Stdout))
+	p, opts, err := t.streamOutput(role, nil)
+	if err != nil {
+		return nil, err
 	}
-	return arrowio.CreateFile(ctx, t.Paths[role], opts...)
+	return arrowio.CreateFile(ctx, p, opts...)
 }
 
 // Check refuses, before any work, tables that would make the run destroy
@@ -116,7 +148,7 @@ func (t *FileTables) Check(info Info) error {
 	var outs []outputPlace
 	for _, role := range slices.Sorted(maps.Keys(t.Paths)) {
 		p := t.Paths[role]
-		if p == "" || p == "-" && !isOutput[role] {
+		if p == "" || IsStream(p) && !isOutput[role] {
 			continue
 		}
 		base, _, _ := strings.Cut(role, "#")
@@ -245,7 +277,7 @@ func placeInput(role, p string) (inputPlace, bool) {
 
 func placeOutput(role, p string) outputPlace {
 	o := outputPlace{role: role, path: p}
-	if p == "-" {
+	if IsStream(p) {
 		return o
 	}
 	o.resolved = resolve(p)
@@ -258,7 +290,7 @@ func placeOutput(role, p string) outputPlace {
 // holds says how the input would be overwritten by o ("is also", "is
 // inside the folder of", "matches the glob of"), or "".
 func (in inputPlace) holds(o outputPlace) string {
-	if o.path == "-" {
+	if IsStream(o.path) {
 		return ""
 	}
 	for _, f := range in.files {
@@ -279,7 +311,7 @@ func (in inputPlace) holds(o outputPlace) string {
 
 // same reports whether two outputs are one place.
 func (o outputPlace) same(e outputPlace) bool {
-	if o.path == "-" || e.path == "-" {
+	if IsStream(o.path) || IsStream(e.path) {
 		return o.path == e.path
 	}
 	return o.resolved == e.resolved || o.fi != nil && e.fi != nil && os.SameFile(o.fi, e.fi)

@@ -191,7 +191,7 @@ func showOutputs(c *cli.Context, info transforms.Info, tables *transforms.FileTa
 // input or another output is checked by transforms.Run (FileTables.Check),
 // for every host.
 func checkOutput(r transforms.Role, p string) error {
-	if p == "-" {
+	if transforms.IsStream(p) {
 		return nil
 	}
 	if r.Kind != transforms.File && arrowio.FormatOf(p) == arrowio.FormatUnknown {

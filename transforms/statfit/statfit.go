@@ -108,7 +108,7 @@ func streamed(ctx context.Context, env *transforms.Env, mode Stream) (bool, erro
 	if !partials && mode == StreamAuto && !tooLarge(ctx, env, in) {
 		return false, nil
 	}
-	if !env.Has("from-partials") && in == "-" && env.Has("out") {
+	if !env.Has("from-partials") && transforms.IsStream(in) && env.Has("out") {
 		return false, transforms.Optionf("in", "a stream on standard input cannot be read twice: a fit from streamed statistics reads in for them, then again to place its rows in out; give a file, or write only partials-out or model-out")
 	}
 	return true, nil
@@ -126,7 +126,7 @@ func inputPath(env *transforms.Env) string {
 // than an in-memory fit can hold within the memory limit (counted from
 // its footers; other formats are read into memory).
 func tooLarge(ctx context.Context, env *transforms.Env, in string) bool {
-	if in == "" || in == "-" {
+	if in == "" || transforms.IsStream(in) {
 		return false
 	}
 	if fi, err := os.Stat(in); !(err == nil && fi.IsDir()) && !strings.HasSuffix(strings.ToLower(in), ".parquet") && !strings.ContainsAny(in, "*?[") {
