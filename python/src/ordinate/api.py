@@ -1,0 +1,292 @@
+"""Every stage on in-memory tables: pyarrow, pandas, polars or numpy in,
+the caller's type out, with no table written to disk.
+
+The tables stream through the binary as Arrow IPC: the main input on its
+stdin, the embedding on its stdout, every other table (the model, a
+similarity or a control table, the SCORE aspects) on a pipe of its own
+that the binary reads or writes as `fd:N` (Unix).
+
+    import ordinate
+    fit = ordinate.fit("bvp", df, label="grade", order=["low", "mid", "high"])
+    fit.embedding                      # a DataFrame like df: id or row, grade, emb_0, emb_1
+    fit.model.transform(new_rows)      # ordinate apply, in memory
+    fit.model.save("bvp.model.parquet"); ordinate.Model.load("bvp.model.parquet")
+"""
+
+import io
+import json
+import os
+import subprocess
+import threading
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from ordinate import describe
+from ordinate.cli import OrdinateError, binary
+
+__all__ = ["Fit", "Model", "fit"]
+
+# The options the in-memory API sets itself.
+_SETS = ("quiet", "log_format")
+
+
+class Model:
+    """A fitted model: the model table's Arrow IPC stream bytes (what
+    --model-out writes), with its header. It pickles as those bytes, so it
+    travels to workers; save and load write and read model files."""
+
+    def __init__(self, data):
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"Model(data): want the bytes of an Arrow IPC stream, not {type(data).__name__}")
+        self.data = bytes(data)
+        try:
+            schema = pa.ipc.open_stream(self.data).schema
+        except pa.ArrowException as e:
+            raise OrdinateError(f"not a model: the bytes are not an Arrow IPC stream ({e})") from None
+        raw = (schema.metadata or {}).get(b"ordinate.model")
+        if raw is None:
+            raise OrdinateError("not a model: the table has no ordinate.model header (write models with --model-out)")
+        self.header = json.loads(raw)
+
+    @property
+    def stage(self):
+        """The stage that fitted the model (bvp, tsne, …)."""
+        return self.header.get("stage")
+
+    @property
+    def kind(self):
+        """The model kind (affine, kernel, tsne, …)."""
+        return self.header.get("kind")
+
+    @classmethod
+    def load(cls, path):
+        """Read a model file written with --model-out (Parquet, Arrow IPC
+        file or stream) or by save."""
+        with open(path, "rb") as f:
+            head = f.read(8)
+        if head[:4] == b"PAR1":
+            table = pq.read_table(path)
+        elif head[:6] == b"ARROW1":
+            table = pa.ipc.open_file(path).read_all()
+        else:
+            with open(path, "rb") as f:
+                return cls(f.read())
+        return cls(_ipc_bytes(table))
+
+    def save(self, path):
+        """Write the model: Parquet for a .parquet path, an Arrow IPC file
+        for .arrow or .feather, else the IPC stream as it is. Every form is
+        a model file for `ordinate apply --model`."""
+        path = os.fspath(path)
+        if path.endswith(".parquet"):
+            pq.write_table(self.table(), path, compression="zstd")
+        elif path.endswith((".arrow", ".feather")):
+            table = self.table()
+            with pa.OSFile(path, "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+                w.write_table(table)
+        else:
+            with open(path, "wb") as f:
+                f.write(self.data)
+
+    def table(self):
+        """The model table (pyarrow), with its header in the schema metadata."""
+        return pa.ipc.open_stream(self.data).read_all()
+
+    def transform(self, data, *, label=None, **options):
+        """Place the rows of data with the model (`ordinate apply`): the
+        embedding in the type of data. options are apply's (id, keep,
+        perplexity, max_iter, on_invalid, threads …); label names the new
+        rows' class column for a NeRV model, or is their classes (numpy)."""
+        table, like = _table(data, label)
+        if label is not None:
+            options["label"] = label if isinstance(label, str) else "label"
+        flags = describe.flags("apply", options, reserved=_SETS, why="transform sets {} itself")
+        outs = _run(["apply", *flags], table, {"model": self.data}, [])
+        return _like(outs["out"], like)
+
+    def __reduce__(self):
+        return (Model, (self.data,))
+
+    def __repr__(self):
+        return f"<ordinate.Model {self.stage} ({self.kind}), {len(self.data):,} bytes>"
+
+
+class Fit:
+    """The result of fit: the embedding (in the type of the input), the
+    model (None for stages that write none) and the other outputs asked
+    for (pyarrow Tables by role)."""
+
+    def __init__(self, embedding, model, outputs):
+        self.embedding = embedding
+        self.model = model
+        self.outputs = outputs
+
+    def __repr__(self):
+        n = getattr(self.embedding, "shape", None) or getattr(self.embedding, "num_rows", "?")
+        return f"<ordinate.Fit embedding {n}, model {self.model!r}>"
+
+
+def fit(method, data, *, label=None, outputs=(), **options):
+    """Run a stage on an in-memory table and return a Fit.
+
+    data is a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or
+    polars DataFrame, or a 2-d numpy array (its columns become x0, x1, …).
+    label is the label column's name, or, with numpy data, the classes
+    themselves (a column "label"). Other input tables of the stage go by
+    their role as keywords (similarity=…, control_table=…, objects=…);
+    outputs names other output roles to return (["aspects-out",
+    "sphere-out"] for score); options are the stage's keyword options,
+    checked against the binary's description. The model (when the stage
+    writes one) comes back as a Model. No table is written to disk: every
+    one streams through a pipe.
+    """
+    st = describe.stage(method)
+    roles_in = {r["name"].replace("-", "_"): r["name"] for r in st["inputs"]}
+    roles_out = {r["name"] for r in st["outputs"]}
+    tables = {}
+    for key in list(options):
+        if key in roles_in and roles_in[key] != "in":
+            value = options.pop(key)
+            if value is not None:
+                tables[roles_in[key]] = _table(value, None)[0]
+    table, like = _table(data, label)
+    if label is not None:
+        options["label"] = label if isinstance(label, str) else "label"
+    flags = describe.flags(method, options, reserved=_SETS, why="fit sets {} itself")
+    want = [r for r in outputs if r != "out"]
+    for r in want:
+        if r not in roles_out:
+            raise ValueError(f"ordinate {method} writes no {r!r}; its outputs are {', '.join(sorted(roles_out))}")
+    if "model-out" in roles_out and "model-out" not in want:
+        want.append("model-out")
+    outs = _run([method, *flags], table, tables, want)
+    model = Model(outs.pop("model-out")) if "model-out" in outs else None
+    others = {r: pa.ipc.open_stream(b).read_all() for r, b in outs.items() if r != "out"}
+    return Fit(_like(outs["out"], like), model, others)
+
+
+def _table(data, label):
+    """data as a pyarrow Table, and what to give results back as."""
+    if isinstance(data, pa.Table):
+        return data, "arrow"
+    if isinstance(data, pa.RecordBatch):
+        return pa.Table.from_batches([data]), "arrow"
+    if isinstance(data, pa.RecordBatchReader):
+        return data.read_all(), "arrow"
+    mod = type(data).__module__.split(".")[0]
+    if mod == "pandas":
+        return pa.Table.from_pandas(data, preserve_index=False), "pandas"
+    if mod == "polars":
+        return data.to_arrow(), "polars"
+    if mod == "numpy":
+        import numpy as np
+
+        x = np.asarray(data, dtype=np.float64)
+        if x.ndim != 2:
+            raise ValueError(f"a numpy array of features must be 2-d (rows x features), not {x.ndim}-d")
+        cols = {f"x{j}": x[:, j] for j in range(x.shape[1])}
+        if label is not None and not isinstance(label, str):
+            y = np.asarray(label)
+            if y.shape != (x.shape[0],):
+                raise ValueError(f"label: {y.shape[0] if y.ndim else 0} classes for {x.shape[0]} rows")
+            cols["label"] = y
+        return pa.table(cols), "numpy"
+    raise TypeError(f"data of type {type(data).__name__}: want a pyarrow Table, RecordBatch or RecordBatchReader, "
+                    "a pandas or polars DataFrame, or a 2-d numpy array")
+
+
+def _like(ipc, like):
+    """An output stream's table in the caller's type."""
+    table = pa.ipc.open_stream(ipc).read_all().replace_schema_metadata(None)
+    if like == "pandas":
+        return table.to_pandas()
+    if like == "polars":
+        import polars as pl
+
+        return pl.from_arrow(table)
+    if like == "numpy":
+        import numpy as np
+
+        emb = [c for c in table.column_names if c.startswith("emb_")]
+        return np.column_stack([table.column(c).to_numpy() for c in emb])
+    return table
+
+
+def _ipc_bytes(table):
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as w:
+        w.write_table(table)
+    return sink.getvalue()
+
+
+def _run(args, table, inputs, outputs):
+    """Run the binary with table on stdin (--in -), each input (role ->
+    Table or IPC bytes) on a pipe of its own, each output role on a pipe,
+    and the embedding on stdout; return the outputs' bytes by role ("out"
+    among them)."""
+    if os.name != "posix":
+        raise OrdinateError("the in-memory API passes tables on pipes (fd:N), which needs a Unix system")
+    argv = [binary(), *args, "--in", "-", "--out", "-", "--quiet"]
+    feeds, drains, child_fds, threads = [], {}, [], []
+    try:
+        for role, t in inputs.items():
+            r, w = os.pipe()
+            child_fds.append(r)
+            feeds.append((w, t if isinstance(t, bytes) else _ipc_bytes(t)))
+            argv += [f"--{role}=fd:{r}"]
+        for role in outputs:
+            r, w = os.pipe()
+            child_fds.append(w)
+            drains[role] = r
+            argv += [f"--{role}=fd:{w}"]
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                pass_fds=child_fds)
+    except BaseException:
+        for fd in child_fds + [w for w, _ in feeds] + list(drains.values()):
+            os.close(fd)
+        raise
+    for fd in child_fds:
+        os.close(fd)
+    got, errors = {}, []
+
+    def write(fd_or_file, data):
+        try:
+            if isinstance(fd_or_file, int):
+                with os.fdopen(fd_or_file, "wb") as f:
+                    f.write(data)
+            else:
+                with fd_or_file as f:
+                    f.write(data)
+        except (BrokenPipeError, OSError):
+            pass  # the process stopped reading: its exit status says why
+
+    def read(role, fd_or_file):
+        try:
+            if isinstance(fd_or_file, int):
+                with os.fdopen(fd_or_file, "rb") as f:
+                    got[role] = f.read()
+            else:
+                got[role] = fd_or_file.read()
+        except BaseException as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+
+    threads.append(threading.Thread(target=write, args=(proc.stdin, _ipc_bytes(table)), daemon=True))
+    for w, data in feeds:
+        threads.append(threading.Thread(target=write, args=(w, data), daemon=True))
+    for role, r in drains.items():
+        threads.append(threading.Thread(target=read, args=(role, r), daemon=True))
+    threads.append(threading.Thread(target=read, args=("out", proc.stdout), daemon=True))
+    stderr = []
+    threads.append(threading.Thread(target=lambda: stderr.append(proc.stderr.read()), daemon=True))
+    for t in threads:
+        t.start()
+    rc = proc.wait()
+    for t in threads:
+        t.join()
+    proc.stderr.close()
+    if rc != 0:
+        raise OrdinateError.from_exit(argv, rc, stderr[0] if stderr else b"")
+    if errors:
+        raise errors[0]
+    return got
