@@ -140,3 +140,30 @@ def test_errors(no_disk):
         ordinate.fit("pca", [[1, 2], [3, 4]])
     with pytest.raises(OrdinateError, match="not a model"):
         ordinate.Model(b"not arrow")
+
+
+@pytest.mark.parametrize("kind", ["arrow", "pandas", "polars"])
+def test_evaluate_and_plot(no_disk, tmp_path, kind):
+    """evaluate and plot in memory give the CLI's metrics and figure."""
+    t = thyroid()
+    fit = ordinate.fit("pca", as_type(t, kind), label="label")
+    # A polars result cannot carry the fit's provenance: give the Fit.
+    given = fit if kind == "polars" else fit.embedding
+    metrics = ordinate.evaluate(given, as_type(t, kind), label="label", k=[5, 10])
+    if kind == "pandas":
+        metrics = pa.Table.from_pandas(metrics, preserve_index=False)
+    elif kind == "polars":
+        metrics = metrics.to_arrow()
+    emb, out = tmp_path / "emb.parquet", tmp_path / "metrics.parquet"
+    ordinate.run(["pca", "--in", THYROID, "--label", "label", "--out", emb, "--quiet"])
+    ordinate.run(["evaluate", "--embedding", emb, "--in", THYROID, "--label", "label", "--k", "5,10", "--out", out, "--quiet"])
+    import pyarrow.parquet as pq
+
+    want = pq.read_table(out)
+    assert metrics.column("metric").to_pylist() == want.column("metric").to_pylist()
+    assert metrics.column("value").to_pylist() == want.column("value").to_pylist()
+
+    fig = ordinate.plot(given, color="label")
+    assert fig._repr_svg_().startswith("<?xml") and "</svg>" in fig._repr_svg_()
+    fig.save(tmp_path / "fig.svg")
+    assert (tmp_path / "fig.svg").read_bytes() == fig.svg

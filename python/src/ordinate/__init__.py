@@ -7,7 +7,8 @@ ordinate.spark) streams Spark's Arrow record batches through it.
 
 from ordinate import describe
 from ordinate._version import __version__
-from ordinate.api import Fit, Model, fit
+from ordinate.api import Figure, Fit, Model, evaluate, fit, plot
 from ordinate.cli import OrdinateError, binary, run
 
-__all__ = ["Fit", "Model", "OrdinateError", "binary", "describe", "fit", "run", "__version__"]
+__all__ = ["Figure", "Fit", "Model", "OrdinateError", "binary", "describe", "evaluate", "fit", "plot", "run",
+           "__version__"]

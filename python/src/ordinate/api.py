@@ -25,7 +25,11 @@ import pyarrow.parquet as pq
 from ordinate import describe
 from ordinate.cli import OrdinateError, binary
 
-__all__ = ["Fit", "Model", "fit"]
+__all__ = ["Figure", "Fit", "Model", "evaluate", "fit", "plot"]
+
+# The key of DataFrame.attrs that keeps a pandas result's ordinate
+# metadata (its provenance), which pandas has nowhere else.
+_ATTRS = "ordinate"
 
 # The options the in-memory API sets itself.
 _SETS = ("quiet", "log_format")
@@ -117,10 +121,13 @@ class Fit:
     model (None for stages that write none) and the other outputs asked
     for (pyarrow Tables by role)."""
 
-    def __init__(self, embedding, model, outputs):
+    def __init__(self, embedding, model, outputs, table=None):
         self.embedding = embedding
         self.model = model
         self.outputs = outputs
+        # The embedding as pyarrow, with its provenance (which polars and
+        # numpy results cannot carry): evaluate and plot take the Fit.
+        self.table = table
 
     def __repr__(self):
         n = getattr(self.embedding, "shape", None) or getattr(self.embedding, "num_rows", "?")
@@ -163,11 +170,65 @@ def fit(method, data, *, label=None, outputs=(), **options):
     outs = _run([method, *flags], table, tables, want)
     model = Model(outs.pop("model-out")) if "model-out" in outs else None
     others = {r: pa.ipc.open_stream(b).read_all() for r, b in outs.items() if r != "out"}
-    return Fit(_like(outs["out"], like), model, others)
+    return Fit(_like(outs["out"], like), model, others, pa.ipc.open_stream(outs["out"]).read_all())
+
+
+def evaluate(embedding, data, *, label=None, **options):
+    """The quality metrics of an embedding against the table it was made
+    from (`ordinate evaluate`): the long table metric, k, subset, value, in
+    the type of data. embedding is a Fit, or a table: pyarrow and pandas
+    results of fit keep the fit's provenance (the features and
+    standardisation evaluate compares with), polars and numpy ones cannot,
+    so give the Fit for those. options are evaluate's (id, k, ordinal, sample, …);
+    label names the class column of data."""
+    table, like = _table(data, None)
+    emb, _ = _table(embedding, None)
+    if label is not None:
+        options["label"] = label
+    flags = describe.flags("evaluate", options, reserved=_SETS + ("summary",), why="evaluate in memory sets {} itself")
+    outs = _run(["evaluate", *flags], table, {"embedding": emb}, [])
+    out = _like(outs["out"], like if like != "numpy" else "arrow")
+    return out
+
+
+class Figure:
+    """A figure drawn by `ordinate plot`, as SVG: it displays inline in
+    Jupyter and saves to a file."""
+
+    def __init__(self, svg):
+        self.svg = bytes(svg)
+
+    def _repr_svg_(self):
+        return self.svg.decode("utf-8")
+
+    def save(self, path):
+        """Write the SVG to path."""
+        with open(path, "wb") as f:
+            f.write(self.svg)
+
+    def __repr__(self):
+        return f"<ordinate.Figure SVG, {len(self.svg):,} bytes>"
+
+
+def plot(embedding, **options):
+    """Draw an embedding, SCORE maps or a distance table (`ordinate plot`)
+    and return it as a Figure (SVG). embedding is a Fit or a table. Other input tables go by their role
+    (placed=…, join=…, triplets=…); options are plot's (color, facet,
+    color_scale, title, …)."""
+    emb, _ = _table(embedding, None)
+    tables = {}
+    for role in ("placed", "join", "triplets"):
+        if options.get(role) is not None:
+            tables[role] = _table(options.pop(role), None)[0]
+    flags = describe.flags("plot", options, reserved=_SETS, why="plot in memory sets {} itself")
+    outs = _run(["plot", *flags], emb, tables, [])
+    return Figure(outs["out"])
 
 
 def _table(data, label):
     """data as a pyarrow Table, and what to give results back as."""
+    if isinstance(data, Fit):
+        return data.table, "arrow"
     if isinstance(data, pa.Table):
         return data, "arrow"
     if isinstance(data, pa.RecordBatch):
@@ -176,7 +237,15 @@ def _table(data, label):
         return data.read_all(), "arrow"
     mod = type(data).__module__.split(".")[0]
     if mod == "pandas":
-        return pa.Table.from_pandas(data, preserve_index=False), "pandas"
+        table = pa.Table.from_pandas(data, preserve_index=False)
+        kept = data.attrs.get(_ATTRS)
+        if kept:
+            # The provenance an embedding came back with (_like): evaluate
+            # and plot read the fit's features and standardisation from it.
+            md = dict(table.schema.metadata or {})
+            md.update({k.encode(): v.encode() for k, v in kept.items()})
+            table = table.replace_schema_metadata(md)
+        return table, "pandas"
     if mod == "polars":
         return data.to_arrow(), "polars"
     if mod == "numpy":
@@ -198,9 +267,12 @@ def _table(data, label):
 
 def _like(ipc, like):
     """An output stream's table in the caller's type."""
-    table = pa.ipc.open_stream(ipc).read_all().replace_schema_metadata(None)
+    table = pa.ipc.open_stream(ipc).read_all()  # its provenance in the schema metadata
     if like == "pandas":
-        return table.to_pandas()
+        df = table.to_pandas()
+        md = table.schema.metadata or {}
+        df.attrs[_ATTRS] = {k.decode(): v.decode() for k, v in md.items() if k.startswith(b"ordinate")}
+        return df
     if like == "polars":
         import polars as pl
 
