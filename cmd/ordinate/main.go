@@ -126,6 +126,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	code := exitCode(err)
+	if os.Getenv(envErrorJSON) != "" {
+		writeErrorJSON(stderr, ctx, err, code)
+		return code
+	}
 	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 		// The cancellation itself, however deep it surfaced, is no news.
 		fmt.Fprintln(stderr, "ordinate: interrupted; no output was written")
