@@ -167,3 +167,23 @@ def test_evaluate_and_plot(no_disk, tmp_path, kind):
     assert fig._repr_svg_().startswith("<?xml") and "</svg>" in fig._repr_svg_()
     fig.save(tmp_path / "fig.svg")
     assert (tmp_path / "fig.svg").read_bytes() == fig.svg
+
+
+def test_error_kinds(no_disk):
+    """Failures keep the binary's kind and place, and its stderr as the CLI
+    writes it."""
+    with pytest.raises(ordinate.OptionError) as e:
+        ordinate.fit("pca", thyroid(), order=["1", "2", "3"])  # an order without a label: the binary's rule
+    assert e.value.option == "order" and e.value.returncode == 2 and isinstance(e.value, ValueError)
+    assert "ordinate: --order" in e.value.stderr and "{" not in e.value.stderr
+    bad = thyroid().set_column(1, "x2", pa.array([1.0, float("inf")] + [1.0] * 213))
+    with pytest.raises(ordinate.DataError) as e:
+        ordinate.fit("pca", bad)
+    assert (e.value.column, e.value.row) == ("x2", 1) and e.value.file == "-"
+    with pytest.raises(ordinate.DataError) as e:
+        ordinate.run(["pca", "--in", THYROID, "--features", "x1", "--exclude", "x2", "--on-invalid", "drop",
+                      "--out", "-", "--dims", "1", "--id", "label"])  # ids repeat
+    assert e.value.column == "label"
+    # Python's own checks come first, as ValueError and TypeError.
+    with pytest.raises(ValueError, match="dims"):
+        ordinate.fit("pca", thyroid(), dims=0)

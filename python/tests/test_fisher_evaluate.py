@@ -109,7 +109,7 @@ def test_evaluate_task_failure_carries_stderr(spark, thyroid_tsne):
     with pytest.raises(Exception) as e:
         ospark.evaluate(str(thyroid_tsne), str(THYROID), blocks=2, session=spark, label="no_such_label")
     df_err = str(e.value)
-    assert "OrdinateError" in df_err and "no_such_label" in df_err
+    assert "DataError" in df_err and "no_such_label" in df_err  # OrdinateError of the data kind: a column the table lacks
 
 
 def test_evaluate_more_blocks_than_points(spark, thyroid_tsne):

@@ -184,7 +184,7 @@ def test_task_failure_carries_stderr(spark, data):
     with pytest.raises(Exception) as e:
         out.collect()
     msg = str(e.value)
-    assert "OrdinateError" in msg and "exited with code" in msg
+    assert "DataError" in msg and "exited with code" in msg  # OrdinateError of the data kind
     assert '"x2"' in msg and "8641" in msg  # the column and the row's id, from the binary's stderr
 
 

@@ -8,7 +8,7 @@ ordinate.spark) streams Spark's Arrow record batches through it.
 from ordinate import describe
 from ordinate._version import __version__
 from ordinate.api import Figure, Fit, Model, evaluate, fit, plot
-from ordinate.cli import OrdinateError, binary, run
+from ordinate.cli import DataError, Interrupted, OptionError, OrdinateError, RunError, binary, run
 
-__all__ = ["Figure", "Fit", "Model", "OrdinateError", "binary", "describe", "evaluate", "fit", "plot", "run",
-           "__version__"]
+__all__ = ["DataError", "Figure", "Fit", "Interrupted", "Model", "OptionError", "OrdinateError", "RunError", "binary",
+           "describe", "evaluate", "fit", "plot", "run", "__version__"]

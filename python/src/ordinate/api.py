@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ordinate import describe
-from ordinate.cli import OrdinateError, binary
+from ordinate.cli import OrdinateError, _env, binary
 
 __all__ = ["Figure", "Fit", "Model", "evaluate", "fit", "plot"]
 
@@ -313,7 +313,7 @@ def _run(args, table, inputs, outputs):
             drains[role] = r
             argv += [f"--{role}=fd:{w}"]
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                pass_fds=child_fds)
+                                pass_fds=child_fds, env=_env())
     except BaseException:
         for fd in child_fds + [w for w, _ in feeds] + list(drains.values()):
             os.close(fd)

@@ -1,5 +1,6 @@
 """Finding and running the ordinate binary."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -13,24 +14,96 @@ class OrdinateError(RuntimeError):
     """The ordinate binary exited non-zero (or was not found).
 
     returncode is its exit code, stderr the text it wrote on stderr, argv the
-    command line it ran.
+    command line it ran. A failed run raises one of the subclasses by the
+    binary's own classification (kind): OptionError (a bad option or
+    command line), DataError (bad input data), RunError (I/O, an internal
+    failure) or Interrupted; option, file, column, row and id say where the
+    error lies, when the binary knows.
     """
 
-    def __init__(self, message, *, returncode=None, stderr="", argv=None):
+    kind = None
+
+    def __init__(self, message, *, returncode=None, stderr="", argv=None, where=None):
         super().__init__(message)
         self.returncode = returncode
         self.stderr = stderr
         self.argv = list(argv) if argv is not None else None
+        where = where or {}
+        self.option = where.get("option")
+        self.file = where.get("file")
+        self.column = where.get("column")
+        self.row = where.get("row")
+        self.id = where.get("id")
 
     @classmethod
     def from_exit(cls, argv, returncode, stderr):
         if isinstance(stderr, bytes):
             stderr = stderr.decode("utf-8", "replace")
+        record, stderr = _error_record(stderr)
+        sub = cls
+        if record is not None and cls is OrdinateError:
+            sub = _KINDS.get(record.get("kind"), OrdinateError)
         text = stderr.strip() or "(no output on stderr)"
         name = os.path.basename(argv[0]) if argv else "ordinate"
         args = " ".join(argv[1:]) if argv else ""
         msg = f"{name} {args} exited with code {returncode}:\n{text}"
-        return cls(msg, returncode=returncode, stderr=stderr, argv=argv)
+        return sub(msg, returncode=returncode, stderr=stderr, argv=argv, where=record)
+
+
+class OptionError(OrdinateError, ValueError):
+    """A bad option or command line (exit code 2): fix the call."""
+
+    kind = "option"
+
+
+class DataError(OrdinateError, ValueError):
+    """Bad input data (exit code 2): file, column, row and id say where."""
+
+    kind = "data"
+
+
+class RunError(OrdinateError):
+    """A runtime failure (exit code 1): I/O, an internal error."""
+
+    kind = "runtime"
+
+
+class Interrupted(OrdinateError):
+    """The run was interrupted (a signal): no output was written."""
+
+    kind = "interrupted"
+
+
+_KINDS = {c.kind: c for c in (OptionError, DataError, RunError, Interrupted)}
+
+# The variable that asks the binary for its final error as a JSON line.
+_ERROR_JSON = "ORDINATE_ERROR_JSON"
+
+
+def _env():
+    """The environment the binary runs in: ours, asking for the error
+    record."""
+    return dict(os.environ, **{_ERROR_JSON: "1"})
+
+
+def _error_record(stderr):
+    """The binary's error record (the last line of stderr, JSON) and stderr
+    as the binary writes it without the record ("ordinate: ERROR" in its
+    place); (None, stderr) when there is none."""
+    lines = stderr.rstrip("\n").split("\n")
+    last = lines[-1] if lines else ""
+    if not last.startswith("{"):
+        return None, stderr
+    try:
+        record = json.loads(last)
+    except ValueError:
+        return None, stderr
+    if not isinstance(record, dict) or "error" not in record or "kind" not in record:
+        return None, stderr
+    lines[-1] = "ordinate: " + record["error"]
+    if record.get("kind") == "interrupted":
+        lines.append("ordinate: interrupted; no output was written")
+    return record, "\n".join(lines) + "\n"
 
 
 def bundled_binary():
@@ -121,7 +194,7 @@ def run(args, stdin=None):
         kw["input"] = bytes(stdin)
     else:
         kw["stdin"] = stdin
-    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+    p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), **kw)
     if p.returncode != 0:
         raise OrdinateError.from_exit(argv, p.returncode, p.stderr)
     return p.stdout

@@ -26,7 +26,7 @@ import threading
 import pyarrow as pa
 
 from ordinate import describe
-from ordinate.cli import OrdinateError, binary, run
+from ordinate.cli import OrdinateError, _env, binary, run
 
 # How much of the binary's stderr to keep for an error message.
 _STDERR_LIMIT = 64 << 10
@@ -775,7 +775,7 @@ def _stream(argv, batches):
     # that starts it) dies, so that a worker killed without warning leaves
     # no ordinate computing for nobody (a tile or a block reads no stdin
     # whose end would stop it).
-    env = dict(os.environ, ORDINATE_EXIT_WITH_PARENT=str(os.getpid()))
+    env = dict(_env(), ORDINATE_EXIT_WITH_PARENT=str(os.getpid()))
     proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     stderr = bytearray()
     failure = []  # an exception from the input iterator (not a broken pipe)
