@@ -174,3 +174,8 @@ def test_readme_block_and_dask_recipes(root):
     # nullable (with no null in them), apply not null.
     for c in ["id", "emb_0", "emb_1"]:
         assert got.column(c).equals(want.column(c)), c
+    # The in-memory recipe: the same rows with the same bits.
+    mem = pq.read_table(root / "thyroid-pca-dask-memory").sort_by("id")
+    assert mem.num_rows == 215
+    for c in ["id", "emb_0", "emb_1"]:
+        assert mem.column(c).to_pylist() == want.column(c).to_pylist(), c
