@@ -187,3 +187,14 @@ def test_error_kinds(no_disk):
     # Python's own checks come first, as ValueError and TypeError.
     with pytest.raises(ValueError, match="dims"):
         ordinate.fit("pca", thyroid(), dims=0)
+
+
+def test_warnings_and_progress(no_disk, capsys):
+    """The binary's warnings arrive as Python warnings; progress=True shows
+    its progress records (here without tqdm's bar, as lines, when tqdm is
+    missing, or as tqdm's bar)."""
+    t = thyroid().append_column("k", pa.array([3.0] * 215))  # a constant feature: dropped with a warning
+    with pytest.warns(ordinate.OrdinateWarning, match='"k" is constant'):
+        ordinate.fit("pca", t, label="label")
+    fit = ordinate.fit("tsne", thyroid(), label="label", progress=True)
+    assert fit.embedding.num_rows == 215

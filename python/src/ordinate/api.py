@@ -17,7 +17,9 @@ import io
 import json
 import os
 import subprocess
+import sys
 import threading
+import warnings
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -25,7 +27,7 @@ import pyarrow.parquet as pq
 from ordinate import describe
 from ordinate.cli import OrdinateError, _env, binary
 
-__all__ = ["Figure", "Fit", "Model", "evaluate", "fit", "plot"]
+__all__ = ["Figure", "Fit", "Model", "OrdinateWarning", "evaluate", "fit", "plot"]
 
 # The key of DataFrame.attrs that keeps a pandas result's ordinate
 # metadata (its provenance), which pandas has nowhere else.
@@ -134,7 +136,7 @@ class Fit:
         return f"<ordinate.Fit embedding {n}, model {self.model!r}>"
 
 
-def fit(method, data, *, label=None, outputs=(), **options):
+def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     """Run a stage on an in-memory table and return a Fit.
 
     data is a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or
@@ -146,7 +148,10 @@ def fit(method, data, *, label=None, outputs=(), **options):
     "sphere-out"] for score); options are the stage's keyword options,
     checked against the binary's description. The model (when the stage
     writes one) comes back as a Model. No table is written to disk: every
-    one streams through a pipe.
+    one streams through a pipe. progress shows the binary's progress of a
+    long fit as a bar (tqdm; without it, the binary's lines on stderr):
+    None shows it when tqdm is installed and a notebook or terminal
+    watches.
     """
     st = describe.stage(method)
     roles_in = {r["name"].replace("-", "_"): r["name"] for r in st["inputs"]}
@@ -167,7 +172,7 @@ def fit(method, data, *, label=None, outputs=(), **options):
             raise ValueError(f"ordinate {method} writes no {r!r}; its outputs are {', '.join(sorted(roles_out))}")
     if "model-out" in roles_out and "model-out" not in want:
         want.append("model-out")
-    outs = _run([method, *flags], table, tables, want)
+    outs = _run([method, *flags], table, tables, want, _show_progress(progress))
     model = Model(outs.pop("model-out")) if "model-out" in outs else None
     others = {r: pa.ipc.open_stream(b).read_all() for r, b in outs.items() if r != "out"}
     return Fit(_like(outs["out"], like), model, others, pa.ipc.open_stream(outs["out"]).read_all())
@@ -292,14 +297,82 @@ def _ipc_bytes(table):
     return sink.getvalue()
 
 
-def _run(args, table, inputs, outputs):
+class _Progress:
+    """A progress bar of the binary's progress records (--log-format json:
+    msg "progress", phase, done, total): tqdm when it is installed, else
+    the records as the binary words them, on stderr."""
+
+    def __init__(self):
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:
+            tqdm = None
+        self.tqdm, self.bar, self.phase = tqdm, None, None
+
+    def show(self, rec):
+        """Show a progress record."""
+        if self.tqdm is None:
+            done, total = rec.get("done"), rec.get("total")
+            of = f"/{total}" if total else ""
+            sys.stderr.write(f"ordinate: {rec.get('phase')}: {done}{of} ({rec.get('elapsed')})\n")
+            return
+        if rec.get("phase") != self.phase:
+            self.close()
+            self.phase = rec.get("phase")
+            self.bar = self.tqdm(total=rec.get("total"), desc=self.phase, unit="")
+        self.bar.n = rec.get("done", 0)
+        self.bar.refresh()
+
+    def close(self):
+        """End the bar: its phase is over (the binary reports every 5 s,
+        so the last record falls short of the end)."""
+        if self.bar is not None:
+            if self.bar.total:
+                self.bar.n = self.bar.total
+            self.bar.close()
+            self.bar = None
+
+
+class OrdinateWarning(UserWarning):
+    """A warning of the binary (a constant column dropped, scales far
+    apart, …), raised as a Python warning by the in-memory API."""
+
+
+def _log_record(line):
+    """A JSON log record of the binary (time, level, msg, …), or None for
+    any other line (the error record has no level)."""
+    if not line.startswith(b"{"):
+        return None
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) and "level" in rec and "msg" in rec else None
+
+
+def _show_progress(progress):
+    """progress as given, or by default: when tqdm is installed and the
+    caller watches (a notebook, or stderr a terminal)."""
+    if progress is not None:
+        return bool(progress)
+    try:
+        import tqdm  # noqa: F401
+    except ImportError:
+        return False
+    return sys.stderr.isatty() or "ipykernel" in sys.modules
+
+
+def _run(args, table, inputs, outputs, progress=False):
     """Run the binary with table on stdin (--in -), each input (role ->
     Table or IPC bytes) on a pipe of its own, each output role on a pipe,
     and the embedding on stdout; return the outputs' bytes by role ("out"
-    among them)."""
+    among them). With progress, the binary's progress records drive a
+    progress bar (_Progress)."""
     if os.name != "posix":
         raise OrdinateError("the in-memory API passes tables on pipes (fd:N), which needs a Unix system")
-    argv = [binary(), *args, "--in", "-", "--out", "-", "--quiet"]
+    # JSON logs: warnings become Python warnings, progress records a bar.
+    tail = ["--log-format", "json"] if progress else ["--log-format", "json", "--quiet"]
+    argv = [binary(), *args, "--in", "-", "--out", "-", *tail]
     feeds, drains, child_fds, threads = [], {}, [], []
     try:
         for role, t in inputs.items():
@@ -349,8 +422,27 @@ def _run(args, table, inputs, outputs):
     for role, r in drains.items():
         threads.append(threading.Thread(target=read, args=(role, r), daemon=True))
     threads.append(threading.Thread(target=read, args=("out", proc.stdout), daemon=True))
-    stderr = []
-    threads.append(threading.Thread(target=lambda: stderr.append(proc.stderr.read()), daemon=True))
+    stderr, warned = [], []
+    bar = _Progress() if progress else None
+
+    def watch():
+        kept = []
+        for line in proc.stderr:
+            rec = _log_record(line)
+            if rec is None:
+                kept.append(line)  # the error record, or text
+            elif rec.get("msg") == "progress":
+                if bar is not None:
+                    bar.show(rec)
+            else:
+                if rec.get("level") == "WARN":
+                    warned.append(rec.get("msg", ""))
+                kept.append(f"{rec.get('level', '')} {rec.get('msg', '')}\n".encode())
+        if bar is not None:
+            bar.close()
+        stderr.append(b"".join(kept))
+
+    threads.append(threading.Thread(target=watch, daemon=True))
     for t in threads:
         t.start()
     rc = proc.wait()
@@ -359,6 +451,8 @@ def _run(args, table, inputs, outputs):
     proc.stderr.close()
     if rc != 0:
         raise OrdinateError.from_exit(argv, rc, stderr[0] if stderr else b"")
+    for w in warned:
+        warnings.warn(w, OrdinateWarning, stacklevel=3)
     if errors:
         raise errors[0]
     return got
