@@ -5,7 +5,8 @@ this directory, or $ORDINATE_REPO) and puts the binary at ordinate/bin/ordinate
 in the build tree, so the wheel carries it, with the binary's self-description
 (`ordinate describe --json`) at ordinate/describe.json. Such a wheel only runs on the
 platform it was built on, so bdist_wheel tags it py3-none-<platform> (the
-Python code itself is version independent).
+Python code itself is version independent); on Linux the static binary
+makes it a manylinux and musllinux wheel.
 
 Build from this directory (pip install ./python, python -m build --wheel):
 an sdist alone carries no Go sources, so a wheel built from an sdist fails
@@ -63,6 +64,13 @@ class PlatformWheel(bdist_wheel):
 
     def get_tag(self):
         _, _, plat = super().get_tag()
+        # The binary is static (no cgo, no C library at all), so a Linux
+        # wheel installs on every glibc from 2.17 and on musl: say so, as
+        # the tags pip matches (a bare linux_* tag is refused by PyPI and
+        # by nothing else).
+        if plat.startswith("linux_"):
+            arch = plat[len("linux_"):]
+            plat = f"manylinux_2_17_{arch}.manylinux2014_{arch}.musllinux_1_1_{arch}"
         return "py3", "none", plat
 
 
