@@ -179,3 +179,25 @@ def test_readme_block_and_dask_recipes(root):
     assert mem.num_rows == 215
     for c in ["id", "emb_0", "emb_1"]:
         assert mem.column(c).to_pylist() == want.column(c).to_pylist(), c
+
+
+def readme_python_blocks(title):
+    """The Python blocks of README.md's section `## title` that are not
+    marked <!-- not run: … -->."""
+    text = (REPO / "README.md").read_text()
+    start = text.index("\n## " + title + "\n") + 1
+    end = re.compile(r"^## ", re.M).search(text, start + 3)
+    body = text[start : end.start() if end else len(text)]
+    blocks = re.findall(r"(<!-- not run:[^\n]*-->\n)?```python\n(.*?)```", body, re.S)
+    return [code for mark, code in blocks if not mark]
+
+
+def test_readme_python_section(root):
+    """The README's Python section, copied as written, runs: the in-memory
+    fit, evaluate and the scikit-learn estimator on bundled data."""
+    [block] = readme_python_blocks("Python and Spark")
+    out = run_py(block, root, "readme_python")
+    lines = out.splitlines()
+    assert lines[0].startswith("215 <ordinate.Model bvp (affine)"), out
+    assert int(lines[1]) > 10, out
+
