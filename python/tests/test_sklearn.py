@@ -12,7 +12,7 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import ordinate
-from ordinate.sklearn import BVP, CKPCA, LDA, LSP, PCA, TSNE, SoftClassNeRV
+from ordinate.sklearn import BVP, CKPCA, LDA, LSP, PCA, TSNE, FisherTSNE, SoftClassNeRV
 
 from thyroid import REPO, THYROID
 
@@ -26,12 +26,13 @@ PLACED = {
 
 
 def expected_failed(est):
-    return PLACED if isinstance(est, (TSNE, SoftClassNeRV)) else {}
+    return PLACED if isinstance(est, (TSNE, SoftClassNeRV, FisherTSNE)) else {}
 
 
 # LSP is not among them: it needs control points (control=[…] columns of
 # X), which the checks' arrays cannot name; test_lsp_with_control covers it.
-@parametrize_with_checks([BVP(), PCA(), LDA(), CKPCA(), TSNE(), SoftClassNeRV()], expected_failed_checks=expected_failed)
+@parametrize_with_checks([BVP(), PCA(), LDA(), CKPCA(), TSNE(), SoftClassNeRV(), FisherTSNE()],
+                         expected_failed_checks=expected_failed)
 def test_sklearn_checks(estimator, check):
     check(estimator)
 
@@ -87,3 +88,17 @@ def test_bad_parameters_fail_before_the_binary():
         BVP(solver="newton").fit(X, y)
     with pytest.raises(TypeError):
         BVP(dimz=2)
+
+
+def test_fisher_tsne():
+    """FisherTSNE is fisher's local metric, then t-SNE of its distances, as
+    the CLI runs them; transform places new rows by their Fisher distances."""
+    X, y = thyroid()
+    est = FisherTSNE(neighbors=40)
+    emb = est.fit_transform(X, y)
+    t = pacsv.read_csv(THYROID)
+    dist = ordinate.fit("fisher", t, label="label", kernel="rbf", neighbors=40, features=[f"x{j}" for j in range(1, 6)])
+    want = ordinate.fit("tsne", None, distances=dist.table, fisher_model=dist.model, perplexity=40 / 3).embedding
+    assert np.array_equal(emb, np.column_stack([want.column("emb_0"), want.column("emb_1")]))
+    placed = est.transform(X.iloc[:10])
+    assert placed.shape == (10, 2) and np.isfinite(placed).all()

@@ -140,7 +140,9 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     """Run a stage on an in-memory table and return a Fit.
 
     data is a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or
-    polars DataFrame, or a 2-d numpy array (its columns become x0, x1, …).
+    polars DataFrame, or a 2-d numpy array (its columns become x0, x1, …);
+    None for a stage that reads other roles only (tsne on distances=…, with
+    fisher_model= a Model).
     label is the label column's name, or, with numpy data, the classes
     themselves (a column "label"). Other input tables of the stage go by
     their role as keywords (similarity=…, control_table=…, objects=…);
@@ -160,9 +162,16 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     for key in list(options):
         if key in roles_in and roles_in[key] != "in":
             value = options.pop(key)
-            if value is not None:
+            if isinstance(value, Model):
+                tables[roles_in[key]] = value.data  # a model input (fisher_model=…)
+            elif value is not None:
                 tables[roles_in[key]] = _table(value, None)[0]
-    table, like = _table(data, label)
+    if data is None:
+        if not tables:
+            raise ValueError(f"ordinate {method}: give data, or its input tables by role")
+        table, like = None, "arrow"
+    else:
+        table, like = _table(data, label)
     if label is not None:
         options["label"] = label if isinstance(label, str) else "label"
     flags = describe.flags(method, options, reserved=_SETS, why="fit sets {} itself")
@@ -372,7 +381,8 @@ def _run(args, table, inputs, outputs, progress=False):
         raise OrdinateError("the in-memory API passes tables on pipes (fd:N), which needs a Unix system")
     # JSON logs: warnings become Python warnings, progress records a bar.
     tail = ["--log-format", "json"] if progress else ["--log-format", "json", "--quiet"]
-    argv = [binary(), *args, "--in", "-", "--out", "-", *tail]
+    main = ["--in", "-"] if table is not None else []
+    argv = [binary(), *args, *main, "--out", "-", *tail]
     feeds, drains, child_fds, threads = [], {}, [], []
     try:
         for role, t in inputs.items():
@@ -416,7 +426,8 @@ def _run(args, table, inputs, outputs, progress=False):
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
-    threads.append(threading.Thread(target=write, args=(proc.stdin, _ipc_bytes(table)), daemon=True))
+    threads.append(threading.Thread(target=write, args=(proc.stdin, _ipc_bytes(table) if table is not None else b""),
+                                    daemon=True))
     for w, data in feeds:
         threads.append(threading.Thread(target=write, args=(w, data), daemon=True))
     for role, r in drains.items():

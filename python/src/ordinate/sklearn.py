@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ordinate import api, describe
 
-__all__ = ["BVP", "CKPCA", "LDA", "LSP", "PCA", "SoftClassNeRV", "TSNE"]
+__all__ = ["BVP", "CKPCA", "FisherTSNE", "LDA", "LSP", "PCA", "SoftClassNeRV", "TSNE"]
 
 # Options a scikit-learn estimator does not take: the columns come from X
 # and y, and a fit in memory streams nothing.
@@ -160,3 +160,43 @@ TSNE = _estimator("TSNE", "tsne", False, "t-SNE; transform places new rows again
 SoftClassNeRV = _estimator("SoftClassNeRV", "nerv", False,
                            "NeRV with classes: y holds each row's class (ClassNeRV); without y, plain NeRV. "
                            "transform places new rows against the fixed map.")
+
+
+class FisherTSNE(_Ordinate):
+    """Fisher t-SNE (paper 004): the local Fisher metric of the classes y in
+    an RBF kernel space, then t-SNE of those distances. fit runs `ordinate
+    fisher --kernel rbf --neighbors K` and `ordinate tsne --distances …
+    --fisher-model …`; transform places new rows by their Fisher distances
+    to the fitted rows. neighbors, gamma, steps and the t-SNE options are
+    its parameters (None: the binary's defaults)."""
+
+    _method = "tsne"
+    _needs_y = True
+
+    def __init__(self, *, neighbors=None, gamma=None, steps=None, perplexity=None, max_iter=None, seed=None, dims=None):
+        self.neighbors = neighbors
+        self.gamma = gamma
+        self.steps = steps
+        self.perplexity = perplexity
+        self.max_iter = max_iter
+        self.seed = seed
+        self.dims = dims
+
+    def _fit(self, X, y):
+        table, names = self._table(X, y, fitting=True)
+        n = table.num_rows
+        k = self.neighbors if self.neighbors is not None else min(90, n - 1)
+        fisher = {"kernel": "rbf", "neighbors": k, "label": _Y}
+        if k <= 30:
+            fisher["perplexity"] = max(1.0, k / 3)  # the metric's σ is calibrated over the K listed rows
+        fisher.update({key: v for key, v in {"gamma": self.gamma, "steps": self.steps}.items() if v is not None})
+        dist = api.fit("fisher", table, features=names, **fisher)
+        tsne = {key: v for key, v in {"max_iter": self.max_iter, "seed": self.seed, "dims": self.dims}.items() if v is not None}
+        # t-SNE of K neighbours per row: the perplexity K can carry.
+        tsne["perplexity"] = self.perplexity if self.perplexity is not None else max(1.0, min(30.0, k / 3))
+        fit = api.fit("tsne", None, distances=dist.table, fisher_model=dist.model, **tsne)
+        self.model_ = fit.model
+        self.embedding_ = _coordinates(fit.embedding)
+        figures = json.loads((fit.table.schema.metadata or {}).get(b"ordinate", b"{}")).get("figures", {})
+        self.n_iter_ = int(figures.get("iterations", 1) or 1)
+        return self.embedding_
