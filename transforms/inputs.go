@@ -105,16 +105,11 @@ func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
 //     products) overflow (CheckRange). Every stage that reads features is
 //     covered here.
 func (env *Env) ReadFeatures(ctx context.Context, role string, sel arrowio.Selection, standardize bool) (*FeatureTable, error) {
-	r, err := env.Open(ctx, role)
+	r, sel, err := env.OpenFeatures(ctx, role, sel)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Release()
-	if sel.Features == nil && !sel.NoFeatures {
-		if sel, err = env.DefaultFeatures(r, sel); err != nil {
-			return nil, err
-		}
-	}
 	f, err := env.ReadFrom(ctx, role, r, sel)
 	if err != nil {
 		return nil, err
@@ -277,10 +272,29 @@ func frameID(f *arrowio.Frame, i int) string {
 	return f.ID.ValueStr(i)
 }
 
-// DefaultFeatures resolves the default feature set against r's schema,
+// OpenFeatures opens the feature table of role and returns it with sel,
+// whose default feature set (no features named) is resolved against the
+// table's schema and reported as ReadFeatures describes: the opening every
+// reader of features shares (ReadFeatures, and the statistics streamed by
+// package moments). The caller releases the reader.
+func (env *Env) OpenFeatures(ctx context.Context, role string, sel arrowio.Selection) (arrowio.Reader, arrowio.Selection, error) {
+	r, err := env.Open(ctx, role)
+	if err != nil {
+		return nil, sel, err
+	}
+	if sel.Features == nil && !sel.NoFeatures {
+		if sel, err = env.defaultFeatures(r, sel); err != nil {
+			r.Release()
+			return nil, sel, err
+		}
+	}
+	return r, sel, nil
+}
+
+// defaultFeatures resolves the default feature set against r's schema,
 // leaving out the columns excludedByDefault names, and returns sel with the
 // resolved list.
-func (env *Env) DefaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowio.Selection, error) {
+func (env *Env) defaultFeatures(r arrowio.Reader, sel arrowio.Selection) (arrowio.Selection, error) {
 	plan, err := sel.Compile(r.Schema(), r.Source())
 	if err != nil {
 		return sel, err

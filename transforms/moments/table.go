@@ -98,16 +98,11 @@ func labelType(l *arrowio.Labels) string {
 // label's rows are checked as usual but the statistics pool them, as one
 // class without a label.
 func Read(ctx context.Context, env *transforms.Env, role string, sel arrowio.Selection, byClass bool) (*Table, error) {
-	r, err := env.Open(ctx, role)
+	r, sel, err := env.OpenFeatures(ctx, role, sel)
 	if err != nil {
 		return nil, err
 	}
 	defer r.Release()
-	if sel.Features == nil && !sel.NoFeatures {
-		if sel, err = env.DefaultFeatures(r, sel); err != nil {
-			return nil, err
-		}
-	}
 	src := r.Source()
 	plan, err := sel.Compile(r.Schema(), src, arrowio.WithFrameThreads(env.Threads))
 	if err != nil {

@@ -184,7 +184,8 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     outs = _run([method, *flags], table, tables, want, _show_progress(progress))
     model = Model(outs.pop("model-out")) if "model-out" in outs else None
     others = {r: pa.ipc.open_stream(b).read_all() for r, b in outs.items() if r != "out"}
-    return Fit(_like(outs["out"], like), model, others, pa.ipc.open_stream(outs["out"]).read_all())
+    table = pa.ipc.open_stream(outs["out"]).read_all()  # read once: the caller's type, and the Fit's own
+    return Fit(_like(table, like), model, others, table)
 
 
 def evaluate(embedding, data, *, label=None, **options):
@@ -279,9 +280,11 @@ def _table(data, label):
                     "a pandas or polars DataFrame, or a 2-d numpy array")
 
 
-def _like(ipc, like):
-    """An output stream's table in the caller's type."""
-    table = pa.ipc.open_stream(ipc).read_all()  # its provenance in the schema metadata
+def _like(table, like):
+    """An output table (its provenance in the schema metadata, or an IPC
+    stream's bytes) in the caller's type."""
+    if isinstance(table, bytes):
+        table = pa.ipc.open_stream(table).read_all()
     if like == "pandas":
         df = table.to_pandas()
         md = table.schema.metadata or {}

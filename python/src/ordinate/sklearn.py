@@ -97,10 +97,7 @@ class _Ordinate(TransformerMixin, BaseEstimator):
         self.model_ = fit.model
         self.embedding_ = _coordinates(fit.embedding)
         if "max_iter" in self.get_params():
-            figures = json.loads((fit.table.schema.metadata or {}).get(b"ordinate", b"{}")).get("figures", {})
-            its = figures.get("iterations", 1)
-            # The optimiser's iterations, or 1 for a solve in closed form.
-            self.n_iter_ = int(sum(its) if isinstance(its, list) else its) or 1
+            self.n_iter_ = _iterations(fit)
         return self.embedding_
 
     def fit_transform(self, X, y=None, **fit_params):
@@ -122,6 +119,14 @@ class _Ordinate(TransformerMixin, BaseEstimator):
         tags.target_tags.required = self._needs_y
         tags.input_tags.allow_nan = False
         return tags
+
+
+def _iterations(fit):
+    """The optimiser's iterations the fit's provenance records (summed over
+    BVP's deflation steps), or 1 for a solve in closed form."""
+    figures = json.loads((fit.table.schema.metadata or {}).get(b"ordinate", b"{}")).get("figures", {})
+    its = figures.get("iterations", 1)
+    return int(sum(its) if isinstance(its, list) else its) or 1
 
 
 def _coordinates(table):
@@ -197,6 +202,5 @@ class FisherTSNE(_Ordinate):
         fit = api.fit("tsne", None, distances=dist.table, fisher_model=dist.model, **tsne)
         self.model_ = fit.model
         self.embedding_ = _coordinates(fit.embedding)
-        figures = json.loads((fit.table.schema.metadata or {}).get(b"ordinate", b"{}")).get("figures", {})
-        self.n_iter_ = int(figures.get("iterations", 1) or 1)
+        self.n_iter_ = _iterations(fit)
         return self.embedding_
