@@ -13,6 +13,8 @@ that the binary reads or writes as `fd:N` (Unix).
     fit.model.save("bvp.model.parquet"); ordinate.Model.load("bvp.model.parquet")
 """
 
+from __future__ import annotations
+
 import io
 import json
 import os
@@ -20,12 +22,18 @@ import subprocess
 import sys
 import threading
 import warnings
+from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping, Sequence, Union
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ordinate import describe
 from ordinate.cli import OrdinateError, _env, binary
+
+if TYPE_CHECKING:
+    import numpy
+    import pandas
+    import polars
 
 __all__ = ["Figure", "Fit", "Model", "OrdinateWarning", "evaluate", "fit", "plot"]
 
@@ -36,13 +44,26 @@ _ATTRS = "ordinate"
 # The options the in-memory API sets itself.
 _SETS = ("quiet", "log_format")
 
+# What the in-memory API reads as a table: pyarrow, pandas, polars, or a
+# 2-d numpy array of features (with label= its classes). Results come back
+# as the caller's type, so they are typed Any.
+Data = Union[
+    pa.Table,
+    pa.RecordBatch,
+    pa.RecordBatchReader,
+    "pandas.DataFrame",
+    "polars.DataFrame",
+    "numpy.ndarray[Any, Any]",
+    "Fit",
+]
+
 
 class Model:
     """A fitted model: the model table's Arrow IPC stream bytes (what
     --model-out writes), with its header. It pickles as those bytes, so it
     travels to workers; save and load write and read model files."""
 
-    def __init__(self, data):
+    def __init__(self, data: Union[bytes, bytearray, memoryview]) -> None:
         if not isinstance(data, (bytes, bytearray, memoryview)):
             raise TypeError(f"Model(data): want the bytes of an Arrow IPC stream, not {type(data).__name__}")
         self.data = bytes(data)
@@ -53,53 +74,56 @@ class Model:
         raw = (schema.metadata or {}).get(b"ordinate.model")
         if raw is None:
             raise OrdinateError("not a model: the table has no ordinate.model header (write models with --model-out)")
-        self.header = json.loads(raw)
+        self.header: dict[str, Any] = json.loads(raw)
 
     @property
-    def stage(self):
+    def stage(self) -> str | None:
         """The stage that fitted the model (bvp, tsne, …)."""
-        return self.header.get("stage")
+        stage: str | None = self.header.get("stage")
+        return stage
 
     @property
-    def kind(self):
+    def kind(self) -> str | None:
         """The model kind (affine, kernel, tsne, …)."""
-        return self.header.get("kind")
+        kind: str | None = self.header.get("kind")
+        return kind
 
     @classmethod
-    def load(cls, path):
+    def load(cls, path: Union[str, os.PathLike[str]]) -> Model:
         """Read a model file written with --model-out (Parquet, Arrow IPC
         file or stream) or by save."""
-        with open(path, "rb") as f:
+        name = os.fspath(path)
+        with open(name, "rb") as f:
             head = f.read(8)
         if head[:4] == b"PAR1":
-            table = pq.read_table(path)
+            table = pq.read_table(name)
         elif head[:6] == b"ARROW1":
-            table = pa.ipc.open_file(path).read_all()
+            table = pa.ipc.open_file(name).read_all()
         else:
-            with open(path, "rb") as f:
+            with open(name, "rb") as f:
                 return cls(f.read())
         return cls(_ipc_bytes(table))
 
-    def save(self, path):
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
         """Write the model: Parquet for a .parquet path, an Arrow IPC file
         for .arrow or .feather, else the IPC stream as it is. Every form is
         a model file for `ordinate apply --model`."""
-        path = os.fspath(path)
-        if path.endswith(".parquet"):
-            pq.write_table(self.table(), path, compression="zstd")
-        elif path.endswith((".arrow", ".feather")):
+        name = os.fspath(path)
+        if name.endswith(".parquet"):
+            pq.write_table(self.table(), name, compression="zstd")
+        elif name.endswith((".arrow", ".feather")):
             table = self.table()
-            with pa.OSFile(path, "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+            with pa.OSFile(name, "wb") as sink, pa.ipc.new_file(sink, table.schema) as w:
                 w.write_table(table)
         else:
-            with open(path, "wb") as f:
+            with open(name, "wb") as f:
                 f.write(self.data)
 
-    def table(self):
+    def table(self) -> pa.Table:
         """The model table (pyarrow), with its header in the schema metadata."""
         return pa.ipc.open_stream(self.data).read_all()
 
-    def transform(self, data, *, label=None, **options):
+    def transform(self, data: Data, *, label: Any = None, **options: Any) -> Any:
         """Place the rows of data with the model (`ordinate apply`): the
         embedding in the type of data. options are apply's (id, keep,
         perplexity, max_iter, on_invalid, threads …); label names the new
@@ -111,10 +135,10 @@ class Model:
         outs = _run(["apply", *flags], table, {"model": self.data}, [])
         return _like(outs["out"], like)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[Model], tuple[bytes]]:
         return (Model, (self.data,))
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<ordinate.Model {self.stage} ({self.kind}), {len(self.data):,} bytes>"
 
 
@@ -123,7 +147,7 @@ class Fit:
     model (None for stages that write none) and the other outputs asked
     for (pyarrow Tables by role)."""
 
-    def __init__(self, embedding, model, outputs, table=None):
+    def __init__(self, embedding: Any, model: Model | None, outputs: dict[str, pa.Table], table: pa.Table) -> None:
         self.embedding = embedding
         self.model = model
         self.outputs = outputs
@@ -131,12 +155,20 @@ class Fit:
         # numpy results cannot carry): evaluate and plot take the Fit.
         self.table = table
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         n = getattr(self.embedding, "shape", None) or getattr(self.embedding, "num_rows", "?")
         return f"<ordinate.Fit embedding {n}, model {self.model!r}>"
 
 
-def fit(method, data, *, label=None, outputs=(), progress=None, **options):
+def fit(
+    method: str,
+    data: Data | None,
+    *,
+    label: Any = None,
+    outputs: Iterable[str] = (),
+    progress: bool | None = None,
+    **options: Any,
+) -> Fit:
     """Run a stage on an in-memory table and return a Fit.
 
     data is a pyarrow Table, RecordBatch or RecordBatchReader, a pandas or
@@ -158,7 +190,7 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     st = describe.stage(method)
     roles_in = {r["name"].replace("-", "_"): r["name"] for r in st["inputs"]}
     roles_out = {r["name"] for r in st["outputs"]}
-    tables = {}
+    tables: dict[str, Union[pa.Table, bytes]] = {}
     for key in list(options):
         if key in roles_in and roles_in[key] != "in":
             value = options.pop(key)
@@ -169,7 +201,8 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     if data is None:
         if not tables:
             raise ValueError(f"ordinate {method}: give data, or its input tables by role")
-        table, like = None, "arrow"
+        table: pa.Table | None = None
+        like = "arrow"
     else:
         table, like = _table(data, label)
     if label is not None:
@@ -184,11 +217,11 @@ def fit(method, data, *, label=None, outputs=(), progress=None, **options):
     outs = _run([method, *flags], table, tables, want, _show_progress(progress))
     model = Model(outs.pop("model-out")) if "model-out" in outs else None
     others = {r: pa.ipc.open_stream(b).read_all() for r, b in outs.items() if r != "out"}
-    table = pa.ipc.open_stream(outs["out"]).read_all()  # read once: the caller's type, and the Fit's own
-    return Fit(_like(table, like), model, others, table)
+    emb = pa.ipc.open_stream(outs["out"]).read_all()  # read once: the caller's type, and the Fit's own
+    return Fit(_like(emb, like), model, others, emb)
 
 
-def evaluate(embedding, data, *, label=None, **options):
+def evaluate(embedding: Data, data: Data, *, label: str | None = None, **options: Any) -> Any:
     """The quality metrics of an embedding against the table it was made
     from (`ordinate evaluate`): the long table metric, k, subset, value, in
     the type of data. embedding is a Fit, or a table: pyarrow and pandas
@@ -210,28 +243,28 @@ class Figure:
     """A figure drawn by `ordinate plot`, as SVG: it displays inline in
     Jupyter and saves to a file."""
 
-    def __init__(self, svg):
+    def __init__(self, svg: bytes) -> None:
         self.svg = bytes(svg)
 
-    def _repr_svg_(self):
+    def _repr_svg_(self) -> str:
         return self.svg.decode("utf-8")
 
-    def save(self, path):
+    def save(self, path: Union[str, os.PathLike[str]]) -> None:
         """Write the SVG to path."""
         with open(path, "wb") as f:
             f.write(self.svg)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<ordinate.Figure SVG, {len(self.svg):,} bytes>"
 
 
-def plot(embedding, **options):
+def plot(embedding: Data, **options: Any) -> Figure:
     """Draw an embedding, SCORE maps or a distance table (`ordinate plot`)
     and return it as a Figure (SVG). embedding is a Fit or a table. Other input tables go by their role
     (placed=…, join=…, triplets=…); options are plot's (color, facet,
     color_scale, title, …)."""
     emb, _ = _table(embedding, None)
-    tables = {}
+    tables: dict[str, Union[pa.Table, bytes]] = {}
     for role in ("placed", "join", "triplets"):
         if options.get(role) is not None:
             tables[role] = _table(options.pop(role), None)[0]
@@ -240,7 +273,7 @@ def plot(embedding, **options):
     return Figure(outs["out"])
 
 
-def _table(data, label):
+def _table(data: Any, label: Any) -> tuple[pa.Table, str]:
     """data as a pyarrow Table, and what to give results back as."""
     if isinstance(data, Fit):
         return data.table, "arrow"
@@ -280,7 +313,7 @@ def _table(data, label):
                     "a pandas or polars DataFrame, or a 2-d numpy array")
 
 
-def _like(table, like):
+def _like(table: Union[pa.Table, bytes], like: str) -> Any:
     """An output table (its provenance in the schema metadata, or an IPC
     stream's bytes) in the caller's type."""
     if isinstance(table, bytes):
@@ -302,7 +335,7 @@ def _like(table, like):
     return table
 
 
-def _ipc_bytes(table):
+def _ipc_bytes(table: pa.Table) -> bytes:
     sink = io.BytesIO()
     with pa.ipc.new_stream(sink, table.schema) as w:
         w.write_table(table)
@@ -314,14 +347,16 @@ class _Progress:
     msg "progress", phase, done, total): tqdm when it is installed, else
     the records as the binary words them, on stderr."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         try:
             from tqdm.auto import tqdm
         except ImportError:
             tqdm = None
-        self.tqdm, self.bar, self.phase = tqdm, None, None
+        self.tqdm: Any = tqdm
+        self.bar: Any = None
+        self.phase: str | None = None
 
-    def show(self, rec):
+    def show(self, rec: Mapping[str, Any]) -> None:
         """Show a progress record."""
         if self.tqdm is None:
             done, total = rec.get("done"), rec.get("total")
@@ -335,7 +370,7 @@ class _Progress:
         self.bar.n = rec.get("done", 0)
         self.bar.refresh()
 
-    def close(self):
+    def close(self) -> None:
         """End the bar: its phase is over (the binary reports every 5 s,
         so the last record falls short of the end)."""
         if self.bar is not None:
@@ -350,19 +385,19 @@ class OrdinateWarning(UserWarning):
     apart, …), raised as a Python warning by the in-memory API."""
 
 
-def _log_record(line):
+def _log_record(line: bytes) -> dict[str, Any] | None:
     """A JSON log record of the binary (time, level, msg, …), or None for
     any other line (the error record has no level)."""
     if not line.startswith(b"{"):
         return None
     try:
-        rec = json.loads(line)
+        rec: Any = json.loads(line)
     except ValueError:
         return None
     return rec if isinstance(rec, dict) and "level" in rec and "msg" in rec else None
 
 
-def _show_progress(progress):
+def _show_progress(progress: bool | None) -> bool:
     """progress as given, or by default: when tqdm is installed and the
     caller watches (a notebook, or stderr a terminal)."""
     if progress is not None:
@@ -374,7 +409,13 @@ def _show_progress(progress):
     return sys.stderr.isatty() or "ipykernel" in sys.modules
 
 
-def _run(args, table, inputs, outputs, progress=False):
+def _run(
+    args: Sequence[str],
+    table: pa.Table | None,
+    inputs: Mapping[str, Union[pa.Table, bytes]],
+    outputs: Sequence[str],
+    progress: bool = False,
+) -> dict[str, bytes]:
     """Run the binary with table on stdin (--in -), each input (role ->
     Table or IPC bytes) on a pipe of its own, each output role on a pipe,
     and the embedding on stdout; return the outputs' bytes by role ("out"
@@ -386,7 +427,10 @@ def _run(args, table, inputs, outputs, progress=False):
     tail = ["--log-format", "json"] if progress else ["--log-format", "json", "--quiet"]
     main = ["--in", "-"] if table is not None else []
     argv = [binary(), *args, *main, "--out", "-", *tail]
-    feeds, drains, child_fds, threads = [], {}, [], []
+    feeds: list[tuple[int, bytes]] = []
+    drains: dict[str, int] = {}
+    child_fds: list[int] = []
+    threads: list[threading.Thread] = []
     try:
         for role, t in inputs.items():
             r, w = os.pipe()
@@ -406,9 +450,10 @@ def _run(args, table, inputs, outputs, progress=False):
         raise
     for fd in child_fds:
         os.close(fd)
-    got, errors = {}, []
+    got: dict[str, bytes] = {}
+    errors: list[BaseException] = []
 
-    def write(fd_or_file, data):
+    def write(fd_or_file: Union[int, IO[bytes]], data: bytes) -> None:
         try:
             if isinstance(fd_or_file, int):
                 with os.fdopen(fd_or_file, "wb") as f:
@@ -419,7 +464,7 @@ def _run(args, table, inputs, outputs, progress=False):
         except (BrokenPipeError, OSError):
             pass  # the process stopped reading: its exit status says why
 
-    def read(role, fd_or_file):
+    def read(role: str, fd_or_file: Union[int, IO[bytes]]) -> None:
         try:
             if isinstance(fd_or_file, int):
                 with os.fdopen(fd_or_file, "rb") as f:
@@ -429,6 +474,7 @@ def _run(args, table, inputs, outputs, progress=False):
         except BaseException as e:  # noqa: BLE001 - reported below
             errors.append(e)
 
+    assert proc.stdin is not None and proc.stdout is not None  # both PIPE
     threads.append(threading.Thread(target=write, args=(proc.stdin, _ipc_bytes(table) if table is not None else b""),
                                     daemon=True))
     for w, data in feeds:
@@ -436,11 +482,13 @@ def _run(args, table, inputs, outputs, progress=False):
     for role, r in drains.items():
         threads.append(threading.Thread(target=read, args=(role, r), daemon=True))
     threads.append(threading.Thread(target=read, args=("out", proc.stdout), daemon=True))
-    stderr, warned = [], []
+    stderr: list[bytes] = []
+    warned: list[str] = []
     bar = _Progress() if progress else None
 
-    def watch():
-        kept = []
+    def watch() -> None:
+        kept: list[bytes] = []
+        assert proc.stderr is not None  # stderr=PIPE
         for line in proc.stderr:
             rec = _log_record(line)
             if rec is None:
@@ -457,16 +505,17 @@ def _run(args, table, inputs, outputs, progress=False):
         stderr.append(b"".join(kept))
 
     threads.append(threading.Thread(target=watch, daemon=True))
-    for t in threads:
-        t.start()
+    for th in threads:
+        th.start()
     rc = proc.wait()
-    for t in threads:
-        t.join()
-    proc.stderr.close()
+    for th in threads:
+        th.join()
+    if proc.stderr is not None:
+        proc.stderr.close()
     if rc != 0:
         raise OrdinateError.from_exit(argv, rc, stderr[0] if stderr else b"")
-    for w in warned:
-        warnings.warn(w, OrdinateWarning, stacklevel=3)
+    for message in warned:
+        warnings.warn(message, OrdinateWarning, stacklevel=3)
     if errors:
         raise errors[0]
     return got

@@ -1,11 +1,14 @@
 """Finding and running the ordinate binary."""
 
+from __future__ import annotations
+
 import json
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO, Any, Mapping, NoReturn, Optional, Sequence, Union
 
 _EXE = "ordinate.exe" if sys.platform == "win32" else "ordinate"
 
@@ -21,22 +24,30 @@ class OrdinateError(RuntimeError):
     error lies, when the binary knows.
     """
 
-    kind = None
+    kind: Optional[str] = None
 
-    def __init__(self, message, *, returncode=None, stderr="", argv=None, where=None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        returncode: int | None = None,
+        stderr: str = "",
+        argv: Sequence[str] | None = None,
+        where: Mapping[str, Any] | None = None,
+    ) -> None:
         super().__init__(message)
         self.returncode = returncode
         self.stderr = stderr
         self.argv = list(argv) if argv is not None else None
         where = where or {}
-        self.option = where.get("option")
-        self.file = where.get("file")
-        self.column = where.get("column")
-        self.row = where.get("row")
-        self.id = where.get("id")
+        self.option: str | None = where.get("option")
+        self.file: str | None = where.get("file")
+        self.column: str | None = where.get("column")
+        self.row: int | None = where.get("row")
+        self.id: str | None = where.get("id")
 
     @classmethod
-    def from_exit(cls, argv, returncode, stderr):
+    def from_exit(cls, argv: Sequence[str], returncode: int, stderr: Union[str, bytes]) -> OrdinateError:
         if isinstance(stderr, bytes):
             stderr = stderr.decode("utf-8", "replace")
         record, stderr = _error_record(stderr)
@@ -74,19 +85,19 @@ class Interrupted(OrdinateError):
     kind = "interrupted"
 
 
-_KINDS = {c.kind: c for c in (OptionError, DataError, RunError, Interrupted)}
+_KINDS: dict[Optional[str], type[OrdinateError]] = {c.kind: c for c in (OptionError, DataError, RunError, Interrupted)}
 
 # The variable that asks the binary for its final error as a JSON line.
 _ERROR_JSON = "ORDINATE_ERROR_JSON"
 
 
-def _env():
+def _env() -> dict[str, str]:
     """The environment the binary runs in: ours, asking for the error
     record."""
     return dict(os.environ, **{_ERROR_JSON: "1"})
 
 
-def _error_record(stderr):
+def _error_record(stderr: str) -> tuple[dict[str, Any] | None, str]:
     """The binary's error record (the last line of stderr, JSON) and stderr
     as the binary writes it without the record ("ordinate: ERROR" in its
     place); (None, stderr) when there is none."""
@@ -106,13 +117,13 @@ def _error_record(stderr):
     return record, "\n".join(lines) + "\n"
 
 
-def bundled_binary():
+def bundled_binary() -> str | None:
     """The path of the binary inside the installed package, or None."""
     p = Path(__file__).resolve().parent / "bin" / _EXE
     return str(p) if p.is_file() and os.access(p, os.X_OK) else None
 
 
-def binary():
+def binary() -> str:
     """The ordinate binary to run.
 
     $ORDINATE_BIN if set, else the binary bundled in the wheel, else ordinate
@@ -143,7 +154,7 @@ def binary():
     )
 
 
-def _is_console_script(path):
+def _is_console_script(path: str) -> bool:
     """Whether path is this package's `ordinate` console script (a Python
     launcher, which would run itself), not the binary."""
     try:
@@ -158,7 +169,7 @@ def _is_console_script(path):
 _CONSOLE_SCRIPT_RAN = "ORDINATE_CONSOLE_SCRIPT_RAN"
 
 
-def main():
+def main() -> NoReturn:
     """The `ordinate` console script: exec the binary with the same
     arguments, so that `pip install` puts the carried binary on PATH.
 
@@ -180,14 +191,14 @@ def main():
     os.execv(exe, [exe, *sys.argv[1:]])
 
 
-def run(args, stdin=None):
+def run(args: Sequence[Any], stdin: Union[bytes, bytearray, memoryview, IO[bytes], int, None] = None) -> bytes:
     """Run `ordinate ARGS...` and return what it wrote on stdout (bytes).
 
     stdin is bytes to feed it, an open file, or None (nothing). A non-zero
     exit raises OrdinateError carrying the exit code and the stderr text.
     """
     argv = [binary(), *map(str, args)]
-    kw = {}
+    kw: dict[str, Any] = {}
     if stdin is None:
         kw["stdin"] = subprocess.DEVNULL
     elif isinstance(stdin, (bytes, bytearray, memoryview)):
@@ -197,4 +208,5 @@ def run(args, stdin=None):
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_env(), **kw)
     if p.returncode != 0:
         raise OrdinateError.from_exit(argv, p.returncode, p.stderr)
-    return p.stdout
+    out: bytes = p.stdout
+    return out

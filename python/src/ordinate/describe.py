@@ -5,12 +5,15 @@ The wheel carries the description of the binary it carries (describe.json,
 written at build time); without it the binary is asked once per process.
 """
 
+from __future__ import annotations
+
 import difflib
 import functools
 import json
 import numbers
 import os
 from pathlib import Path
+from typing import Any, Collection, Mapping
 
 from ordinate.cli import run
 
@@ -20,18 +23,18 @@ SCHEMA_VERSION = 1
 _PACKAGED = Path(__file__).resolve().parent / "describe.json"
 
 
-def packaged():
+def packaged() -> bool:
     """Whether the installation carries the description of its binary."""
     return _PACKAGED.is_file()
 
 
 @functools.lru_cache(maxsize=None)
-def describe():
+def describe() -> dict[str, Any]:
     """The description of every stage and model kind, as a dict: the JSON of
     `ordinate describe --json` (schema_version, stages, model_kinds,
     host_options)."""
     if _PACKAGED.is_file():
-        d = json.loads(_PACKAGED.read_text())
+        d: dict[str, Any] = json.loads(_PACKAGED.read_text())
     else:
         d = json.loads(run(["describe", "--json"]))
     if d.get("schema_version") != SCHEMA_VERSION:
@@ -43,9 +46,10 @@ def describe():
     return d
 
 
-def stage(name):
+def stage(name: str) -> dict[str, Any]:
     """The description of one stage (a dict), or ValueError naming the
     stages there are."""
+    s: dict[str, Any]
     for s in describe()["stages"]:
         if s["name"] == name:
             return s
@@ -53,10 +57,10 @@ def stage(name):
     raise ValueError(f"no stage {name!r}; the stages are {names}")
 
 
-def _keywords(st):
+def _keywords(st: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Each keyword a stage accepts (option keys and their aliases, in
     snake_case) mapped to its option."""
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for o in st["options"]:
         out[o["key"]] = o
         for a in o.get("aliases") or []:
@@ -66,7 +70,13 @@ def _keywords(st):
     return out
 
 
-def flags(stage_name, options, *, reserved=(), why="{}: set by the caller itself"):
+def flags(
+    stage_name: str,
+    options: Mapping[str, Any],
+    *,
+    reserved: Collection[str] = (),
+    why: str = "{}: set by the caller itself",
+) -> list[str]:
     """The command-line flags of keyword options for a stage, checked
     against its description: an unknown keyword is a TypeError naming the
     closest ones, a value of the wrong kind or not among an enum's values a
@@ -78,7 +88,7 @@ def flags(stage_name, options, *, reserved=(), why="{}: set by the caller itself
     the message why.format(key), as set by the caller itself."""
     st = stage(stage_name)
     known = _keywords(st)
-    out = []
+    out: list[str] = []
     for key, value in options.items():
         o = known.get(key)
         if key in reserved or (o is not None and o["key"] in reserved):
@@ -94,7 +104,7 @@ def flags(stage_name, options, *, reserved=(), why="{}: set by the caller itself
     return out
 
 
-def _flag(stage_name, o, key, value):
+def _flag(stage_name: str, o: Mapping[str, Any], key: str, value: Any) -> list[str]:
     flag = "--" + o["name"]
     kind = o["type"]
     where = f"ordinate {stage_name} {key}"
@@ -117,17 +127,17 @@ def _flag(stage_name, o, key, value):
     return _with_value(flag, _text(value))
 
 
-def _with_value(flag, text):
+def _with_value(flag: str, text: str) -> list[str]:
     """A flag and its value as arguments. A value that begins with "-" is
     attached (--flag=value), so that no value can be read as a flag."""
     return [f"{flag}={text}"] if text.startswith("-") else [flag, text]
 
 
-def _text(value):
+def _text(value: Any) -> str:
     return os.fsdecode(value) if isinstance(value, os.PathLike) else str(value)
 
 
-def _check_scalar(where, o, kind, value):
+def _check_scalar(where: str, o: Mapping[str, Any], kind: str, value: Any) -> None:
     if kind in ("int", "uint") and (isinstance(value, bool) or not isinstance(value, numbers.Integral)):
         raise ValueError(f"{where}={value!r}: want a whole number")
     if kind == "float" and (isinstance(value, bool) or not isinstance(value, numbers.Real)):
@@ -145,7 +155,7 @@ def _check_scalar(where, o, kind, value):
             raise ValueError(f"{where}={value!r}: want a value {_range_text(r)}")
 
 
-def _range_text(r):
+def _range_text(r: Mapping[str, Any]) -> str:
     lo, hi = r.get("min"), r.get("max")
     if lo is not None and hi is not None:
         return f"in {'(' if r.get('min_open') else '['}{lo:g}, {hi:g}{')' if r.get('max_open') else ']'}"
@@ -154,7 +164,7 @@ def _range_text(r):
     return f"{'<' if r.get('max_open') else '<='} {hi:g}"
 
 
-def doc(stage_name, *, exclude=()):
+def doc(stage_name: str, *, exclude: Collection[str] = ()) -> str:
     """The keyword options of a stage as docstring text: one entry per
     option (its keyword, type, default and meaning), in the binary's
     words."""

@@ -11,8 +11,11 @@ with the driver's Python, which has both; on a cluster the executors' Python
 is Spark's setting (docs/distributed.md, "Running on Spark").
 """
 
+from __future__ import annotations
+
 import atexit
 import hashlib
+import io
 import json
 import numbers
 import os
@@ -22,11 +25,23 @@ import subprocess
 import sys
 import tempfile
 import threading
+from typing import IO, TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Optional, Sequence, Union
 
 import pyarrow as pa
 
 from ordinate import describe
 from ordinate.cli import OrdinateError, _env, binary, run
+
+if TYPE_CHECKING:
+    from pyspark import SparkContext
+    from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
+
+# A path on the driver, as os.fspath takes it.
+_Path = Union[str, "os.PathLike[str]"]
+
+# A mapInArrow function: a partition's record batches in, the output's out.
+_ArrowMap = Callable[[Iterator[pa.RecordBatch]], Iterator[pa.RecordBatch]]
 
 # How much of the binary's stderr to keep for an error message.
 _STDERR_LIMIT = 64 << 10
@@ -56,7 +71,8 @@ _SELECTION = ("features", "exclude", "id", "keep", "on_invalid")
 __all__ = ["transform", "fit", "fisher_distances", "evaluate", "MAX_TASKS", "FIT_METHODS"]
 
 
-def transform(df, model, *, id=None, keep=None, via="auto", **options):
+def transform(df: DataFrame, model: _Path, *, id: Optional[str] = None, keep: Union[str, Sequence[str], None] = None,
+              via: str = "auto", **options: Any) -> DataFrame:
     """Apply a saved ordinate model to every row of df.
 
     model is the path (on the driver) of a model table written by
@@ -110,7 +126,7 @@ def transform(df, model, *, id=None, keep=None, via="auto", **options):
     out_schema = _spark_schema(out_arrow, df.schema)
     name = _ship(df.sparkSession.sparkContext, model)
 
-    def apply_partition(batches):
+    def apply_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import SparkFiles
 
         argv = [binary(), "apply", "--model=" + SparkFiles.get(name), "--in", "-", "--out", "-", "--quiet", *flags]
@@ -122,7 +138,7 @@ def transform(df, model, *, id=None, keep=None, via="auto", **options):
     return _map_in_arrow(df, apply_partition, out_schema)
 
 
-def fit(df, method, *, model_out=None, **options):
+def fit(df: DataFrame, method: str, *, model_out: Optional[_Path] = None, **options: Any) -> str:
     """Fit a linear method (bvp, pca or lda) on every row of df, on the
     cluster, and return the path of the model (on the driver).
 
@@ -154,7 +170,7 @@ def fit(df, method, *, model_out=None, **options):
         model_out = os.path.join(tempfile.mkdtemp(prefix="ordinate-fit-"), f"{method}.model.parquet")
     model_out = os.path.abspath(os.fspath(model_out))
 
-    def partials_partition(batches):
+    def partials_partition(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import TaskContext
 
         argv = [binary(), method, "--in", "-", "--partials-out", "-", "--quiet", *flags]
@@ -165,7 +181,10 @@ def fit(df, method, *, model_out=None, **options):
         with pa.ipc.new_stream(sink, got[0].schema) as w:
             for b in got:
                 w.write_batch(b)
-        yield pa.record_batch([pa.array([TaskContext.get().partitionId()], pa.int32()),
+        ctx = TaskContext.get()
+        if ctx is None:
+            raise OrdinateError("fit: partials_partition runs in a Spark task (TaskContext.get() is None here)")
+        yield pa.record_batch([pa.array([ctx.partitionId()], pa.int32()),
                                pa.array([sink.getvalue().to_pybytes()], pa.binary())],
                               schema=_PARTIALS_ROW)
 
@@ -177,6 +196,8 @@ def fit(df, method, *, model_out=None, **options):
         raise OrdinateError("fit: a partition returned its statistics twice")
     with tempfile.TemporaryDirectory(prefix="ordinate-partials-") as d:
         for p, blob in parts:
+            if blob is None:
+                raise OrdinateError(f"fit: partition {p} returned no statistics")
             table = pa.ipc.open_stream(blob).read_all()
             with pa.OSFile(os.path.join(d, f"part-{p:06d}.arrow"), "wb") as f, pa.ipc.new_file(f, table.schema) as w:
                 w.write_table(table)
@@ -186,10 +207,12 @@ def fit(df, method, *, model_out=None, **options):
 
 # One row per partition of fit: the partition and its partials table as
 # Arrow IPC stream bytes (Spark would drop the table's header metadata).
-_PARTIALS_ROW = pa.schema([pa.field("partition", pa.int32(), nullable=False), pa.field("partials", pa.binary(), nullable=False)])
+_PARTIALS_ROW = pa.schema((pa.field("partition", pa.int32(), nullable=False), pa.field("partials", pa.binary(), nullable=False)))
 
 
-def fisher_distances(similarity=None, labels=None, *, tiles, features=None, session=None, **options):
+def fisher_distances(similarity: Optional[_Path] = None, labels: Optional[_Path] = None, *, tiles: int,
+                     features: Optional[_Path] = None, session: Optional[SparkSession] = None,
+                     **options: Any) -> DataFrame:
     """The Fisher distance matrix, computed in tiles: one Spark task per tile.
 
     similarity (and labels, when the similarity is long), or features (a
@@ -210,9 +233,13 @@ def fisher_distances(similarity=None, labels=None, *, tiles, features=None, sess
     from the binary on the driver (an empty tile, which needs no fit), so bad
     inputs or options fail before any task.
     """
-    if (similarity is None) == (features is None):
+    inputs: dict[str, _Path]
+    if similarity is not None and features is None:
+        inputs = {"similarity": similarity}
+    elif features is not None and similarity is None:
+        inputs = {"in": features}
+    else:
         raise ValueError("fisher_distances: give similarity (a similarity table) or features (a feature table), one of them")
-    inputs = {"similarity": similarity} if features is None else {"in": features}
     if labels is not None:
         inputs["labels"] = labels
     _check_count("tiles", tiles)
@@ -229,8 +256,8 @@ def fisher_distances(similarity=None, labels=None, *, tiles, features=None, sess
     local = {role: os.path.abspath(os.fspath(p)) for role, p in inputs.items()}
 
     driver = [*_input_flags(local), *flags]
-    schema = _run_ipc(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"]).schema
-    schema = _spark_schema(schema.remove_metadata(), None)
+    tile_schema = _run_ipc(["fisher", *driver, "--tile", f"0,0/{_SCHEMA_TILES}", "--out", "-", "--quiet"]).schema
+    schema = _spark_schema(tile_schema.remove_metadata(), None)
 
     pairs = [(i, j) for i in range(tiles) for j in range(tiles) if not upper or i <= j]
 
@@ -251,7 +278,8 @@ def fisher_distances(similarity=None, labels=None, *, tiles, features=None, sess
     return _map_in_arrow(_one_task_each(session, pairs, "tile_i int, tile_j int"), tile_task, schema)
 
 
-def evaluate(embedding, table, *, blocks, session=None, **options):
+def evaluate(embedding: _Path, table: _Path, *, blocks: int, session: Optional[SparkSession] = None,
+             **options: Any) -> DataFrame:
     """The exact neighbourhood and class metrics of an embedding, in blocks.
 
     embedding and table are paths on the driver (the embedding, for example
@@ -279,11 +307,11 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
         "evaluate", *_input_flags(local), *flags, "--block", f"{i}/{blocks}", "--out", "-", "--quiet"])
 
     rows = _one_task_each(session, [(i,) for i in range(blocks)], "block int")
-    table = _collect(_map_in_arrow(rows, block_task, _spark_schema(PARTIAL_SCHEMA, None)))
+    partials = _collect(_map_in_arrow(rows, block_task, _spark_schema(PARTIAL_SCHEMA, None)))
     with tempfile.TemporaryDirectory(prefix="ordinate-evaluate-") as d:
         path = os.path.join(d, "partials.arrows")
-        with pa.OSFile(path, "wb") as f, pa.ipc.new_stream(f, table.schema) as w:
-            w.write_table(table)
+        with pa.OSFile(path, "wb") as f, pa.ipc.new_stream(f, partials.schema) as w:
+            w.write_table(partials)
         metrics = _run_ipc(["evaluate", "--partials=" + path, "--out", "-", "--quiet"])
     metrics = metrics.replace_schema_metadata(None)
     return _create(session, metrics)
@@ -292,7 +320,7 @@ def evaluate(embedding, table, *, blocks, session=None, **options):
 EVALUATE_SETS = ("block", "out", "summary", "partials", "triplets", "distances")
 
 
-def _options_doc(fn, stage, exclude):
+def _options_doc(fn: Callable[..., Any], stage: str, exclude: Sequence[str]) -> None:
     """Appends the stage's keyword options, from the description the wheel
     carries, to fn's docstring (no binary runs at import)."""
     if describe.packaged():
@@ -308,29 +336,29 @@ _options_doc(evaluate, "evaluate", EVALUATE_SETS)
 # The partial sums of evaluate --block (kind metrics_partial), a data
 # contract of the binary: every value an exact int64.
 PARTIAL_SCHEMA = pa.schema(
-    [
+    (
         pa.field("lo", pa.int64(), nullable=False),
         pa.field("hi", pa.int64(), nullable=False),
         pa.field("part", pa.string(), nullable=False),
         pa.field("index", pa.int64(), nullable=False),
         pa.field("value", pa.int64(), nullable=False),
-    ]
+    )
 )
 
 
-def _check_count(name, count):
+def _check_count(name: str, count: object) -> None:
     if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
         raise ValueError(f"{name} = {count!r}: want a whole number >= 1")
 
 
-def _canonical(stage, options):
+def _canonical(stage: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """options (not None) by the keys of the stage's description (an alias
     by its option's key)."""
     known = describe._keywords(describe.stage(stage))
     return {known[k]["key"]: v for k, v in options.items() if v is not None and k in known}
 
 
-def _session(session):
+def _session(session: Optional[SparkSession]) -> SparkSession:
     if session is not None:
         return session
     from pyspark.sql import SparkSession
@@ -338,7 +366,7 @@ def _session(session):
     return SparkSession.builder.getOrCreate()
 
 
-def _one_task_each(session, rows, schema):
+def _one_task_each(session: SparkSession, rows: Sequence[tuple[int, ...]], schema: str) -> DataFrame:
     """A DataFrame of rows with one row per partition, so one task each."""
     rdd = session.sparkContext.parallelize(rows, max(1, len(rows)))
     return session.createDataFrame(rdd, schema)
@@ -348,7 +376,7 @@ def _one_task_each(session, rows, schema):
 _python_lock = threading.Lock()
 
 
-def _map_in_arrow(df, fn, schema):
+def _map_in_arrow(df: DataFrame, fn: _ArrowMap, schema: StructType) -> DataFrame:
     """df.mapInArrow(fn, schema), with tasks that can import this package.
 
     fn's tasks import ordinate.spark. PySpark runs them with PYSPARK_PYTHON
@@ -375,7 +403,7 @@ def _map_in_arrow(df, fn, schema):
             sc.pythonExec = chosen
 
 
-def _local_python(sc):
+def _local_python(sc: SparkContext) -> Optional[str]:
     """The driver's Python for the tasks of a local-mode context whose
     Python nobody chose, else None."""
     if not str(sc.master).startswith("local") or not sys.executable:
@@ -387,12 +415,12 @@ def _local_python(sc):
     return sys.executable
 
 
-def _task_per_row(names, args):
+def _task_per_row(names: Mapping[str, str], args: Callable[..., list[str]]) -> _ArrowMap:
     """A mapInArrow function that runs, for each input row, the binary with
     args(local paths of the shipped inputs by role, *the row's values) and
     streams its output."""
 
-    def task(batches):
+    def task(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         from pyspark import SparkFiles
 
         local = {role: SparkFiles.get(n) for role, n in names.items()}
@@ -403,14 +431,14 @@ def _task_per_row(names, args):
     return task
 
 
-def _collect(df):
+def _collect(df: DataFrame) -> pa.Table:
     """A DataFrame's rows as a pyarrow Table on the driver."""
     if hasattr(df, "toArrow"):  # Spark >= 4
         return df.toArrow()
     return pa.Table.from_pandas(df.toPandas(), preserve_index=False)
 
 
-def _create(session, table):
+def _create(session: SparkSession, table: pa.Table) -> DataFrame:
     """A DataFrame of a pyarrow Table."""
     try:
         return session.createDataFrame(table)  # Spark >= 4 takes Arrow
@@ -418,12 +446,12 @@ def _create(session, table):
         return session.createDataFrame(table.to_pandas())
 
 
-def _input_flags(paths):
+def _input_flags(paths: Mapping[str, str]) -> list[str]:
     """--role=path for each input: a path is never read as a flag."""
     return [f"--{role}={path}" for role, path in paths.items()]
 
 
-def _run_ipc(args, stdin=None):
+def _run_ipc(args: Sequence[str], stdin: Optional[bytes] = None) -> pa.Table:
     """Run the binary with args, which write an Arrow IPC stream on stdout,
     and return the stream as a Table. Output that is not an Arrow IPC stream
     (ORDINATE_BIN naming another program) is an OrdinateError."""
@@ -434,7 +462,7 @@ def _run_ipc(args, stdin=None):
         raise _not_ipc([binary(), *map(str, args)], e, out) from None
 
 
-def _not_ipc(argv, error, out=None):
+def _not_ipc(argv: Sequence[str], error: Exception, out: Optional[bytes] = None) -> OrdinateError:
     """The OrdinateError for a program that exited 0 without writing an
     Arrow IPC stream (out: what it wrote, when known)."""
     what = f"{error}" if out is None else f"{len(out)} bytes{f' beginning {bytes(out[:16])!r}' if out else ''}: {error}"
@@ -447,16 +475,16 @@ def _not_ipc(argv, error, out=None):
 
 # This process's private folder for the copies it ships (made on first use
 # by mkdtemp: a new name, mode 0700; removed when the process exits).
-_ship_root = None
+_ship_root: Optional[str] = None
 _ship_lock = threading.Lock()
 
 
-def _ship_all(sc, paths):
+def _ship_all(sc: SparkContext, paths: Mapping[str, _Path]) -> dict[str, str]:
     """Ship each path (by role) and return the shipped names by role."""
     return {role: _ship(sc, path) for role, path in paths.items()}
 
 
-def _ship(sc, path):
+def _ship(sc: SparkContext, path: _Path) -> str:
     """Ship a file or a folder (a Parquet dataset that Spark wrote) with the
     job (SparkContext.addFile) under a name made of its content hash, and
     return that name for SparkFiles.get.
@@ -498,7 +526,7 @@ def _ship(sc, path):
     return name
 
 
-def _private_root():
+def _private_root() -> str:
     global _ship_root
     if _ship_root is None or not os.path.isdir(_ship_root):
         _ship_root = tempfile.mkdtemp(prefix="ordinate-spark-")
@@ -510,7 +538,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO is refused, not waited on
 
 
-def _hash_tree(src, dst=None, *, follow):
+def _hash_tree(src: str, dst: Optional[str] = None, *, follow: bool) -> str:
     """The content hash (hex) of a file or a folder (its files' relative
     paths and contents, in path order), copying it to dst (new files, mode
     0600, never through a symlink) as it reads, when dst is given. follow:
@@ -523,7 +551,7 @@ def _hash_tree(src, dst=None, *, follow):
             os.mkdir(dst, 0o700)
         for rel in _files(src):
             h.update(rel.encode("utf-8", "surrogateescape") + b"\0")
-            out = None
+            out: Optional[str] = None
             if dst is not None:
                 out = os.path.join(dst, rel)
                 os.makedirs(os.path.dirname(out), mode=0o700, exist_ok=True)
@@ -534,20 +562,20 @@ def _hash_tree(src, dst=None, *, follow):
     return h.hexdigest()
 
 
-def _files(root):
+def _files(root: str) -> list[str]:
     """The relative paths of the files under root, sorted (os.walk, which
     does not enter symlinked folders)."""
     return sorted(os.path.relpath(os.path.join(d, f), root) for d, _, fs in os.walk(root) for f in fs)
 
 
-def _hash_file(src, dst, follow):
+def _hash_file(src: str, dst: Optional[str], follow: bool) -> bytes:
     h = hashlib.sha256()
     fd = os.open(src, os.O_RDONLY | _NONBLOCK | (0 if follow else _NOFOLLOW))
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise OrdinateError(f"{src}: not a regular file (ordinate.spark ships files and folders of files)")
     with open(fd, "rb") as f:
-        out = None
+        out: Optional[IO[bytes]] = None
         if dst is not None:
             out = open(os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), "wb")
         try:
@@ -561,7 +589,7 @@ def _hash_file(src, dst, follow):
     return h.digest()
 
 
-def _verify(path):
+def _verify(path: str) -> Optional[str]:
     """The content hash of a shipped copy, or None when it cannot be read as
     one (a symlink in it, a file gone)."""
     if os.path.islink(path):
@@ -572,7 +600,7 @@ def _verify(path):
         return None
 
 
-def _arrow_schema(df):
+def _arrow_schema(df: DataFrame) -> pa.Schema:
     """The Arrow schema of the batches df's mapInArrow tasks receive:
     timestamps in the session's time zone, large strings and binaries when
     spark.sql.execution.arrow.useLargeVarTypes is on."""
@@ -587,7 +615,7 @@ def _arrow_schema(df):
         return to_arrow_schema(df.schema)
 
 
-def _spark_schema(arrow_schema, in_schema):
+def _spark_schema(arrow_schema: pa.Schema, in_schema: Optional[StructType]) -> StructType:
     """The Spark schema of the binary's output: passed-through columns keep
     their input type (in_schema, a Spark schema or None); the others
     (emb_*, a default id) come from Arrow."""
@@ -604,7 +632,8 @@ def _spark_schema(arrow_schema, in_schema):
     return StructType(fields)
 
 
-def _output_schema(model, in_schema, flags, *, label=None, soft_labels=None):
+def _output_schema(model: str, in_schema: pa.Schema, flags: Sequence[str], *, label: Optional[str] = None,
+                   soft_labels: Union[str, Sequence[str], None] = None) -> pa.Schema:
     """The Arrow schema `ordinate apply` writes for rows of in_schema.
 
     The binary itself says: it applies the model to one made-up row of the
@@ -617,7 +646,7 @@ def _output_schema(model, in_schema, flags, *, label=None, soft_labels=None):
     bad model or option) is raised here, on the driver, before any task
     starts.
     """
-    soft = set()
+    soft: set[str] = set()
     if soft_labels is not None:
         items = soft_labels if isinstance(soft_labels, (list, tuple)) else str(soft_labels).split(",")
         soft = {str(c).strip() for c in items}
@@ -639,7 +668,7 @@ def _output_schema(model, in_schema, flags, *, label=None, soft_labels=None):
     return out.schema.remove_metadata()
 
 
-def _model_header(model):
+def _model_header(model: str) -> Optional[dict[str, Any]]:
     """A model file's header (the ordinate.model metadata of a Parquet or
     Arrow IPC file), or None."""
     try:
@@ -658,17 +687,17 @@ def _model_header(model):
     return header if isinstance(header, dict) else None
 
 
-def _model_classes(model):
+def _model_classes(model: str) -> Optional[list[str]]:
     """The classes a model was fitted with (its header's params.classes, as
     text), or None."""
     try:
-        classes = _model_header(model)["params"]["classes"]
+        classes = (_model_header(model) or {})["params"]["classes"]
     except (KeyError, TypeError):
         return None
     return [str(c) for c in classes] if isinstance(classes, list) and classes else None
 
 
-def _transform_affine(df, model, out_arrow, id, on_invalid):
+def _transform_affine(df: DataFrame, model: str, out_arrow: pa.Schema, id: Optional[str], on_invalid: str) -> DataFrame:
     """transform of an affine model as column expressions: the coordinates
     are the expressions of `ordinate sql --dialect spark`, the other
     columns pass through, in the order of out_arrow (apply's). Rows with a
@@ -716,12 +745,12 @@ def _transform_affine(df, model, out_arrow, id, on_invalid):
     return df.select(*cols)
 
 
-def _quoted(name):
+def _quoted(name: str) -> str:
     """A column name as Spark SQL reads it literally (dots, spaces, backticks)."""
     return "`" + name.replace("`", "``") + "`"
 
 
-def _class_value(t, name):
+def _class_value(t: pa.DataType, name: str) -> pa.Array[Any]:
     """The class name as a value of type t (an integer, a string, a
     dictionary …), or a made-up value when it does not convert."""
     try:
@@ -730,7 +759,7 @@ def _class_value(t, name):
         return _one_value(t)
 
 
-def _one_value(t):
+def _one_value(t: pa.DataType) -> pa.Array[Any]:
     """One valid value (not null) of type t, as an array of length 1: 0,
     False, "0", b"0", the epoch, an empty list, a struct or a dictionary of
     such values; null only for a type that has no value made up here."""
@@ -744,16 +773,17 @@ def _one_value(t):
         if pa.types.is_fixed_size_list(t):
             return pa.array([[_one_value(t.value_type)[0].as_py()] * t.list_size], type=t)
     except (pa.ArrowException, ValueError, TypeError):
-        return pa.nulls(1, type=t)
+        return pa.nulls(1, type=t)  # type: ignore[call-overload,no-any-return]  # stubs: nulls is typed per concrete type
+    v: object
     for v in (0, "0", b"0", []):
         try:
             return pa.array([v], type=t)
         except (pa.ArrowException, ValueError, TypeError, OverflowError):
             continue
-    return pa.nulls(1, type=t)
+    return pa.nulls(1, type=t)  # type: ignore[call-overload,no-any-return]  # stubs: nulls is typed per concrete type
 
 
-def _stream(argv, batches):
+def _stream(argv: Sequence[str], batches: Optional[Iterable[pa.RecordBatch]]) -> Iterator[pa.RecordBatch]:
     """Stream record batches through one process: IPC in on stdin (from a
     writer thread), IPC out on stdout (yielded here). batches None runs the
     process with nothing on stdin (it reads its inputs from files).
@@ -762,6 +792,8 @@ def _stream(argv, batches):
     process is killed whenever the generator ends before it did (an error,
     the consumer closing the iterator early), so it never outlives its task.
     """
+    it: Optional[Iterator[pa.RecordBatch]]
+    first: Optional[pa.RecordBatch]
     if batches is None:
         it, first = None, None
     else:
@@ -778,14 +810,18 @@ def _stream(argv, batches):
     env = dict(_env(), ORDINATE_EXIT_WITH_PARENT=str(os.getpid()))
     proc = subprocess.Popen(argv, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     stderr = bytearray()
-    failure = []  # an exception from the input iterator (not a broken pipe)
+    failure: list[BaseException] = []  # an exception from the input iterator (not a broken pipe)
 
-    def drain_stderr():
+    def drain_stderr() -> None:
+        assert proc.stderr is not None  # stderr=PIPE
         for line in proc.stderr:
             if len(stderr) < _STDERR_LIMIT:
                 stderr.extend(line[: _STDERR_LIMIT - len(stderr)])
 
-    def feed():
+    def feed() -> None:
+        # feed runs only with an input (it and first set); stdin=PIPE is a
+        # buffered file (typed IO[bytes], which pyarrow's stubs do not take).
+        assert isinstance(proc.stdin, io.IOBase) and it is not None and first is not None
         try:
             with pa.ipc.new_stream(proc.stdin, first.schema) as w:
                 w.write_batch(first)
@@ -812,8 +848,9 @@ def _stream(argv, batches):
     for t in threads:
         t.start()
     try:
-        read_error = None
+        read_error: Optional[pa.ArrowException] = None
         try:
+            assert isinstance(proc.stdout, io.IOBase)  # stdout=PIPE: a buffered file
             reader = pa.ipc.open_stream(proc.stdout)
             for b in reader:
                 yield b
