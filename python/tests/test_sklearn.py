@@ -12,7 +12,9 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import ordinate
-from ordinate.sklearn import BVP, CKPCA, LDA, LSP, PCA, TSNE, FisherTSNE, SoftClassNeRV
+from sklearn.utils.estimator_checks import check_estimator
+
+from ordinate.sklearn import BVP, CKPCA, LDA, LSP, PCA, SCORE, TSNE, FisherTSNE, SoftClassNeRV
 
 from thyroid import REPO, THYROID
 
@@ -102,3 +104,84 @@ def test_fisher_tsne():
     assert np.array_equal(emb, np.column_stack([want.column("emb_0"), want.column("emb_1")]))
     placed = est.transform(X.iloc[:10])
     assert placed.shape == (10, 2) and np.isfinite(placed).all()
+
+
+# The checks of scikit-learn that apply to SCORE: its X is triplets of
+# object ids, not a matrix of features, so every check that fits random
+# float features (or compares n_features_in_ with a feature count, or wants
+# a feature matrix's error messages) does not apply; those are the rest.
+SCORE_APPLICABLE = {
+    "check_estimator_cloneable", "check_estimator_tags_renamed", "check_valid_tag_types", "check_estimator_repr",
+    "check_no_attributes_set_in_init", "check_estimators_unfitted", "check_do_not_raise_errors_in_init_or_set_params",
+    "check_mixin_order", "check_complex_data", "check_estimator_sparse_tag", "check_estimator_sparse_array",
+    "check_estimator_sparse_matrix", "check_transformers_unfitted", "check_parameters_default_constructible",
+    "check_get_params_invariance", "check_set_params", "check_fit1d",
+}
+
+
+def zoo_triplets():
+    zoo = pacsv.read_csv(REPO / "testdata" / "zoo" / "zoo.csv")
+    return ordinate.fit("triplets", zoo, exclude=["animal_name", "type_name"], per_aspect=300).embedding
+
+
+def test_score_checks():
+    """SCORE passes the checks that apply to an estimator of triplets; the
+    others fail for the reason SCORE_APPLICABLE gives, and only those."""
+    results = check_estimator(SCORE(max_iter=5), on_fail=None)
+    ran = {r["check_name"] for r in results}
+    assert SCORE_APPLICABLE <= ran, f"checks not run: {SCORE_APPLICABLE - ran}"
+    bad = {r["check_name"]: r["exception"] for r in results
+           if r["check_name"] in SCORE_APPLICABLE and r["status"] == "failed"}
+    assert not bad, f"SCORE fails applicable checks: {bad}"
+
+
+def test_score_matches_the_cli():
+    """SCORE on a table and on an array of ids gives the maps of `ordinate
+    score` bit for bit; transform looks objects up, aspect by aspect."""
+    t = zoo_triplets()
+    est = SCORE(seed=3, max_iter=50)
+    assert est.fit(t) is est
+    cli = ordinate.fit("score", t, seed=3, max_iter=50, outputs=["aspects-out", "sphere-out"])
+    maps = cli.embedding.to_pandas()
+    assert est.embedding_.shape == (17, 101, 2), est.embedding_.shape
+    hair = maps[maps.aspect == "hair"].set_index("id").loc[list(est.objects_), ["emb_0", "emb_1"]].to_numpy()
+    assert np.array_equal(est.map("hair"), hair)
+    assert np.array_equal(est.sphere_, np.column_stack([cli.outputs["sphere-out"].column(c) for c in ("y_0", "y_1", "y_2")]))
+    assert est.poles_.shape == (17, 3) and est.deltas_.shape == (17,)
+    assert est.n_iter_ > 1
+
+    rows = t.to_pandas()[["i", "j", "k", "aspect"]].to_numpy()
+    again = SCORE(seed=3, max_iter=50).fit(rows)
+    assert np.array_equal(again.embedding_, est.embedding_)
+
+    got = est.transform([5, 0])
+    assert got.shape == (2, 34)
+    assert np.array_equal(got[1, :2], est.map("hair")[list(est.objects_).index("0")])
+    names = est.get_feature_names_out()
+    assert list(names[:3]) == ["hair:emb_0", "hair:emb_1", "feathers:emb_0"]
+    df = SCORE(seed=3, max_iter=50).set_output(transform="pandas").fit(t).transform([5, 0])
+    assert list(df.columns) == list(names) and np.array_equal(df.to_numpy(), got)
+    with pytest.raises(ValueError, match="object '1000' is in no triplet"):
+        est.transform([1000])
+    with pytest.raises(ValueError, match="17 aspects"):
+        est.map()
+
+
+def test_score_single_map_and_objects():
+    """Triplets without an aspect column form one map; objects= gives a
+    place to objects in no triplet."""
+    rows = zoo_triplets().to_pandas()[["i", "j", "k"]].to_numpy()[:2000]
+    est = SCORE(objects=list(range(120)), max_iter=20).fit(rows)
+    assert est.embedding_.shape[:2] == (1, 120)
+    assert est.map().shape == (120, 2) and np.isfinite(est.map()).all()
+
+
+@pytest.mark.parametrize("triplets, want", [
+    (np.array([[0, 1, 2.5]]), "column k .* non-integer id 2.5 at row 0"),
+    (np.array([[0, 1, 2], [0, np.nan, 2]]), "column j .* missing id at row 1"),
+    (np.array([[0, 1]]), r"shape \(n, 3\) or \(n, 4\)"),
+    (np.array([[0, 0, 1]]), "column \"i\", row 0: .*three different objects"),
+])
+def test_score_bad_triplets(triplets, want):
+    with pytest.raises(ValueError, match=want):
+        SCORE().fit(triplets)
