@@ -1,46 +1,64 @@
-"""Score large NeRV maps on a fixed sample, independently of ordinate.
+"""Score large NeRV (or t-SNE) maps on a fixed sample, independently of ordinate.
 
-Reads the input table (feature columns x, y, z and a class column, as
-`go run ./scripts/nervbh -write` writes them) and one or more embeddings
-(emb_0, emb_1 in input row order, as `ordinate nerv` writes them), draws a
-fixed random sample of 5,000 rows (numpy seed 0) and prints, within that
-sample, scikit-learn's trustworthiness T(10), continuity C(10) (T with the
-spaces swapped) and the leave-one-out 10-NN class accuracy in the map:
+Reads the input table and one or more embeddings (emb_0, emb_1 in input row
+order, as `ordinate nerv` and `ordinate tsne` write them), draws a fixed
+random sample of 5,000 rows (numpy seed 0) and prints, within that sample,
+scikit-learn's trustworthiness T(10), continuity C(10) (T with the spaces
+swapped) and the leave-one-out 10-NN class accuracy in the map; the first
+row is the input space's own 10-NN class accuracy:
 
-    python scripts/nervbh/score.py four-clusters-1m.parquet nerv-1m.parquet
+    python scripts/nervbh/score.py four-clusters-1m.parquet nerv-1m.parquet tsne-1m.parquet
+    python scripts/nervbh/score.py --label label --features f0,f1,… data.parquet map.parquet
 
-Needs numpy, pyarrow and scikit-learn (pip), not the Go test suite.
+The defaults (--label class, --features x,y,z) read the tables of
+`go run ./scripts/nervbh -write`; --features all takes every numeric column
+but the label. Needs numpy, pyarrow and scikit-learn (pip), not the Go test
+suite.
 """
-import sys
+import argparse
 
 import numpy as np
 import pyarrow.parquet as pq
+import pyarrow.types as pat
 from sklearn.manifold import trustworthiness
 from sklearn.neighbors import NearestNeighbors
 
 SAMPLE, K = 5000, 10
 
 
+def knn_accuracy(z, lab):
+    idx = NearestNeighbors(n_neighbors=K + 1).fit(z).kneighbors(z, return_distance=False)[:, 1:]
+    return np.mean([np.bincount(lab[v]).argmax() == l for v, l in zip(idx, lab)])
+
+
 def main():
-    if len(sys.argv) < 3:
-        sys.exit(__doc__)
-    t = pq.read_table(sys.argv[1], columns=["x", "y", "z", "class"])
-    x = np.column_stack([t[c].to_numpy() for c in ("x", "y", "z")])
-    lab = np.unique(t["class"].to_numpy(zero_copy_only=False), return_inverse=True)[1]
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--label", default="class")
+    ap.add_argument("--features", default="x,y,z", help="comma list, or all")
+    ap.add_argument("data")
+    ap.add_argument("maps", nargs="+")
+    a = ap.parse_args()
+    t = pq.read_table(a.data)
+    if a.features == "all":
+        feats = [f.name for f in t.schema if f.name != a.label and (pat.is_floating(f.type) or pat.is_integer(f.type))]
+    else:
+        feats = a.features.split(",")
+    x = np.column_stack([t[c].to_numpy() for c in feats])
+    lab = np.unique(t[a.label].to_numpy(zero_copy_only=False), return_inverse=True)[1]
     s = np.random.default_rng(0).permutation(len(x))[:SAMPLE]
+    xs, ls = x[s], lab[s]
     print("| embedding | rows | T(10) | C(10) | 10-NN accuracy |")
     print("|---|---:|---:|---:|---:|")
-    for path in sys.argv[2:]:
+    print(f"| the input space ({len(feats)} features) | {len(x)} | – | – | {knn_accuracy(xs, ls):.4f} |")
+    for path in a.maps:
         e = pq.read_table(path)
         y = np.column_stack([e[c].to_numpy() for c in e.column_names if c.startswith("emb_")])
         if len(y) != len(x):
-            sys.exit(f"{path}: {len(y)} rows, the input has {len(x)}")
-        xs, ys, ls = x[s], y[s], lab[s]
-        idx = NearestNeighbors(n_neighbors=K + 1).fit(ys).kneighbors(ys, return_distance=False)[:, 1:]
-        acc = np.mean([np.bincount(ls[v]).argmax() == l for v, l in zip(idx, ls)])
+            raise SystemExit(f"{path}: {len(y)} rows, the input has {len(x)}")
+        ys = y[s]
         tr = trustworthiness(xs, ys, n_neighbors=K)
         co = trustworthiness(ys, xs, n_neighbors=K)
-        print(f"| {path} | {len(y)} | {tr:.4f} | {co:.4f} | {acc:.4f} |")
+        print(f"| {path} | {len(y)} | {tr:.4f} | {co:.4f} | {knn_accuracy(ys, ls):.4f} |")
 
 
 if __name__ == "__main__":
