@@ -1,0 +1,1665 @@
+package nerv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// Grid NeRV stress for large n (GridStress): the objective of BH.Stress with
+// tol = 0 (stressbh.go: sparse β floored at ε_i, one global scale s, a_ij =
+// D²_ij/(2s²)), its sums over all j taken on a regular grid.
+//
+// Units. Inside, positions are u = y/s, so a_ij = |u_i − u_j|²/2 and the
+// two kernels are K(d) = exp(−|d|²/2) and K_A(d) = (|d|²/2)·K(d) = a·e.
+//
+// Sums. Row i needs, over j ≠ i, Z = Σ e_ij, S_Λ = Σ Λ_ij e_ij, A = Σ a_ij
+// e_ij and A_Λ = Σ Λ_ij a_ij e_ij (e_ij = K(u_i − u_j)); with S1 = Z − S_Λ,
+// S_A = A − A_Λ, L = log Z and ℓ = log ε_i, the as-if-outside part of
+// stressbh.go is
+//
+//	Σ_j t_ij = (S_Λ + S1(−L − ℓ − 1) − S_A)/Z,  G⁰ = Σ_j g⁰_ij = that + S1/Z,
+//
+// and the K listed pairs are corrected exactly (d_q = g_iq − g⁰_iq), as BH
+// does. For one-hot labels Λ_ij depends only on the groups of i and j
+// (classes, and U for the unlabelled): τ_in, τ_out or γ. So S_Λ of a row of
+// class c is the field M_c = τ_out Q_L + γ Q_U + (τ_in − τ_out) Q_c
+// convolved with K, read at u_i (Q_g: unit charges of group g), and of an
+// unlabelled row γZ; with no labels (or α = 0) there is one group.
+//
+// Gradient. ζ_i depends on the four sums and on the listed a_iq:
+//
+//	∂ζ_i/∂Z = −(1 + L + ℓ + G_i)/Z,  ∂ζ_i/∂S_Λ = (2 + L + ℓ)/Z,
+//	∂ζ_i/∂A = −1/Z,  ∂ζ_i/∂A_Λ = 1/Z,  ∂ζ_i/∂a_iq = −d_q,
+//
+// G_i = G⁰ + Σ_q d_q (this gives c_ij = b_ij G_i − g_ij of stress.go). A
+// pair (i, l) enters row i's sums as target and row l's as source; the
+// grid kernel K̃ is symmetric, so ∂ζ/∂u_l is row l's coefficients times the
+// gradients of its own fields at u_l (pass 1) plus the gradient at u_l of
+// the field that the rows' coefficients spread as charges, per source
+// group k: c_jk = ∂ζ_j/∂Z + Λ(g_j, k)·∂ζ_j/∂S_Λ with K, and the A pair with
+// K_A (pass 2). The self pairs j = i are in the grid sums and are removed
+// with their exact grid value K̃(u_i, u_i) (not K(0) = 1, so that an
+// isolated row keeps its relative accuracy), and so is their derivative
+// (2·∇₁K̃(u_i, u_i)). The gradient is that of the grid objective itself,
+// interpolation included: central differences of Stress match it.
+//
+// Grid. A point's unit charge is spread onto the nodes (spacing δ) with
+// the Gaussian window w(d) = exp(−d²/2τ) − edge (0 beyond the radius where
+// it reaches edge), the charges are convolved with a Gaussian of variance
+// σ_c² = 1 − 2τ, and fields are read back with the same window: since a
+// Gaussian of variance 1 is the convolution of those of τ, σ_c² and τ,
+//
+//	K̃(u, v) = Σ_m Σ_m' w_m(u) k(m − m') w_m'(v),
+//	k(o) = δ²/(2πτσ_c)·exp(−(oδ)²/2σ_c²)  per axis,
+//
+// is K(u − v) up to the grid's quadrature error, which by Poisson summation
+// is relative and the same for near and far pairs: about
+// 4·exp(−2π²τ(1 − τ)/δ²) + 2·exp(−4π²τσ_c²/δ²) per axis. (Lagrange
+// interpolation, FIt-SNE's choice for t-SNE's Cauchy kernel, measured on
+// this Gaussian with 3 to 8 nodes per interval and 2 to 4 per width: max
+// absolute errors of 1e-2 to 4e-4, and relative errors above 1 at 4
+// widths; no use at 1e-5.) K_A =
+// s²∂K/∂s², so its taps are k's derivative in σ_c² (k_A). Windows and
+// taps are truncated where the pairs up to the reach r_f = √(2 log(1/Tol))
+// (e_ij = Tol) keep their relative accuracy; farther pairs fade out, as the
+// cut-off drops them. All three are set by Tol (gridPlan).
+//
+// Convolution. The Gaussian is separable, so K = k_x k_y and K_A = k_Ax k_y +
+// k_x k_Ay: direct convolutions along the rows, then across them (tap
+// pairs ±o folded), 2t + 1 taps each (t = 10 at the default Tol, with δ =
+// 0.52 s and windows of 14 nodes per axis). That is half the time of a
+// zero-padded real FFT with kept kernel spectra (kernels.RealFFT2) on 256²
+// and 1024² nodes (BenchmarkGridConvolution: 2.1 against 4.2 ms and 37
+// against 75 ms), keeps each node's sums positive and relative (an FFT's
+// rounding error is relative to the largest potential, so a sparse region
+// beside a dense one would lose its accuracy), and skips the runs of zero
+// charge at either end of a row.
+//
+// Islands. The grid's nodes lie on one global lattice (node m of an axis
+// at u = mδ), so a point's windows depend on its own position only, and
+// K̃(u, v) is exactly 0 unless |u − v| < (2·half + t)δ on every axis (the
+// windows' spans and the taps' reach; 12.5 widths at the default Tol). The
+// points are partitioned into islands: the connected components of the
+// occupied cells of a coarse lattice, W = 2·half + t + 1 nodes a side
+// (found by a hash map of the occupied cells and a union–find over their
+// neighbours), so a pair with K̃ ≠ 0 lies in the same or adjacent cells,
+// hence in one island. Each island of two or more points gets its own
+// patch: the lattice's nodes over its windows' bounding box, the patches
+// stored one after another (the "atlas"), and every pass below runs over
+// the atlas at once, each patch convolved with zero padding at its edges;
+// a group's charges and fields only over the patches that hold its points
+// (with a class per island, each class costs its own island's nodes).
+// That changes nothing in the objective: pairs in different islands have
+// K̃ = 0 on any grid, and those in one island see all of their taps. So the
+// nodes (memory and time) follow the occupied area, not the map's bounding
+// box (islands of classes far apart, with empty space between them), and
+// the objective is the same function of y whatever the partition. A point
+// alone in its island has no grid sums (K̃ = 0 with every other point):
+// it gets no patch and takes the exact row below.
+//
+// Rows whose grid normaliser is below exp(gridExactLogZ) (a point several
+// widths from all others, whose sums lie beyond the windows' reach) take
+// the cut-off's exact sums instead (CutoffStress's row, with tol = Tol), for
+// their own terms and their reactions.
+
+// DefaultGridTol is GridStress's default Tol. Against BH.Stress with tol =
+// 0 (TestGridStressAgainstBH) it gives relative stress errors of 3e-11 to
+// 1e-7 and gradient errors of 4e-7 to 2e-5 on spread and dense maps
+// (TestGridStressIslands: 2e-11 to 1e-8 and 4e-7 to 1e-5 on maps of far
+// islands), and 5.8e-7 and 1.1e-4 on a small crowded one (60 points, half
+// of them within 0.3 widths, so that all pairs see about the same
+// quadrature error); at 1e-4 that map gave 9.7e-6 and 9.3e-4, at the
+// targets 1e-5 and 1e-3. (The errors depend on the points' offsets from
+// the lattice: before the lattice was fixed at the origin, that map gave
+// 2.3e-7 and 1e-4.) The gradient error is about 2 to 10 times Tol, the
+// stress error below Tol/10.
+const DefaultGridTol = 1e-5
+
+// gridTau is the window variance τ in units of s². A larger τ allows a
+// coarser grid with fewer taps for the same quadrature error, for windows
+// about as wide in nodes; beyond 0.3 the error of the narrow convolution
+// (σ_c² = 1 − 2τ) takes over. At N = 20,000 (benchSparse's map), 0.25 and
+// 0.3 were fastest at the same errors, 0.1 and 0.45 up to twice as slow.
+const gridTau = 0.25
+
+// gridBand is the number of node rows spread by one chunk: each band's
+// nodes sum their charges in a fixed point order.
+const gridBand = 32
+
+// gridExactLogZ: rows with a grid normaliser below exp(gridExactLogZ) (no
+// point within about 4 widths) take exact cut-off sums.
+const gridExactLogZ = -8
+
+// gridBuffers is the number of node grids GridStress holds at most (pass
+// 2 with labels: two base and two class charges, two with unlabelled
+// sources, two row-convolved grids and the field; without labels five).
+const gridBuffers = 9
+
+// ErrGridTooLarge is returned by GridStress.Stress when the patches over
+// the map's islands would have more than MaxNodes nodes in all (a map far
+// larger than its density suggests: most points in small islands of
+// their own, each with its windows' halo), or a coordinate lies beyond
+// gridMaxIndex nodes from the origin: use CutoffStress for it.
+var ErrGridTooLarge = errors.New("nerv: the map's grid would exceed GridStress.MaxNodes")
+
+// gridMaxIndex bounds |u|/δ, so that lattice indices and their products
+// stay exact in an int and a float64.
+const gridMaxIndex = 1 << 50
+
+// DefaultGridMaxNodes returns GridStress's default MaxNodes for n points:
+// max(16n, 2²⁰). The grids then take at most 72 bytes per node
+// (gridBuffers float64s), 1,152n bytes, besides the per-point buffers
+// (about 400 bytes per point in 2-D, most of them the 16 chunk
+// accumulators of the gradient, as in BH). A converged map has about
+// 0.75K points per disc of one width, and a grid at the default Tol 3.7
+// nodes per square width, so about half a node per point at K = 32
+// within the islands' outlines, plus each island's halo of windows (7
+// nodes each side at the default Tol). A patch covers its island's
+// bounding box, and a Gaussian island's box is about ten times its core:
+// the test maps (gridFixture's converged map, TestGridStressIslands' 12
+// islands of 400 points, BenchmarkNeRVGridIslands' 30 of 3,334) take 8
+// nodes per point; 100 points an island take 10, and fewer than 30 more
+// than 16 (10 points: 31), mostly halo.
+func DefaultGridMaxNodes(n int) int { return max(16*n, 1<<20) }
+
+// GridStress holds the reusable state of grid NeRV stresses. The zero value
+// is ready to use; it is not safe for concurrent use.
+type GridStress struct {
+	// Tol sets the grid's accuracy: the relative error of every pair's
+	// kernel within reach, and the share of a row's normaliser that pairs
+	// beyond reach may lose; 0 means DefaultGridTol. Cost grows with
+	// log(1/Tol).
+	Tol float64
+	// MaxNodes bounds the nodes of the grid's patches in all (and so its
+	// memory, gridBuffers float64s per node); 0 means
+	// DefaultGridMaxNodes(n).
+	MaxNodes int
+
+	plan     gridPlan
+	group    []int32 // each point's group: its class, or plan.nCls when unlabelled
+	class    []int32 // hardLabels' classes (one-hot rows, else −1), or nil
+	classBuf []int32
+	order    []int32 // points by group, then window row; patchless points last
+	start    []int32 // order offsets per (group, atlas row), then the patchless
+	pos      []int32 // each point's position in order
+	patch    []int32 // each point's patch, or −1 (alone in its island)
+	first    []int   // each point's first window node on axes 0 and 1
+	nGrid    int     // points with a patch (positions [0, nGrid) of order)
+	gpStart  []int32 // per group, offsets into gpList
+	gpList   []int32 // each group's patches (those holding its points), in order
+	sel      gridSel
+	// The islands (see the top of the file): occupied coarse cells, their
+	// union–find parents, islands' extents.
+	cellID  map[[2]int]int32
+	cellKey [][2]int
+	cellOf  []int32
+	parent  []int32
+	islands []gridIsland
+	grids   [gridBuffers][]float64
+	ext     []int32 // per grid row: nonzero column extent of a row-convolved grid
+	pt      []float64
+	coef    []float64
+	exact   []bool
+	rows    []float64
+	slots   []float64
+	work    []gridWork
+	cells   CellGrid
+}
+
+// gridWork is one worker's scratch.
+type gridWork struct {
+	wx, dwx, wy, dwy []float64
+	pad0, padA       []float64
+	bh               nervBHScratch
+}
+
+// gridAxis is one axis of the grid: the map coordinate along it, −1 for
+// the trivial axis (the rows' axis of a 1-D map has one node per row).
+type gridAxis struct {
+	coord int
+}
+
+// gridIsland is one island's point count and the extent of its points'
+// first window nodes on axes 0 and 1.
+type gridIsland struct {
+	count  int
+	lo, hi [2]int
+	patch  int32
+}
+
+// gridPatch is one island's node grid: the lattice nodes lo[a] …
+// lo[a]+n[a]−1 on axes 0 and 1, its rows stored one after another as the
+// atlas rows row0 … row0+n[1]−1 from node node0.
+type gridPatch struct {
+	lo, n       [2]int
+	row0, node0 int
+}
+
+// gridSel is the part of the atlas that a step covers: the rows of some
+// patches (a group's fields are needed, and its charges lie, only in the
+// patches that hold its points), and the same rows as bands of at most
+// gridBand rows within a patch, the chunks of spread.
+type gridSel struct {
+	rows  []int32
+	bands [][2]int32
+}
+
+// gridPlan is the window, the taps and the layout of one call.
+type gridPlan struct {
+	tol           float64
+	tau, delta    float64
+	edge, qStep   float64
+	half          int       // a window spans 2·half nodes per axis
+	k0, kA        []float64 // taps 0…t of k and k_A
+	ax            [2]gridAxis
+	dims          int
+	nGroup, nCls  int     // groups (classes + U) and classes
+	tauIn, tauOut float64 // Λ within and between classes
+	gamma         float64
+	// The atlas: the patches, each atlas row's first node (rows+1 of
+	// them) and patch, the atlas's rows and nodes, and the longest row.
+	patches     []gridPatch
+	rowStart    []int
+	rowPatch    []int32
+	rows, nodes int
+	maxRow      int
+}
+
+// setTol derives the window, spacing and taps from tol (see the top of the
+// file); they are kept while tol stays.
+func (p *gridPlan) setTol(tol float64) {
+	if tol == p.tol && p.k0 != nil {
+		return
+	}
+	l := math.Log(1 / tol)
+	tau := gridTau
+	v, sc2 := tau*(1-tau), 1-2*tau
+	delta := min(math.Pi*math.Sqrt(2*v/(l+math.Log(8))), 2*math.Pi*math.Sqrt(tau*sc2/(l+math.Log(4))))
+	reach := math.Sqrt(2 * l)
+	z := math.Sqrt(2 * (l + math.Log(4)))
+	rw := tau*reach + z*math.Sqrt(v)
+	rc := sc2*reach + z*math.Sqrt(2*tau*sc2)
+	p.tol, p.tau, p.delta = tol, tau, delta
+	p.edge = math.Exp(-rw * rw / (2 * tau))
+	p.qStep = math.Exp(-delta * delta / tau)
+	p.half = int(math.Ceil(rw / delta))
+	t := int(math.Ceil(rc / delta))
+	p.k0 = kernels.Grow(p.k0, t+1)
+	p.kA = kernels.Grow(p.kA, t+1)
+	c := delta * delta / (2 * math.Pi * tau * math.Sqrt(sc2))
+	for o := range t + 1 {
+		d2 := float64(o*o) * delta * delta
+		p.k0[o] = c * math.Exp(-d2/(2*sc2))
+		p.kA[o] = p.k0[o] * (0.5 - 0.5/sc2 + d2/(2*sc2*sc2))
+	}
+}
+
+// width returns the window's nodes on axis a.
+func (p *gridPlan) width(a int) int {
+	if p.ax[a].coord < 0 {
+		return 1
+	}
+	return 2 * p.half
+}
+
+// taps returns axis a's taps (k, k_A): the trivial axis has k = 1, k_A = 0.
+func (p *gridPlan) taps(a int) (k0, kA []float64) {
+	if p.ax[a].coord < 0 {
+		return gridUnitTap[:], gridZeroTap[:]
+	}
+	return p.k0, p.kA
+}
+
+var gridUnitTap, gridZeroTap = [1]float64{1}, [1]float64{0}
+
+// firstNode returns the first node of the window of a point at v (units
+// of s) on a non-trivial axis: the window spans firstNode … firstNode +
+// 2·half − 1, its centre between the nodes half − 1 and half.
+func (p *gridPlan) firstNode(v float64) int {
+	return int(math.Floor(v/p.delta)) - p.half + 1
+}
+
+// reach returns W, the side in nodes of the coarse cells that make the
+// islands: K̃(u, v) = 0 unless the points' first nodes differ by less than
+// 2·half + t on every axis (their windows' nodes within t of each other).
+func (p *gridPlan) reach() int { return 2*p.half + len(p.k0) }
+
+// window fills w and dw (length p.width(a)) with the window weights of the
+// point at coordinate v (units of s) on axis a and their derivatives in v,
+// and returns its first lattice node (0 on the trivial axis). The weights
+// come from two exponentials and a recurrence: w_{m+1}/w_m = exp(((d −
+// mδ)δ − δ²/2)/τ).
+func (p *gridPlan) window(a int, v float64, w, dw []float64) int {
+	if p.ax[a].coord < 0 {
+		w[0], dw[0] = 1, 0
+		return 0
+	}
+	first := p.firstNode(v)
+	d := v - float64(first)*p.delta
+	inv := 1 / p.tau
+	g := math.Exp(-d * d * inv / 2)
+	q := math.Exp((d*p.delta - p.delta*p.delta/2) * inv)
+	for m := range w {
+		if g > p.edge {
+			w[m], dw[m] = g-p.edge, -d*inv*g
+		} else {
+			w[m], dw[m] = 0, 0
+		}
+		g *= q
+		q *= p.qStep
+		d -= p.delta
+	}
+	return first
+}
+
+// setRows lays the patches one after another (the atlas) and fills the
+// row tables.
+func (p *gridPlan) setRows() {
+	rows, nodes, long := 0, 0, 0
+	for k := range p.patches {
+		pt := &p.patches[k]
+		pt.row0, pt.node0 = rows, nodes
+		rows += pt.n[1]
+		nodes += pt.n[0] * pt.n[1]
+		long = max(long, pt.n[0])
+	}
+	p.rows, p.nodes, p.maxRow = rows, nodes, long
+	p.rowStart = kernels.Grow(p.rowStart, rows+1)
+	p.rowPatch = kernels.Grow(p.rowPatch, rows)
+	for k, pt := range p.patches {
+		for r := range pt.n[1] {
+			p.rowStart[pt.row0+r] = pt.node0 + r*pt.n[0]
+			p.rowPatch[pt.row0+r] = int32(k)
+		}
+	}
+	p.rowStart[rows] = nodes
+}
+
+// layout partitions the points of y (scaled by 1/scale) into islands and
+// lays a patch over each island of two or more points (see the top of the
+// file). It reports whether the coordinates and their extents are finite,
+// and the patches' nodes in all (as a float64, which cannot overflow;
+// +Inf for a coordinate beyond gridMaxIndex nodes). The atlas and the
+// points' patches are set only if the nodes are at most maxNodes.
+func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes int) (nodes float64, ok bool) {
+	p := &g.plan
+	p.dims = dims
+	p.ax[0].coord, p.ax[1].coord = -1, -1
+	inv := 1 / scale // as gridEval.windows scales
+	far := false
+	for c := range dims {
+		p.ax[c+2-dims].coord = c // dims 1: the coordinate across, one node per row
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			v := y[i*dims+c] * inv
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		if math.IsNaN(hi-lo) || math.IsInf(hi-lo, 0) {
+			return 0, false
+		}
+		far = far || max(-lo, hi) > gridMaxIndex*p.delta
+	}
+	if far {
+		return math.Inf(1), true
+	}
+	// Every point's first window nodes, and its coarse cell.
+	g.first = kernels.Grow(g.first, 2*n)
+	g.cellOf = kernels.Grow(g.cellOf, n)
+	if g.cellID == nil {
+		g.cellID = make(map[[2]int]int32)
+	}
+	clear(g.cellID)
+	g.cellKey = g.cellKey[:0]
+	w := p.reach()
+	last, lastID := [2]int{}, int32(-1)
+	for i := range n {
+		var key [2]int
+		for a := range 2 {
+			f := 0
+			if c := p.ax[a].coord; c >= 0 {
+				f = p.firstNode(y[i*dims+c] * inv)
+			}
+			g.first[2*i+a] = f
+			key[a] = floorDiv(f, w)
+		}
+		if lastID < 0 || key != last {
+			id, seen := g.cellID[key]
+			if !seen {
+				id = int32(len(g.cellKey))
+				g.cellID[key] = id
+				g.cellKey = append(g.cellKey, key)
+			}
+			last, lastID = key, id
+		}
+		g.cellOf[i] = lastID
+	}
+	// Union–find over adjacent occupied cells; a component's root is its
+	// smallest cell, so the islands come in the order of their first
+	// points.
+	cells := len(g.cellKey)
+	g.parent = kernels.Grow(g.parent, cells)
+	for c := range cells {
+		g.parent[c] = int32(c)
+	}
+	for c, key := range g.cellKey {
+		for _, o := range [4][2]int{{-1, -1}, {0, -1}, {1, -1}, {-1, 0}} {
+			if o[0] != 0 && p.ax[0].coord < 0 {
+				continue
+			}
+			if nb, found := g.cellID[[2]int{key[0] + o[0], key[1] + o[1]}]; found {
+				g.union(int32(c), nb)
+			}
+		}
+	}
+	// Every parent precedes its cell, so in cell order the parent's entry
+	// already holds its island: each entry becomes its cell's island.
+	g.islands = g.islands[:0]
+	for c := range cells {
+		if pc := g.parent[c]; pc == int32(c) {
+			g.parent[c] = int32(len(g.islands))
+			g.islands = append(g.islands, gridIsland{lo: [2]int{math.MaxInt, math.MaxInt}, hi: [2]int{math.MinInt, math.MinInt}})
+		} else {
+			g.parent[c] = g.parent[pc]
+		}
+	}
+	for i := range n {
+		is := &g.islands[g.parent[g.cellOf[i]]]
+		is.count++
+		for a := range 2 {
+			f := g.first[2*i+a]
+			is.lo[a], is.hi[a] = min(is.lo[a], f), max(is.hi[a], f)
+		}
+	}
+	// A patch per island of two or more points: its windows' bounding box.
+	p.patches = p.patches[:0]
+	for k := range g.islands {
+		is := &g.islands[k]
+		is.patch = -1
+		if is.count < 2 {
+			continue
+		}
+		pt := gridPatch{lo: is.lo}
+		for a := range 2 {
+			pt.n[a] = 1
+			if p.ax[a].coord >= 0 {
+				pt.n[a] = is.hi[a] - is.lo[a] + 2*p.half
+			}
+		}
+		nodes += float64(pt.n[0]) * float64(pt.n[1])
+		is.patch = int32(len(p.patches))
+		p.patches = append(p.patches, pt)
+	}
+	if nodes > float64(maxNodes) {
+		return nodes, true
+	}
+	p.setRows()
+	g.patch = kernels.Grow(g.patch, n)
+	for i := range n {
+		g.patch[i] = g.islands[g.parent[g.cellOf[i]]].patch
+	}
+	return nodes, true
+}
+
+// find returns the root of cell c's component (path halving).
+func (g *GridStress) find(c int32) int32 {
+	for g.parent[c] != c {
+		g.parent[c] = g.parent[g.parent[c]]
+		c = g.parent[c]
+	}
+	return c
+}
+
+// union joins the components of cells a and b under the smaller root.
+func (g *GridStress) union(a, b int32) {
+	a, b = g.find(a), g.find(b)
+	if a > b {
+		a, b = b, a
+	}
+	g.parent[b] = a
+}
+
+// floorDiv returns ⌊a/b⌋ for b > 0.
+func floorDiv(a, b int) int {
+	q := a / b
+	if a%b != 0 && a < 0 {
+		q--
+	}
+	return q
+}
+
+// GridSupports reports whether GridStress handles in with a map of dims
+// dimensions: dims 1 or 2, and labels that are absent, ignored (α = 0) or
+// one-hot (rows may be unlabelled). Soft labels make Λ_ij = (1 − α)γ +
+// α·Σ_c min(ω_ic, ω_jc), which does not split into per-group fields; use
+// CutoffStress for them.
+func GridSupports(in *SparseInput, dims int) bool {
+	if dims < 1 || dims > 2 {
+		return false
+	}
+	if in.Soft == nil || in.Alpha == 0 {
+		return true
+	}
+	c := in.C
+	if c < 1 || len(in.Soft) != in.N*c {
+		return false
+	}
+	for i := range in.N {
+		if row := in.Soft[i*c : (i+1)*c]; !math.IsNaN(row[0]) && gridOneHot(row) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// gridOneHot returns the class of a one-hot row, or −1.
+func gridOneHot(row []float64) int32 {
+	cls, ones := int32(-1), 0
+	for k, v := range row {
+		switch v {
+		case 1:
+			ones++
+			cls = int32(k)
+		case 0:
+		default:
+			return -1
+		}
+	}
+	if ones != 1 {
+		return -1
+	}
+	return cls
+}
+
+// Fits reports whether the grid over y (n×dims, output scale scale) has
+// finite coordinates and at most MaxNodes nodes, i.e. whether Stress will
+// neither return ErrGridTooLarge nor a NaN stress. The grid's patches
+// cover the map's islands (see the top of gridstress.go): many small
+// islands far apart (most points outliers) make it large, and the caller
+// then uses CutoffStress. It panics unless dims is 1 or 2.
+func (g *GridStress) Fits(y []float64, n, dims int, scale float64) bool {
+	kernels.CheckEmbedding(y, n, dims)
+	if dims < 1 || dims > 2 {
+		panic(fmt.Sprintf("nerv: GridStress needs dims 1 or 2, got %d", dims))
+	}
+	g.plan.setTol(g.tol())
+	limit := g.maxNodes(n)
+	nodes, ok := g.layout(y, n, dims, scale, limit)
+	return ok && nodes <= float64(limit)
+}
+
+func (g *GridStress) tol() float64 {
+	if g.Tol == 0 {
+		return DefaultGridTol
+	}
+	if !(g.Tol > 0 && g.Tol < 1) {
+		panic(fmt.Sprintf("nerv: GridStress.Tol = %v, want in (0, 1)", g.Tol))
+	}
+	return g.Tol
+}
+
+func (g *GridStress) maxNodes(n int) int {
+	if g.MaxNodes > 0 {
+		return g.MaxNodes
+	}
+	return DefaultGridMaxNodes(n)
+}
+
+// Stress returns the stress ζ (with the 1/n of the exact Stress) of the
+// embedding y (n×dims, dims 1 or 2) for the objective of BH.Stress with
+// tol = 0, its sums over all points taken on a grid (see the top of
+// gridstress.go), and if grad is not nil writes its gradient into grad.
+// in must satisfy GridSupports. A y with a non-finite coordinate has stress
+// NaN (and a NaN gradient); a grid of more than MaxNodes nodes returns
+// ErrGridTooLarge (see Fits) and leaves grad unchanged. Results are
+// bit-identical for any thread count. It panics on wrong lengths or
+// parameters, and returns ctx.Err() if cancelled.
+func (g *GridStress) Stress(ctx context.Context, grad, y []float64, dims int, in *SparseInput, threads int) (float64, error) {
+	if dims < 1 || dims > 2 {
+		panic(fmt.Sprintf("nerv: GridStress needs dims 1 or 2, got %d", dims))
+	}
+	if done, err := in.begin(ctx, grad, y, dims, 0); done {
+		return 0, err
+	}
+	if !GridSupports(in, dims) {
+		panic("nerv: GridStress needs one-hot or no labels (GridSupports)")
+	}
+	n := in.N
+	p := &g.plan
+	p.setTol(g.tol())
+	maxNodes := g.maxNodes(n)
+	nodes, ok := g.layout(y, n, dims, in.Scale, maxNodes)
+	if !ok {
+		for k := range grad {
+			grad[k] = math.NaN()
+		}
+		return math.NaN(), nil
+	}
+	if nodes > float64(maxNodes) {
+		return 0, ErrGridTooLarge
+	}
+	g.setGroups(in)
+	g.sortPoints()
+	e := &gridEval{g: g, p: p, in: in, y: y, grad: grad, threads: threads, inv: 1 / in.Scale}
+	return e.run(ctx)
+}
+
+// setGroups fills the groups and the classes of hardLabels.
+func (g *GridStress) setGroups(in *SparseInput) {
+	n, p := in.N, &g.plan
+	g.group = kernels.Grow(g.group, n)
+	p.gamma = in.Gamma
+	p.tauIn, p.tauOut = (1-in.Alpha)*in.Gamma+in.Alpha, (1-in.Alpha)*in.Gamma
+	g.class = nil
+	if in.Soft != nil {
+		g.classBuf = kernels.Grow(g.classBuf, n)
+		g.class = g.classBuf[:n]
+		for i := range n {
+			g.class[i] = gridOneHot(in.Soft[i*in.C : (i+1)*in.C])
+		}
+	}
+	if in.Soft == nil || in.Alpha == 0 {
+		p.nCls, p.nGroup = 0, 1
+		clear(g.group[:n])
+		return
+	}
+	p.nCls, p.nGroup = in.C, in.C+1
+	for i := range n {
+		if in.labelled(i) {
+			g.group[i] = g.class[i]
+		} else {
+			g.group[i] = int32(in.C)
+		}
+	}
+}
+
+// sortPoints orders the points by group, then by the atlas row of their
+// window's first row (a counting sort, stable), so that each band of rows
+// and each group is a run; the points without a patch come last.
+func (g *GridStress) sortPoints() {
+	p := &g.plan
+	n, rows := len(g.group), p.rows
+	size := p.nGroup*rows + 2
+	g.start = kernels.Grow(g.start, size)
+	g.order = kernels.Grow(g.order, n)
+	g.pos = kernels.Grow(g.pos, n)
+	clear(g.start[:size])
+	key := g.pos[:n] // the sort key until the positions overwrite it
+	for i := range n {
+		key[i] = int32(p.nGroup * rows)
+		if k := g.patch[i]; k >= 0 {
+			pt := &p.patches[k]
+			key[i] = g.group[i]*int32(rows) + int32(g.first[2*i+1]-pt.lo[1]+pt.row0)
+		}
+		g.start[key[i]+1]++
+	}
+	for k := 1; k < size; k++ {
+		g.start[k] += g.start[k-1]
+	}
+	for i := range n {
+		k := key[i]
+		g.order[g.start[k]] = int32(i)
+		g.start[k]++
+	}
+	copy(g.start[1:size], g.start[:size-1])
+	g.start[0] = 0
+	for q, i := range g.order[:n] {
+		g.pos[i] = int32(q)
+	}
+	g.nGrid = int(g.start[p.nGroup*rows])
+	// Each group's patches: its points come in atlas-row order, so their
+	// patches in patch order.
+	g.gpStart = kernels.Grow(g.gpStart, p.nGroup+1)
+	g.gpList = g.gpList[:0]
+	for k := range p.nGroup {
+		g.gpStart[k] = int32(len(g.gpList))
+		last := int32(-1)
+		for _, i := range g.order[g.start[k*rows]:g.start[(k+1)*rows]] {
+			if pt := g.patch[i]; pt != last {
+				g.gpList = append(g.gpList, pt)
+				last = pt
+			}
+		}
+	}
+	g.gpStart[p.nGroup] = int32(len(g.gpList))
+}
+
+// selectGroup sets the selection to the patches of group k, or to all
+// patches if k < 0.
+func (e *gridEval) selectGroup(k int) {
+	g, p := e.g, e.p
+	s := &g.sel
+	s.rows, s.bands = s.rows[:0], s.bands[:0]
+	add := func(pt *gridPatch) {
+		for r := pt.row0; r < pt.row0+pt.n[1]; r++ {
+			s.rows = append(s.rows, int32(r))
+		}
+		for r := pt.row0; r < pt.row0+pt.n[1]; r += gridBand {
+			s.bands = append(s.bands, [2]int32{int32(r), int32(min(r+gridBand, pt.row0+pt.n[1]))})
+		}
+	}
+	if k < 0 {
+		for j := range p.patches {
+			add(&p.patches[j])
+		}
+		return
+	}
+	for _, j := range g.gpList[g.gpStart[k]:g.gpStart[k+1]] {
+		add(&p.patches[j])
+	}
+}
+
+// The grids of the two passes (see gridEval.pass1 and pass2); without
+// labels each pass uses five of them, the same five.
+const (
+	gQ, gPhiA, gT0, gTA, gB0, gBA  = 0, 1, 2, 3, 4, 5 // pass 1
+	gX0, gXA, gPhi0                = 6, 7, 8
+	gC0, gCA, gC0U, gCAU, gD0, gDA = 0, 1, 2, 3, 4, 5 // pass 2: charges
+	gX1, gX2, gF                   = 6, 7, 8
+	gridPointGrain                 = 256  // points per chunk of the gathers
+	gridRowCells                   = 4096 // nodes per chunk of the convolutions
+)
+
+// gridEval is the state of one Stress call.
+type gridEval struct {
+	g       *GridStress
+	p       *gridPlan
+	in      *SparseInput
+	y, grad []float64
+	threads int
+	inv     float64 // 1/s: ∂/∂y = ∂/∂u / s
+	nodes   int
+	walk    *nervBHWalk // Λ's one-hot shortcut, and the exact rows
+}
+
+// gridTerm is one charge grid and its coefficient in a combined charge.
+type gridTerm struct {
+	c    float64
+	grid []float64
+}
+
+// buf returns grid k, grown to the call's node count.
+func (e *gridEval) buf(k int) []float64 {
+	e.g.grids[k] = kernels.Grow(e.g.grids[k], e.nodes)
+	return e.g.grids[k][:e.nodes]
+}
+
+// stride is the per-point record of pass 1: Z, A, ∇Z, ∇A, then S_Λ, A_Λ,
+// ∇S_Λ, ∇A_Λ (the gradients with the self pair's removed).
+func (e *gridEval) stride() int { return 4 * (1 + e.p.dims) }
+
+// groupRange returns the positions of group k's points in order.
+func (e *gridEval) groupRange(k int) (lo, hi int) {
+	rows := e.p.rows
+	return int(e.g.start[k*rows]), int(e.g.start[(k+1)*rows])
+}
+
+func (e *gridEval) run(ctx context.Context) (float64, error) {
+	g, p, in := e.g, e.p, e.in
+	n, dims := in.N, p.dims
+	g.pt = kernels.Grow(g.pt, n*e.stride())
+	g.coef = kernels.Grow(g.coef, 4*n)
+	g.exact = kernels.Grow(g.exact, n)
+	g.rows = kernels.Grow(g.rows, n)
+	e.setup()
+	e.walk = &nervBHWalk{in: in, y: e.y, dims: dims, h: 1 / (2 * in.Scale * in.Scale),
+		hardLabels: hardLabels{class: g.class, lamSame: p.tauIn, lamOther: p.tauOut}}
+	if err := e.pass1(ctx); err != nil {
+		return 0, err
+	}
+	e.markExact()
+	stress, err := e.rowTerms(ctx)
+	if err != nil || e.grad == nil {
+		return stress, err
+	}
+	if err := e.pass2(ctx); err != nil {
+		return 0, err
+	}
+	inv := 1 / float64(n)
+	for k := range e.grad {
+		e.grad[k] *= inv
+	}
+	return stress, nil
+}
+
+// setup sizes the node count, the row extents and the workers' scratch
+// for the plan's layout.
+func (e *gridEval) setup() {
+	g, p := e.g, e.p
+	e.nodes = p.nodes
+	g.ext = kernels.Grow(g.ext, 2*p.rows)
+	for len(g.work) < kernels.Threads(e.threads) {
+		g.work = append(g.work, gridWork{})
+	}
+	w0, w1 := p.width(0), p.width(1)
+	t0 := len(p.k0) - 1
+	if p.ax[0].coord < 0 {
+		t0 = 0
+	}
+	for k := range g.work {
+		wk := &g.work[k]
+		wk.wx, wk.dwx = kernels.Grow(wk.wx, w0), kernels.Grow(wk.dwx, w0)
+		wk.wy, wk.dwy = kernels.Grow(wk.wy, w1), kernels.Grow(wk.dwy, w1)
+		wk.pad0 = kernels.Grow(wk.pad0, p.maxRow+2*t0)
+		wk.padA = kernels.Grow(wk.padA, p.maxRow+2*t0)
+	}
+}
+
+// pass1 computes every row's grid sums Z, S_Λ, A, A_Λ and their
+// gradients into the per-point records. Each group's unit charges are
+// convolved on their own (Φ_g), read by the group's labelled points, and
+// summed node by node into T = Σ_g Φ_g (the field of Z and A) and, when
+// both labelled and unlabelled points exist, B = τ_out Σ_c Φ_c + γ Φ_U;
+// then every point reads T (and B). A labelled row's S_Λ is then B +
+// (τ_in − τ_out) Φ_c at its position (B = τ_out T without unlabelled
+// points), an unlabelled row's γZ.
+func (e *gridEval) pass1(ctx context.Context) error {
+	p := e.p
+	var used []int
+	for k := range p.nGroup {
+		if lo, hi := e.groupRange(k); lo < hi {
+			used = append(used, k)
+		}
+	}
+	lo, hi := e.groupRange(p.nCls)
+	withB := lo < hi && len(used) > 1 // unlabelled and other points
+	q, phi0, phiA := e.buf(gQ), e.buf(gPhi0), e.buf(gPhiA)
+	t0, tA := phi0, phiA // one group: T is its field
+	var b0, bA []float64
+	if len(used) > 1 {
+		// T and B sum the groups' fields over the groups' patches.
+		t0, tA = e.buf(gT0), e.buf(gTA)
+		clear(t0)
+		clear(tA)
+	}
+	if withB {
+		b0, bA = e.buf(gB0), e.buf(gBA)
+		clear(b0)
+		clear(bA)
+	}
+	for _, k := range used {
+		lo, hi := e.groupRange(k)
+		e.selectGroup(k)
+		if err := e.spread(ctx, [][]float64{q}, k, k+1, func(_ int, c []float64) { c[0] = 1 }); err != nil {
+			return err
+		}
+		if err := e.convolve1(ctx, []gridTerm{{1, q}}); err != nil {
+			return err
+		}
+		if k < p.nCls {
+			if err := e.gatherClass(ctx, lo, hi); err != nil {
+				return err
+			}
+		}
+		if len(used) > 1 {
+			coef := p.tauOut
+			if k == p.nCls {
+				coef = p.gamma
+			}
+			if err := e.accumulate(ctx, t0, tA, b0, bA, coef); err != nil {
+				return err
+			}
+		}
+	}
+	return e.gatherT(ctx, t0, tA, b0, bA)
+}
+
+// accumulate adds the field Φ (Φ0, ΦA) into T (and coef·Φ into B if b0 is
+// not nil) over the selection's rows.
+func (e *gridEval) accumulate(ctx context.Context, t0, tA, b0, bA []float64, coef float64) error {
+	phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
+	rs, sel := e.p.rowStart, e.g.sel.rows
+	return kernels.ParallelFor(ctx, len(sel), e.threads, e.rowGrain(), func(lo, hi int) {
+		for _, r := range sel[lo:hi] {
+			a, b := rs[r], rs[r+1]
+			f0, fA := phi0[a:b], phiA[a:b]
+			d0, dA := t0[a:b], tA[a:b]
+			for c, v := range f0 {
+				d0[c] += v
+				dA[c] += fA[c]
+			}
+			if b0 == nil {
+				continue
+			}
+			c0, cA := b0[a:b], bA[a:b]
+			for c, v := range f0 {
+				c0[c] += coef * v
+				cA[c] += coef * fA[c]
+			}
+		}
+	})
+}
+
+// markExact flags the rows whose grid normaliser is too small to trust
+// (or not finite), and those without a patch, and if there are any builds
+// the cell grid of their exact cut-off sums.
+func (e *gridEval) markExact() {
+	g, n, st := e.g, e.in.N, e.stride()
+	zMin := math.Exp(gridExactLogZ)
+	found := false
+	for q := range n {
+		g.exact[q] = q >= g.nGrid || !(g.pt[q*st] >= zMin)
+		found = found || g.exact[q]
+	}
+	if found {
+		// y is finite (layout checked it), so the build succeeds.
+		g.cells.Build(e.y, n, e.p.dims, e.in.Scale)
+		e.walk.grid, e.walk.cutTol, e.walk.cutoffMax = &g.cells, e.p.tol, math.MaxInt
+	}
+}
+
+// rowTerms finishes every row: its stress, the exact correction of its
+// listed pairs, its pass-2 coefficients and, with a gradient, its own
+// forces (grid fields, listed pairs and their reactions) summed in fixed
+// chunks into grad. Exact rows take the cut-off's row.
+func (e *gridEval) rowTerms(ctx context.Context) (float64, error) {
+	g, n, dims := e.g, e.in.N, e.p.dims
+	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
+	m := n * dims
+	if e.grad != nil {
+		g.slots = kernels.Grow(g.slots, kernels.NumChunks(n, grain)*m)
+	}
+	err := kernels.ParallelForWorker(ctx, n, e.threads, grain, func(wk, lo, hi int) {
+		sc := &g.work[wk]
+		var acc []float64
+		if e.grad != nil {
+			acc = g.slots[(lo/grain)*m : (lo/grain+1)*m]
+			clear(acc)
+		}
+		for q := lo; q < hi; q++ {
+			i := int(g.order[q])
+			if g.exact[q] {
+				e.walk.row(&sc.bh, g.rows, acc, i)
+				clear(g.coef[4*q : 4*q+4])
+				continue
+			}
+			e.gridRow(sc, acc, q, i)
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	var stress float64
+	for _, v := range g.rows[:n] {
+		stress += v
+	}
+	stress /= float64(n)
+	if e.grad != nil {
+		copy(e.grad, g.slots[:m])
+		for c := m; c < len(g.slots); c += m {
+			for k, v := range g.slots[c : c+m] {
+				e.grad[k] += v
+			}
+		}
+	}
+	return stress, nil
+}
+
+// gridRow is rowTerms for a grid row i at position q (see the top of the
+// file for the formulas).
+func (e *gridEval) gridRow(sc *gridWork, acc []float64, q, i int) {
+	g, p, in := e.g, e.p, e.in
+	dims, k := p.dims, in.K
+	rec := g.pt[q*e.stride() : (q+1)*e.stride()]
+	z, a, sl, al := rec[0], rec[1], rec[2+2*dims], rec[3+2*dims]
+	logZ := math.Log(z)
+	lbeta, lf := in.rowLogBeta(&sc.bh, i)
+	s1, sa := z-sl, a-al
+	st := (sl + s1*(-logZ-lf-1) - sa) / z
+	sumG := st + s1/z
+	h := e.walk.h
+	yi := e.y[i*dims : (i+1)*dims]
+	var gi []float64
+	if acc != nil {
+		gi = acc[i*dims : (i+1)*dims]
+	}
+	beta := in.Beta[i*k : (i+1)*k]
+	for r, j := range in.Idx[i*k : (i+1)*k] {
+		yj := e.y[int(j)*dims : int(j+1)*dims]
+		logb := -h*kernels.EmbedSqDist(yi, yj) - logZ
+		b := math.Exp(logb)
+		lam := e.walk.tradeoff(i, int(j))
+		ds, dg := gridListed(beta[r], lbeta[r], lf, b, logb, lam)
+		st += ds
+		sumG += dg
+		if acc != nil {
+			f := -2 * h * dg
+			gj := acc[int(j)*dims : int(j+1)*dims]
+			for c := range gi {
+				t := f * (yi[c] - yj[c])
+				gi[c] += t
+				gj[c] -= t
+			}
+		}
+	}
+	g.rows[i] = st
+	pz, ps := -(1+logZ+lf+sumG)/z, (2+logZ+lf)/z
+	pa, pal := -1/z, 1/z
+	co := g.coef[4*q : 4*q+4]
+	if int(g.group[i]) < p.nCls {
+		co[0], co[1], co[2], co[3] = pz, ps, pa, pal
+	} else {
+		// Unlabelled (or no labels): Λ = γ with every source.
+		co[0], co[1], co[2], co[3] = pz+p.gamma*ps, 0, pa+p.gamma*pal, 0
+	}
+	if acc == nil {
+		return
+	}
+	gz, ga := rec[2:2+dims], rec[2+dims:2+2*dims]
+	gsl, gal := rec[4+2*dims:4+3*dims], rec[4+3*dims:4+4*dims]
+	for c := range gi {
+		gi[c] += e.inv * (pz*gz[c] + ps*gsl[c] + pa*ga[c] + pal*gal[c])
+	}
+}
+
+// gridListed returns s − s⁰ and g − g⁰ of nervPair for a listed pair (β,
+// log β = lbeta) against the same pair as if unlisted (β = 0, log β = lf):
+// the b and log b terms that both share cancel.
+func gridListed(beta, lbeta, lf, b, logb, lam float64) (ds, dg float64) {
+	var recall float64
+	if beta > 0 {
+		recall = beta * (lbeta - logb)
+	}
+	u := (1 - lam) * b * (lf - lbeta)
+	return lam*(recall-beta) + u + (1-lam)*beta, u - lam*beta
+}
+
+// pass2 adds to grad the forces on every point as a source of the other
+// rows' sums: per source group k, the gradient of the field of the rows'
+// coefficients c_jk (see the top of the file). Row j's charge on a source
+// of class k is c0P + Λ(g_j, k)·c0S (and the A pair), so the charges are
+// spread as a base B = Σ (c0P + τ_out c0S) and per class D_k = Σ_{j∈k}
+// c0S: channel k's charge is B + (τ_in − τ_out) D_k. The unlabelled
+// sources see Λ = γ from every row: their base is Σ (c0P + γ c0S).
+func (e *gridEval) pass2(ctx context.Context) error {
+	p, g := e.p, e.g
+	cls := p.nCls
+	lo, hi := e.groupRange(cls)
+	hasU := lo < hi
+	b0, ba := e.buf(gC0), e.buf(gCA)
+	var b0u, bau []float64
+	if hasU && cls > 0 {
+		b0u, bau = e.buf(gC0U), e.buf(gCAU)
+	}
+	e.selectGroup(-1)
+	err := e.spread(ctx, [][]float64{b0, ba, b0u, bau}, 0, p.nGroup, func(q int, c []float64) {
+		co := g.coef[4*q : 4*q+4]
+		c[0], c[1] = co[0]+p.tauOut*co[1], co[2]+p.tauOut*co[3]
+		c[2], c[3] = co[0]+p.gamma*co[1], co[2]+p.gamma*co[3]
+	})
+	if err != nil {
+		return err
+	}
+	dt := p.tauIn - p.tauOut
+	for k := range p.nGroup {
+		lo, hi := e.groupRange(k)
+		if lo == hi {
+			continue
+		}
+		// F is read by group k's points only: its patches.
+		e.selectGroup(k)
+		t0, tA := []gridTerm{{1, b0}}, []gridTerm{{1, ba}}
+		switch {
+		case k < cls:
+			d0, da := e.buf(gD0), e.buf(gDA)
+			err := e.spread(ctx, [][]float64{d0, da}, k, k+1, func(q int, c []float64) {
+				c[0], c[1] = g.coef[4*q+1], g.coef[4*q+3]
+			})
+			if err != nil {
+				return err
+			}
+			t0, tA = append(t0, gridTerm{dt, d0}), append(tA, gridTerm{dt, da})
+		case cls > 0:
+			t0, tA = []gridTerm{{1, b0u}}, []gridTerm{{1, bau}}
+		}
+		if err := e.convolve2(ctx, t0, tA); err != nil {
+			return err
+		}
+		if err := e.gatherF(ctx, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spread clears the selection's rows of the grids dst (nil entries are
+// skipped) and adds onto them the charges of the points of groups [g0,
+// g1) (whose patches the selection must cover): charge(q, c) sets c[k],
+// the charge of the point at position q on dst[k] (c is zeroed before).
+// The selection's bands are the chunks: each band takes the points whose
+// window meets it, in order, so every node sums in a fixed order.
+func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, charge func(q int, c []float64)) error {
+	g, p := e.g, e.p
+	rows, rs := p.rows, p.rowStart
+	w1 := p.width(1)
+	bands := g.sel.bands
+	return kernels.ParallelForWorker(ctx, len(bands), e.threads, 1, func(wk, lo, hi int) {
+		sc := &g.work[wk]
+		var c [4]float64
+		for _, band := range bands[lo:hi] {
+			r0, r1 := int(band[0]), int(band[1])
+			for _, d := range dst {
+				if d != nil {
+					clear(d[rs[r0]:rs[r1]])
+				}
+			}
+			for grp := g0; grp < g1; grp++ {
+				from := int(g.start[grp*rows+max(r0-w1+1, 0)])
+				to := int(g.start[grp*rows+r1])
+				for q := from; q < to; q++ {
+					c = [4]float64{}
+					charge(q, c[:len(dst)])
+					e.spreadPoint(sc, dst, c[:len(dst)], q, r0, r1)
+				}
+			}
+		}
+	})
+}
+
+// spreadPoint adds the point at position q's charges c onto the rows
+// [r0, r1) of the grids dst.
+func (e *gridEval) spreadPoint(sc *gridWork, dst [][]float64, c []float64, q, r0, r1 int) {
+	p := e.p
+	i := int(e.g.order[q])
+	f0, f1 := e.windows(sc, i)
+	w0 := len(sc.wx)
+	for r := max(f1, r0); r < min(f1+len(sc.wy), r1); r++ {
+		wy := sc.wy[r-f1]
+		base := p.rowStart[r] + f0
+		for k, d := range dst {
+			if c[k] == 0 || d == nil {
+				continue
+			}
+			f := c[k] * wy
+			row := d[base : base+w0]
+			wx := sc.wx[:len(row)]
+			for m := range row {
+				row[m] += f * wx[m]
+			}
+		}
+	}
+}
+
+// windows fills the worker's windows for point i (which has a patch) and
+// returns their first nodes: the column in its patch, and the atlas row.
+func (e *gridEval) windows(sc *gridWork, i int) (f0, f1 int) {
+	p, dims := e.p, e.p.dims
+	var v0 float64
+	if c := p.ax[0].coord; c >= 0 {
+		v0 = e.y[i*dims+c] * e.inv
+	}
+	pt := &p.patches[e.g.patch[i]]
+	f0 = p.window(0, v0, sc.wx, sc.dwx) - pt.lo[0]
+	f1 = p.window(1, e.y[i*dims+p.ax[1].coord]*e.inv, sc.wy, sc.dwy) - pt.lo[1] + pt.row0
+	return f0, f1
+}
+
+// gather2 returns the window sums of the fields a and b at point i (whose
+// windows sc holds, first nodes f0, f1) and their derivatives along axes 0
+// and 1.
+func (e *gridEval) gather2(sc *gridWork, a, b []float64, f0, f1 int) (va, vb float64, da, db [2]float64) {
+	rs, w0 := e.p.rowStart[f1:], len(sc.wx)
+	for r, wy := range sc.wy {
+		base := rs[r] + f0
+		ra := a[base : base+w0]
+		rb, wx, dwx := b[base:base+len(ra)], sc.wx[:len(ra)], sc.dwx[:len(ra)]
+		var sa, sb, ta, tb float64
+		for m, va := range ra {
+			vb := rb[m]
+			sa += wx[m] * va
+			sb += wx[m] * vb
+			ta += dwx[m] * va
+			tb += dwx[m] * vb
+		}
+		dwy := sc.dwy[r]
+		va += wy * sa
+		vb += wy * sb
+		da[0] += wy * ta
+		db[0] += wy * tb
+		da[1] += dwy * sa
+		db[1] += dwy * sb
+	}
+	return va, vb, da, db
+}
+
+// gatherClass stores, for the points of positions [lo, hi) (one class c),
+// their class field Φ_c (Φ0, ΦA) and its gradient in the S_Λ slots of
+// their records, for gatherT.
+func (e *gridEval) gatherClass(ctx context.Context, lo, hi int) error {
+	g, p := e.g, e.p
+	dims, st := p.dims, e.stride()
+	phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
+	return kernels.ParallelForWorker(ctx, hi-lo, e.threads, gridPointGrain, func(wk, a, b int) {
+		sc := &g.work[wk]
+		for q := lo + a; q < lo+b; q++ {
+			f0, f1 := e.windows(sc, int(g.order[q]))
+			v0, vA, d0, dA := e.gather2(sc, phi0, phiA, f0, f1)
+			e.store(g.pt[q*st+2+2*dims:(q+1)*st], v0, vA, d0, dA)
+		}
+	})
+}
+
+// store writes v0, vA and the derivatives d0, dA (along axes 0 and 1)
+// into rec as value, value, gradient, gradient (by coordinate).
+func (e *gridEval) store(rec []float64, v0, vA float64, d0, dA [2]float64) {
+	dims := e.p.dims
+	rec[0], rec[1] = v0, vA
+	for a := range 2 {
+		if c := e.p.ax[a].coord; c >= 0 {
+			rec[2+c], rec[2+dims+c] = d0[a], dA[a]
+		}
+	}
+}
+
+// gatherGrad returns the derivatives along axes 0 and 1 of the window sum
+// of field f at the point whose windows sc holds.
+func (e *gridEval) gatherGrad(sc *gridWork, f []float64, f0, f1 int) (d [2]float64) {
+	rs, w0 := e.p.rowStart[f1:], len(sc.wx)
+	for r, wy := range sc.wy {
+		base := rs[r] + f0
+		row := f[base : base+w0]
+		wx, dwx := sc.wx[:len(row)], sc.dwx[:len(row)]
+		var s, t float64
+		for m, v := range row {
+			s += wx[m] * v
+			t += dwx[m] * v
+		}
+		d[0] += wy * t
+		d[1] += sc.dwy[r] * s
+	}
+	return d
+}
+
+// gatherT reads T (and B) at every point, removes the self pair and
+// completes the records: Z, A and their gradients, and S_Λ, A_Λ and theirs
+// (see pass1).
+func (e *gridEval) gatherT(ctx context.Context, t0, tA, b0, bA []float64) error {
+	g, st := e.g, e.stride()
+	return kernels.ParallelForWorker(ctx, g.nGrid, e.threads, gridPointGrain, func(wk, lo, hi int) {
+		sc := &g.work[wk]
+		var t, b, self [2 + 2*2]float64
+		for q := lo; q < hi; q++ {
+			i := int(g.order[q])
+			f0, f1 := e.windows(sc, i)
+			v0, vA, d0, dA := e.gather2(sc, t0, tA, f0, f1)
+			e.store(t[:], v0, vA, d0, dA)
+			v0, vA, d0, dA = e.self(sc)
+			e.store(self[:], v0, vA, d0, dA)
+			labelled := int(g.group[i]) < e.p.nCls
+			if labelled && b0 != nil {
+				v0, vA, d0, dA = e.gather2(sc, b0, bA, f0, f1)
+				e.store(b[:], v0, vA, d0, dA)
+			}
+			e.finish(g.pt[q*st:(q+1)*st], &t, &b, &self, labelled, b0 != nil)
+		}
+	})
+}
+
+// finish completes a point's record from its readings of T, B (if withB)
+// and its self pair, its class field Φ_c being in the S_Λ slots for a
+// labelled point. The self pair's value is subtracted, and its derivative
+// twice (it moves as target and as source).
+func (e *gridEval) finish(rec []float64, t, b, self *[2 + 2*2]float64, labelled, withB bool) {
+	p, m := e.p, 2+2*e.p.dims
+	for k := range m {
+		rec[k] = t[k] - gridSelfFactor(k)*self[k]
+	}
+	sl := rec[m:]
+	if !labelled {
+		for k := range sl {
+			sl[k] = p.gamma * rec[k]
+		}
+		return
+	}
+	dt := p.tauIn - p.tauOut
+	for k := range m {
+		base := p.tauOut * t[k]
+		if withB {
+			base = b[k]
+		}
+		sl[k] = base + dt*sl[k] - gridSelfFactor(k)*p.tauIn*self[k]
+	}
+}
+
+// gridSelfFactor is 1 for the values of a record (entries 0 and 1) and 2
+// for the derivatives.
+func gridSelfFactor(k int) float64 {
+	if k < 2 {
+		return 1
+	}
+	return 2
+}
+
+// gatherF adds to grad the gradient of pass 2's field F at the points of
+// positions [lo, hi).
+func (e *gridEval) gatherF(ctx context.Context, lo, hi int) error {
+	g, p := e.g, e.p
+	dims := p.dims
+	f := e.buf(gF)
+	return kernels.ParallelForWorker(ctx, hi-lo, e.threads, gridPointGrain, func(wk, a, b int) {
+		sc := &g.work[wk]
+		for q := lo + a; q < lo+b; q++ {
+			i := int(g.order[q])
+			f0, f1 := e.windows(sc, i)
+			d := e.gatherGrad(sc, f, f0, f1)
+			for ax := range 2 {
+				if c := p.ax[ax].coord; c >= 0 {
+					e.grad[i*dims+c] += e.inv * d[ax]
+				}
+			}
+		}
+	})
+}
+
+// self returns the grid kernels of the point with itself, K̃(u, u) and
+// K̃_A(u, u), and their one-sided derivatives ∇₁ along axes 0 and 1 (half
+// the derivatives of K̃(u, u)), for the windows in sc.
+func (e *gridEval) self(sc *gridWork) (s0, sA float64, d0, dA [2]float64) {
+	k0x, kAx := e.p.taps(0)
+	ax0, axA, dx0, dxA := selfAxis(sc.wx, sc.dwx, k0x, kAx)
+	ay0, ayA, dy0, dyA := selfAxis(sc.wy, sc.dwy, e.p.k0, e.p.kA)
+	s0 = ax0 * ay0
+	sA = axA*ay0 + ax0*ayA
+	d0 = [2]float64{dx0 * ay0, ax0 * dy0}
+	dA = [2]float64{dxA*ay0 + dx0*ayA, axA*dy0 + ax0*dyA}
+	return s0, sA, d0, dA
+}
+
+// selfAxis returns wᵀk w, wᵀk_A w, dwᵀk w and dwᵀk_A w for the window w
+// (derivatives dw) and the symmetric taps k, k_A (0…t), from the window's
+// autocorrelation R_o = Σ_m w_m w_{m+o} and its derivative.
+func selfAxis(w, dw, k0, kA []float64) (s0, sA, d0, dA float64) {
+	for o := range min(len(k0), len(w)) {
+		var r, dr float64
+		a, b := w[:len(w)-o], w[o:]
+		da, db := dw[:len(a)], dw[o:]
+		b, db = b[:len(a)], db[:len(a)]
+		for m, v := range a {
+			r += v * b[m]
+			dr += da[m]*b[m] + v*db[m]
+		}
+		if o > 0 {
+			r, dr = 2*r, 2*dr
+		}
+		s0 += k0[o] * r
+		sA += kA[o] * r
+		d0 += k0[o] * dr
+		dA += kA[o] * dr
+	}
+	// dr is the derivative of wᵀk w; ∇₁ is half of it.
+	return s0, sA, d0 / 2, dA / 2
+}
+
+// convolve1 convolves the combined charge Σ c·grid (nil grids skipped) with
+// K and K_A into Φ0 and ΦA over the selection's rows: along the rows into
+// X0 = k_x∗Q and XA = k_Ax∗Q, then across, Φ0 = k_y∗X0 and ΦA = k_y∗XA +
+// k_Ay∗X0.
+func (e *gridEval) convolve1(ctx context.Context, terms []gridTerm) error {
+	x0, xa := e.buf(gX0), e.buf(gXA)
+	k0, kA := e.p.taps(0)
+	err := e.rowPass(ctx, func(sc *gridWork, r, lo, hi int) bool {
+		if !e.combine(sc.pad0, terms, r, len(k0)-1) {
+			return false
+		}
+		o := e.p.rowStart[r]
+		convRow2(x0[o+lo:o+hi], xa[o+lo:o+hi], sc.pad0[lo:], k0, kA)
+		return true
+	}, [][]float64{x0, xa}, terms, nil)
+	if err != nil {
+		return err
+	}
+	phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
+	rs := e.p.rowStart
+	return e.colPass(ctx, func(r, s1, s2 int, a, b float64, lo, hi int) {
+		d0 := phi0[rs[r]+lo : rs[r]+hi]
+		dA := phiA[rs[r]+lo : rs[r]+lo+len(d0)]
+		p0, q0 := colRows(x0, rs, s1, s2, lo, hi)
+		pA, qA := colRows(xa, rs, s1, s2, lo, hi)
+		p0, pA = p0[:len(d0)], pA[:len(d0)]
+		if q0 == nil {
+			for c, v := range p0 {
+				d0[c] += a * v
+				dA[c] += a*pA[c] + b*v
+			}
+			return
+		}
+		q0, qA = q0[:len(d0)], qA[:len(d0)]
+		for c, v := range p0 {
+			v += q0[c]
+			d0[c] += a * v
+			dA[c] += a*(pA[c]+qA[c]) + b*v
+		}
+	}, [][]float64{phi0, phiA})
+}
+
+// convolve2 convolves the combined charges c0 (with K) and cA (with K_A)
+// into F over the selection's rows: along the rows into X1 = k_x∗c0 +
+// k_Ax∗cA and X2 = k_x∗cA, then across, F = k_y∗X1 + k_Ay∗X2.
+func (e *gridEval) convolve2(ctx context.Context, t0, tA []gridTerm) error {
+	x1, x2 := e.buf(gX1), e.buf(gX2)
+	k0, kA := e.p.taps(0)
+	t := len(k0) - 1
+	err := e.rowPass(ctx, func(sc *gridWork, r, lo, hi int) bool {
+		nz0 := e.combine(sc.pad0, t0, r, t)
+		nzA := e.combine(sc.padA, tA, r, t)
+		if !nz0 && !nzA {
+			return false
+		}
+		o := e.p.rowStart[r]
+		d1, d2 := x1[o+lo:o+hi], x2[o+lo:o+hi]
+		convRow2(d1, d2, sc.padA[lo:], kA, k0)
+		convRowAdd(d1, sc.pad0[lo:], k0)
+		return true
+	}, [][]float64{x1, x2}, t0, tA)
+	if err != nil {
+		return err
+	}
+	f := e.buf(gF)
+	rs := e.p.rowStart
+	return e.colPass(ctx, func(r, s1, s2 int, a, b float64, lo, hi int) {
+		d := f[rs[r]+lo : rs[r]+hi]
+		p1, q1 := colRows(x1, rs, s1, s2, lo, hi)
+		p2, q2 := colRows(x2, rs, s1, s2, lo, hi)
+		p1, p2 = p1[:len(d)], p2[:len(d)]
+		if q1 == nil {
+			for c, v := range p1 {
+				d[c] += a*v + b*p2[c]
+			}
+			return
+		}
+		q1, q2 = q1[:len(d)], q2[:len(d)]
+		for c, v := range p1 {
+			d[c] += a*(v+q1[c]) + b*(p2[c]+q2[c])
+		}
+	}, [][]float64{f})
+}
+
+// combine fills pad (t zeros each side) with row r of Σ c·grid and reports
+// whether it is not all zero.
+func (e *gridEval) combine(pad []float64, terms []gridTerm, r, t int) bool {
+	o0, o1 := e.p.rowStart[r], e.p.rowStart[r+1]
+	n0 := o1 - o0
+	row := pad[t : t+n0]
+	clear(pad[:t])
+	clear(pad[t+n0 : 2*t+n0])
+	first := true
+	for _, tm := range terms {
+		if tm.grid == nil || tm.c == 0 {
+			continue
+		}
+		src := tm.grid[o0:o1]
+		if first {
+			for c, v := range src {
+				row[c] = tm.c * v
+			}
+			first = false
+			continue
+		}
+		for c, v := range src {
+			row[c] += tm.c * v
+		}
+	}
+	if first {
+		clear(row)
+		return false
+	}
+	for _, v := range row {
+		if v != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// rowPass runs conv over the selection's rows of the row-convolved grids
+// out: conv(sc, r, lo, hi) writes their columns [lo, hi) of row r (the
+// nonzero extent of the combined charges t0, tA widened by the taps) or
+// reports false for a zero row. The extents go to g.ext for colPass; the
+// rest of each row is cleared.
+func (e *gridEval) rowPass(ctx context.Context, conv func(sc *gridWork, r, lo, hi int) bool, out [][]float64, t0, tA []gridTerm) error {
+	p, g := e.p, e.g
+	rs, sel := p.rowStart, g.sel.rows
+	k0, _ := p.taps(0)
+	t := len(k0) - 1
+	return kernels.ParallelForWorker(ctx, len(sel), e.threads, e.rowGrain(), func(wk, lo, hi int) {
+		sc := &g.work[wk]
+		for _, r := range sel[lo:hi] {
+			r := int(r)
+			a, b := e.extent(r, t0, tA)
+			a, b = max(a-t, 0), min(b+t, rs[r+1]-rs[r])
+			if a >= b || !conv(sc, r, a, b) {
+				a, b = 0, 0
+			}
+			for _, o := range out {
+				clear(o[rs[r] : rs[r]+a])
+				clear(o[rs[r]+b : rs[r+1]])
+			}
+			g.ext[2*r], g.ext[2*r+1] = int32(a), int32(b)
+		}
+	})
+}
+
+// rowGrain returns the atlas rows per chunk of the convolutions: about
+// gridRowCells nodes (the chunks do not change the results).
+func (e *gridEval) rowGrain() int {
+	return max(1, gridRowCells*e.p.rows/max(e.p.nodes, 1))
+}
+
+// extent returns the columns [a, b) of row r outside which every grid of
+// the terms is zero.
+func (e *gridEval) extent(r int, t0, tA []gridTerm) (a, b int) {
+	o0, o1 := e.p.rowStart[r], e.p.rowStart[r+1]
+	n0 := o1 - o0
+	a, b = n0, 0
+	for _, ts := range [2][]gridTerm{t0, tA} {
+		for _, tm := range ts {
+			if tm.grid == nil || tm.c == 0 {
+				continue
+			}
+			row := tm.grid[o0:o1]
+			for c := 0; c < a; c++ {
+				if row[c] != 0 {
+					a = c
+					break
+				}
+			}
+			for c := n0 - 1; c >= b; c-- {
+				if row[c] != 0 {
+					b = c + 1
+					break
+				}
+			}
+		}
+	}
+	return a, b
+}
+
+// colPass computes the across-row convolutions into the grids out: for
+// each output row r of the selection it clears the row and calls add(r,
+// s1, s2, k[o], k_A[o], lo, hi) for the source rows s1 = r − o and s2 = r +
+// o of r's patch (s2 = −1 for o = 0 or a missing row), over the union [lo,
+// hi) of their extents from rowPass (a row-convolved grid is zero outside
+// its extent; the patch's rows are all in the selection).
+func (e *gridEval) colPass(ctx context.Context, add func(r, s1, s2 int, a, b float64, lo, hi int), out [][]float64) error {
+	p, g := e.p, e.g
+	rs, sel := p.rowStart, g.sel.rows
+	t := len(p.k0) - 1
+	return kernels.ParallelFor(ctx, len(sel), e.threads, e.rowGrain(), func(lo, hi int) {
+		for _, r := range sel[lo:hi] {
+			r := int(r)
+			for _, o := range out {
+				clear(o[rs[r]:rs[r+1]])
+			}
+			pt := &p.patches[p.rowPatch[r]]
+			first, end := pt.row0, pt.row0+pt.n[1] // the patch's rows
+			for o := 0; o <= t; o++ {
+				s1, s2 := r-o, r+o
+				a1, b1, a2, b2 := 1, 0, 1, 0
+				if s1 >= first {
+					a1, b1 = int(g.ext[2*s1]), int(g.ext[2*s1+1])
+				}
+				if o > 0 && s2 < end {
+					a2, b2 = int(g.ext[2*s2]), int(g.ext[2*s2+1])
+				}
+				switch {
+				case a1 < b1 && a2 < b2:
+					add(r, s1, s2, p.k0[o], p.kA[o], min(a1, a2), max(b1, b2))
+				case a1 < b1:
+					add(r, s1, -1, p.k0[o], p.kA[o], a1, b1)
+				case a2 < b2:
+					add(r, s2, -1, p.k0[o], p.kA[o], a2, b2)
+				}
+			}
+		}
+	})
+}
+
+// colRows returns the columns [lo, hi) of row s1 of x and, if s2 ≥ 0,
+// those of row s2 (else nil); rs holds the rows' first nodes.
+func colRows(x []float64, rs []int, s1, s2, lo, hi int) (r1, r2 []float64) {
+	r1 = x[rs[s1]+lo : rs[s1]+hi]
+	if s2 >= 0 {
+		r2 = x[rs[s2]+lo : rs[s2]+lo+len(r1)]
+	}
+	return r1, r2
+}
+
+// convRow2 sets d0[c] = Σ_{|o|≤t} k0[|o|]·pad[t+c+o] and dA likewise with
+// kA, for c < len(d0) (pad holds the row from t before d0's first column).
+func convRow2(d0, dA, pad, k0, kA []float64) {
+	t := len(k0) - 1
+	mid := pad[t : t+len(d0)]
+	dA = dA[:len(mid)]
+	a, b := k0[0], kA[0]
+	for c, v := range mid {
+		d0[c], dA[c] = a*v, b*v
+	}
+	for o := 1; o <= t; o++ {
+		l, r := pad[t-o:t-o+len(mid)], pad[t+o:t+o+len(mid)]
+		a, b := k0[o], kA[o]
+		for c, v := range l {
+			s := v + r[c]
+			d0[c] += a * s
+			dA[c] += b * s
+		}
+	}
+}
+
+// convRowAdd adds to d[c] Σ_{|o|≤t} k[|o|]·pad[t+c+o], c < len(d).
+func convRowAdd(d, pad, k []float64) {
+	t := len(k) - 1
+	mid := pad[t : t+len(d)]
+	for c, v := range mid {
+		d[c] += k[0] * v
+	}
+	for o := 1; o <= t; o++ {
+		l, r := pad[t-o:t-o+len(mid)], pad[t+o:t+o+len(mid)]
+		a := k[o]
+		for c, v := range l {
+			d[c] += a * (v + r[c])
+		}
+	}
+}
