@@ -117,7 +117,9 @@ func TestMemoryGuard(t *testing.T) {
 		want []string // in the message, besides "not enough memory"
 	}{
 		{"nerv exact", []string{"nerv", "--in", blobs, "--label", "label", "--method", "exact", "--memory-limit", "20MB"},
-			[]string{"exact method's 4 N×N matrices at N = 1,200", "46.6 MB", "20.0 MB", "--memory-limit", "--method cutoff"}},
+			[]string{"exact method's 4 N×N matrices at N = 1,200", "46.6 MB", "20.0 MB", "--memory-limit", "--method grid"}},
+		{"nerv auto (grid)", []string{"nerv", "--in", blobs, "--label", "label", "--memory-limit", "20MB"},
+			[]string{"method grid's lists of 225 neighbours per row at N = 1,200 and its grids", "20.0 MB", "--memory-limit"}},
 		{"tsne exact", []string{"tsne", "--in", blobs, "--method", "exact", "--memory-limit", "5MB"},
 			[]string{"N×N affinities at N = 1,200", "11.6 MB", "--method bh"}},
 		{"nerv dims", []string{"nerv", "--in", small, "--dims", "1000000", "--memory-limit", "1GB"}, []string{"--dims", "1,000,000 dimensions"}},
@@ -170,18 +172,19 @@ func TestMemoryGuard(t *testing.T) {
 }
 
 // TestNervMethodAuto: nerv's default method is auto, the exact method up to
-// AutoExactMax rows and cutoff above, recorded as the figure "method" and
-// logged as the plan; at 50,000 rows the default no longer plans the exact
-// method's 80 GB.
+// AutoExactMax rows, grid above (cutoff in three dimensions), recorded as
+// the figure "method" and logged as the plan; at 50,000 rows the default no
+// longer plans the exact method's 80 GB.
 func TestNervMethodAuto(t *testing.T) {
 	dir := t.TempDir()
 	for _, c := range []struct {
 		n    int
+		dims string
 		want string
-	}{{60, "exact"}, {480, "cutoff"}} {
+	}{{60, "2", "exact"}, {480, "2", "grid"}, {480, "3", "cutoff"}} {
 		in := blobsCSV(t, dir, c.n, 3)
-		out := filepath.Join(dir, fmt.Sprintf("nerv-%d.parquet", c.n))
-		code, _, errOut := runCmd(t, nil, "nerv", "--in", in, "--label", "label", "--max-iter", "5", "--coarse-max-iter", "2", "--out", out)
+		out := filepath.Join(dir, fmt.Sprintf("nerv-%d-%s.parquet", c.n, c.dims))
+		code, _, errOut := runCmd(t, nil, "nerv", "--in", in, "--label", "label", "--dims", c.dims, "--max-iter", "5", "--coarse-max-iter", "2", "--out", out)
 		if code != 0 {
 			t.Fatalf("N = %d: exit %d: %s", c.n, code, errOut)
 		}

@@ -17,10 +17,12 @@
 // through K_h = max(N/2^h, K), h = 1 … ⌈log₂(N/K)⌉, each scale warm-started
 // from the previous one, as Colange et al. do.
 //
-// Method Auto, the default, is Exact up to AutoExactMax rows and Cutoff
-// above (ResolveMethod; Result.Method and the stage's figure "method" say
-// which ran, and the stage logs the plan): the two cross in whole-fit time
-// between 400 and 500 rows (BENCHMARKS.md, "NeRV: method auto"). Fit
+// Method Auto, the default, is Exact up to AutoExactMax rows and, above,
+// Grid for hard labels or none in one or two dimensions, Cutoff otherwise
+// (ResolveMethod; Result.Method and the stage's figure "method" say
+// which ran, and the stage logs the plan): the exact and the sparse
+// methods cross in whole-fit time between 400 and 500 rows (BENCHMARKS.md,
+// "NeRV: method auto"). Fit
 // checks the plan against the memory the run may use before it allocates
 // (transforms.Reserve): the exact method's N×N matrices, the sparse
 // methods' neighbour lists, and the map with the optimiser's copies of it
@@ -64,6 +66,23 @@
 // with more than CutoffStress's BHAbove points in reach (the dense first
 // iterations from a PCA start) take the Barnes–Hut sums, which are cheaper
 // there.
+//
+// Method Grid keeps the same objective again and takes every row's sums
+// over all points at once (GridStress, gridstress.go): each point's charge
+// is spread onto a regular grid with a Gaussian window, the grid is
+// convolved with a Gaussian separably, and the fields are read back with
+// the same window, so that the three Gaussians compose to the output
+// kernel up to the grid's quadrature error, which is relative (about 1e-7
+// for the stress and 1e-5 for the gradient at DefaultGridTol, against
+// BH.Stress with tol 0, TestGridStressAgainstBH). Hard labels enter as one
+// field per class (Λ takes τ_in, τ_out or γ by the pair's groups); soft
+// labels do not split into fields, so they need Cutoff or BarnesHut. Its
+// cost does not grow with the density of the map, which the cut-off's
+// does: at 10⁵ rows an evaluation costs a ninth of the cut-off's on a
+// spread map and a sixtieth on a dense one (BENCHMARKS.md, "NeRV at any
+// size"). A map whose grid would exceed GridStress.MaxNodes (far outliers)
+// takes the cut-off's sums for that evaluation (Result.GridFallbacks, a
+// warning of the stage).
 //
 // # Start
 //

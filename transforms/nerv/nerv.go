@@ -37,7 +37,9 @@ func (OutputScale) Values() []string { return []string{"auto", "transfer", "glob
 type Method string
 
 const (
-	// Auto is Exact up to AutoExactMax rows and Cutoff above (ResolveMethod).
+	// Auto is Exact up to AutoExactMax rows, Grid above for hard labels
+	// (or none) in one or two dimensions, and Cutoff otherwise
+	// (ResolveMethod).
 	Auto Method = "auto"
 	// Exact evaluates the O(N²) stress (see Stress).
 	Exact Method = "exact"
@@ -52,10 +54,15 @@ const (
 	// points in reach, faster and more accurate than BarnesHut once the
 	// map has spread out.
 	Cutoff Method = "cutoff"
+	// Grid has BarnesHut's objective and takes every row's sums over all
+	// points by a Gaussian convolution on a regular grid over the map (see
+	// GridStress): O(N·K + nodes) per evaluation, whatever the density of
+	// the map. Hard labels (ClassNeRV) or none, at most two dimensions.
+	Grid Method = "grid"
 )
 
 // Values lists the methods.
-func (Method) Values() []string { return []string{"auto", "exact", "bh", "cutoff"} }
+func (Method) Values() []string { return []string{"auto", "exact", "bh", "cutoff", "grid"} }
 
 // AutoExactMax is the largest N for which Auto runs the exact method; above
 // it Auto runs Cutoff. The whole fits of BENCHMARKS.md ("NeRV: method
@@ -65,12 +72,14 @@ func (Method) Values() []string { return []string{"auto", "exact", "bh", "cutoff
 // memory (four N×N matrices, 0.8 GB at 5,000 rows) grows out of reach.
 const AutoExactMax = 400
 
-// ResolveMethod returns the method a fit of n rows runs: o.Method, or for
-// Auto the exact method up to AutoExactMax rows, and also above with more
-// than kernels.MaxBHDims output dimensions or output scale transfer (which
-// only it supports), unless the sample start is asked for; Cutoff
-// otherwise.
-func (o Options) ResolveMethod(n int) Method {
+// ResolveMethod returns the method a fit of n rows with the n×c soft labels
+// soft (nil: none) runs: o.Method, or for Auto the exact method up to
+// AutoExactMax rows, and also above with more than kernels.MaxBHDims output
+// dimensions or output scale transfer (which only it supports), unless the
+// sample start is asked for; Grid for hard labels or none in at most
+// gridMaxDims dimensions; Cutoff otherwise (soft labels, three
+// dimensions).
+func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 	if o.Method != Auto {
 		return o.Method
 	}
@@ -78,12 +87,31 @@ func (o Options) ResolveMethod(n int) Method {
 	if o.Start != StartSample && (n <= AutoExactMax || exactOnly) {
 		return Exact
 	}
+	if o.Dims <= gridMaxDims && (o.Alpha == 0 || labelsOneHot(soft, c)) {
+		return Grid
+	}
 	return Cutoff
 }
 
+// gridPointBytes is GridStress's per-point state beyond the gradient
+// accumulators that the optimiser's copies count (group, order, windows).
+const gridPointBytes = 24
+
+// gridMaxDims is the most output dimensions GridStress supports.
+const gridMaxDims = 2
+
+// labelsOneHot reports whether every row of the n×c soft is one-hot or unlabelled
+// (all NaN): the labels of ClassNeRV, which Grid's per-class fields carry.
+func labelsOneHot(soft []float64, c int) bool {
+	if soft == nil {
+		return true
+	}
+	return GridSupports(&SparseInput{N: len(soft) / max(c, 1), C: c, Soft: soft, Alpha: 1}, 1)
+}
+
 // sparse reports whether m uses sparse input neighbourhoods and one global
-// output scale (BarnesHut and Cutoff).
-func (m Method) sparse() bool { return m == BarnesHut || m == Cutoff }
+// output scale (BarnesHut, Cutoff and Grid).
+func (m Method) sparse() bool { return m == BarnesHut || m == Cutoff || m == Grid }
 
 // DefaultCutoffTol is the default bound of Cutoff on the relative error of
 // every row's normaliser; measured errors are far smaller (TestCutoffApprox:
@@ -130,7 +158,7 @@ type Options struct {
 	transforms.Columns
 	SoftLabels []string `opt:"soft-labels" help:"soft label columns, one per class (names and globs): SoftClassNeRV"`
 	transforms.Standardization
-	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most 3 with methods bh and cutoff"`
+	Dims int `opt:"dims" range:"[1,)" help:"output dimensions, at most 3 with methods bh and cutoff, 2 with grid"`
 	// Alpha weighs the class community in Λ.
 	Alpha float64 `opt:"alpha" range:"[0,1]" help:"weight of the class community in Λ"`
 	// Gamma is the base trade-off between recall and precision.
@@ -139,14 +167,14 @@ type Options struct {
 	Perplexity float64 `opt:"perplexity" range:"[1,)" help:"effective number of neighbours K, below N − 1"`
 	// Multiscale runs the schedule K_h = max(N/2^h, K), warm-started.
 	Multiscale bool   `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method     Method `opt:"method" help:"exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums, global width), cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh) or auto (exact up to 400 rows, cutoff above)"`
+	Method     Method `opt:"method" help:"exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums, global width), cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh), grid (bh's objective, every sum by a Gaussian convolution on a grid over the map: hard labels or none, 1 or 2 dims; the fastest above 400 rows) or auto (exact up to 400 rows; above, grid, or cutoff for soft labels or 3 dims)"`
 	// Neighbors selects the k-NN search of the sparse methods' input
 	// neighbourhoods: exact up to kernels.AutoApproxRows rows for
 	// NN-descent's default candidates (4k/3 for the k = 3K neighbours of
 	// the largest perplexity K) or up to kernels.KDTreeMaxDims features,
 	// NN-descent otherwise (KNNAuto), or one of them always. NN-descent is
 	// seeded with KNNSeed.
-	Neighbors kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh and cutoff: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
+	Neighbors kernels.KNNMethod `opt:"knn" help:"input neighbours of methods bh, cutoff and grid: exact (a k-d tree for up to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c = 4 × the schedule's largest perplexity, NN-descent's candidates per point; and for up to 8 features)"`
 	// BHTol is the Barnes–Hut cell tolerance (BarnesHut, and Cutoff's
 	// dense rows).
 	BHTol float64 `opt:"bh-tol" range:"[0,)" help:"Barnes–Hut (bh, and the dense points of cutoff): largest error of a cell's kernel sum relative to the row's neighbour kernels; 0: exact sums"`
@@ -155,8 +183,8 @@ type Options struct {
 	// Start places the points before the first scale: PCA, or a fitted
 	// sample of the rows (sparse methods; StartAuto picks by N, see
 	// SampleStartAbove).
-	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh and cutoff: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated) or auto (sample above 50,000 rows with bh and cutoff, pca otherwise)"`
-	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh and cutoff)"`
+	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
+	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh, cutoff and grid)"`
 	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
 	// the relative cost decrease over 10 iterations (doc.go, "Stopping
 	// rule").
@@ -182,7 +210,8 @@ type Options struct {
 }
 
 // DefaultOptions are the issue's defaults: 2-D, perplexity 32, α = γ = 0.5,
-// multiscale, method auto (exact up to AutoExactMax rows, cutoff above),
+// multiscale, method auto (exact up to AutoExactMax rows, grid or cutoff
+// above),
 // output scales transferred from the input for the exact method and one
 // global width for the sparse ones (auto), and the stopping rule of
 // doc.go; standardisation off.
@@ -198,14 +227,16 @@ func (o *Options) Validate() error {
 	switch {
 	case o.Label != "" && o.SoftLabels != nil:
 		return transforms.Optionf("soft-labels", "give label (hard) or soft-labels (soft), not both")
+	case o.Method == Grid && o.Dims > gridMaxDims:
+		return transforms.Optionf("dims", "method grid supports at most %d output dimensions, not %d (methods bh and cutoff %d)", gridMaxDims, o.Dims, kernels.MaxBHDims)
 	case o.Method.sparse() && o.Dims > kernels.MaxBHDims:
 		return transforms.Optionf("dims", "method %v supports at most %d output dimensions, not %d", o.Method, kernels.MaxBHDims, o.Dims)
 	case o.Start == StartSample && o.Method == Exact:
-		return transforms.Optionf("start", "sample needs method bh or cutoff (the exact method's cost is its O(N²) iterations, not its start)")
+		return transforms.Optionf("start", "sample needs method bh, cutoff or grid (the exact method's cost is its O(N²) iterations, not its start)")
 	case o.Start == StartSample && o.Method == Auto && (o.Dims > kernels.MaxBHDims || o.OutputScale == Transfer):
-		return transforms.Optionf("start", "sample needs method bh or cutoff, which support neither more than %d output dimensions nor output-scale transfer", kernels.MaxBHDims)
+		return transforms.Optionf("start", "sample needs method bh, cutoff or grid, which support neither more than %d output dimensions nor output-scale transfer", kernels.MaxBHDims)
 	case o.Method.sparse() && o.OutputScale == Transfer:
-		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh and cutoff need one global width")
+		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh, cutoff and grid need one global width")
 	}
 	return nil
 }
@@ -266,6 +297,10 @@ type Result struct {
 	// Method is the method that ran: Options.Method with Auto resolved
 	// (ResolveMethod).
 	Method Method
+	// GridFallbacks counts Grid's evaluations that the cut-off took
+	// because the grid over the map would have been too large (far
+	// outliers; GridStress.MaxNodes).
+	GridFallbacks int
 	// OutputScale is the output scale that ran: Options.OutputScale with
 	// ScaleAuto resolved.
 	OutputScale OutputScale
@@ -332,7 +367,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := transforms.Validate(&o); err != nil {
 		return nil, err
 	}
-	o.Method = o.ResolveMethod(n)
+	o.Method = o.ResolveMethod(n, soft, c)
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
@@ -411,6 +446,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	res.Y = y
 	if sl, ok := lv.(*sparseLevels); ok {
 		res.NeighborIdx, res.NeighborK, res.KNN = sl.idx, sl.kn, sl.knn
+		res.GridFallbacks = sl.gridFallbacks
 	}
 	res.Stress = res.Levels[len(res.Levels)-1].Stress
 	return res, nil
@@ -477,7 +513,11 @@ type sparseLevels struct {
 	c     int
 	bh    BH
 	cut   CutoffStress
+	grid  GridStress
 	cur   *SparseInput // the input of the most recent call of level (for exaggerate)
+	// gridFallbacks counts Grid's evaluations whose grid would have been
+	// too large, which the cut-off took (Result.GridFallbacks).
+	gridFallbacks int
 }
 
 // newSparseLevels finds the neighbours, reporting them to rep as phase
@@ -549,9 +589,22 @@ func (l *sparseLevels) level(k float64, last bool) (func(y, grad []float64) floa
 	stress := func(g, y []float64) (float64, error) {
 		return l.bh.Stress(l.ctx, g, y, l.o.Dims, in, l.o.BHTol, l.o.Threads)
 	}
-	if l.o.Method == Cutoff {
+	cutoff := func(g, y []float64) (float64, error) {
+		return l.cut.Stress(l.ctx, g, y, l.o.Dims, in, l.o.CutoffTol, l.o.BHTol, l.o.Threads)
+	}
+	switch l.o.Method {
+	case Cutoff:
+		stress = cutoff
+	case Grid:
 		stress = func(g, y []float64) (float64, error) {
-			return l.cut.Stress(l.ctx, g, y, l.o.Dims, in, l.o.CutoffTol, l.o.BHTol, l.o.Threads)
+			s, err := l.grid.Stress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
+			if errors.Is(err, ErrGridTooLarge) {
+				// A map far wider than its density (outliers): the
+				// cut-off's cost does not grow with the extent.
+				l.gridFallbacks++
+				return cutoff(g, y)
+			}
+			return s, err
 		}
 	}
 	return func(y, g []float64) float64 {
@@ -616,6 +669,8 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return transforms.Errorf(ErrInput, "%d soft-label values for %d rows × %d classes", len(soft), n, c)
 	case !(o.Perplexity < float64(n-1)):
 		return transforms.Optionf("perplexity", "%w: %g, want below N − 1 = %d", kernels.ErrPerplexity, o.Perplexity, n-1)
+	case o.Method == Grid && o.Alpha != 0 && !labelsOneHot(soft, c):
+		return transforms.Optionf("method", "grid takes hard labels (ClassNeRV) or none; soft labels need method cutoff or bh")
 	case o.Start == StartSample && !(o.Perplexity < float64(n/sampleFraction-1)):
 		return transforms.Optionf("start", "a sample of %d rows (1/%d of %d) is too small for perplexity %g", n/sampleFraction, sampleFraction, n, o.Perplexity)
 	}
@@ -672,6 +727,12 @@ func memoryPlan(n int, o Options) plan {
 		// both, its log β, and the search's own scratch of the same size.
 		p.pairs = float64(n) * float64(kn) * (4 + 8 + 4 + 8 + 8 + 12)
 		p.what = fmt.Sprintf("method %s's lists of %s neighbours per row at N = %s", o.Method, transforms.Thousands(int64(kn)), transforms.Thousands(int64(n)))
+		if o.Method == Grid {
+			// The node grids at their bound (a larger grid falls back to
+			// the cut-off).
+			p.pairs += float64(gridBuffers)*8*float64(DefaultGridMaxNodes(n)) + gridPointBytes*float64(n)
+			p.what += " and its grids"
+		}
 		p.fix = "use a smaller perplexity, or fewer rows"
 	} else {
 		m := 3
@@ -680,7 +741,7 @@ func memoryPlan(n int, o Options) plan {
 		}
 		p.pairs = float64(m) * transforms.Float64Bytes(n, n)
 		p.what = fmt.Sprintf("the exact method's %d N×N matrices at N = %s", m, transforms.Thousands(int64(n)))
-		p.fix = "use --method cutoff or bh (--method auto does above " + transforms.Thousands(AutoExactMax) + " rows), or fewer rows"
+		p.fix = "use --method grid, cutoff or bh (--method auto does above " + transforms.Thousands(AutoExactMax) + " rows), or fewer rows"
 	}
 	p.maps = optimiserCopies * transforms.Float64Bytes(n, o.Dims)
 	return p

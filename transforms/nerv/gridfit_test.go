@@ -1,0 +1,124 @@
+package nerv
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/transforms"
+)
+
+// TestResolveMethod: auto runs the exact method up to AutoExactMax rows,
+// grid above for hard labels or none in one or two dimensions, and cutoff
+// for soft labels or three dimensions.
+func TestResolveMethod(t *testing.T) {
+	const n, c = 1000, 3
+	hard := make([]float64, n*c)
+	for i := range n {
+		hard[i*c+i%c] = 1
+	}
+	soft := append([]float64(nil), hard...)
+	soft[0], soft[1] = 0.5, 0.5
+	unlabelled := append([]float64(nil), hard...)
+	for k := range c {
+		unlabelled[3*c+k] = math.NaN()
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		mod  func(*Options)
+		soft []float64
+		want Method
+	}{
+		{"small, hard labels", AutoExactMax, nil, hard[:AutoExactMax*c], Exact},
+		{"hard labels", n, nil, hard, Grid},
+		{"hard labels, some unlabelled rows", n, nil, unlabelled, Grid},
+		{"no labels", n, nil, nil, Grid},
+		{"soft labels", n, nil, soft, Cutoff},
+		{"soft labels, α = 0", n, func(o *Options) { o.Alpha = 0 }, soft, Grid},
+		{"three dims", n, func(o *Options) { o.Dims = 3 }, hard, Cutoff},
+		{"transferred widths", n, func(o *Options) { o.OutputScale = Transfer }, hard, Exact},
+		{"asked for", n, func(o *Options) { o.Method = BarnesHut }, hard, BarnesHut},
+	} {
+		o := DefaultOptions()
+		if tc.mod != nil {
+			tc.mod(&o)
+		}
+		if got := o.ResolveMethod(tc.n, tc.soft, c); got != tc.want {
+			t.Errorf("%s: ResolveMethod = %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFitGridOptions: method grid refuses soft labels and three
+// dimensions as errors of the options that ask for them.
+func TestFitGridOptions(t *testing.T) {
+	const per, c = 50, 6
+	n := 4 * per
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), per)
+	for _, tc := range []struct {
+		name   string
+		soft   []float64
+		dims   int
+		option string
+	}{
+		{"soft labels", soft, 2, "method"},
+		{"three dims", nil, 3, "dims"},
+	} {
+		o := DefaultOptions()
+		o.Method, o.Dims, o.Perplexity = Grid, tc.dims, 10
+		_, err := Fit(context.Background(), x, n, 3, tc.soft, c, o)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
+		}
+	}
+}
+
+// TestFitGrid: a ClassNeRV fit with method grid minimises the objective of
+// the cut-off: the cut-off's stress of the grid's final map is the grid's
+// own, and the map ends near the cut-off fit's stress, with the class
+// structure ClassNeRV gives.
+func TestFitGrid(t *testing.T) {
+	ctx := context.Background()
+	const per, c = 150, 6
+	n := 4 * per
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), per)
+	hard, _ := hardOf(soft, n, c)
+	o := DefaultOptions()
+	o.Perplexity, o.Threads = 15, 2
+	fits := map[Method]*Result{}
+	for _, m := range []Method{Grid, Cutoff} {
+		oo := o
+		oo.Method = m
+		r, err := Fit(ctx, x, n, 3, hard, c, oo)
+		if err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		if r.Method != m || r.GridFallbacks != 0 {
+			t.Errorf("%s: ran %s with %d grid fallbacks", m, r.Method, r.GridFallbacks)
+		}
+		fits[m] = r
+	}
+	g, cut := fits[Grid], fits[Cutoff]
+	t.Logf("final stress: grid %.6f (%d iterations), cutoff %.6f (%d)", g.Stress, g.Levels[len(g.Levels)-1].Iterations, cut.Stress, cut.Levels[len(cut.Levels)-1].Iterations)
+	if rel := math.Abs(g.Stress-cut.Stress) / cut.Stress; rel > 0.02 {
+		t.Errorf("final stress: grid %.6f, cutoff %.6f: %.3g apart, want within 2%%", g.Stress, cut.Stress, rel)
+	}
+	// The same objective, evaluated by the cut-off at the grid's map.
+	sl, err := newSparseLevels(ctx, x, n, 3, hard, c, Options{Method: Cutoff, Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma,
+		Dims: 2, Threads: 2, Neighbors: o.Neighbors, CutoffTol: 1e-6, BHTol: 0, Multiscale: false}, transforms.NoProgress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eval, _, err := sl.level(o.Perplexity, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := eval(g.Y, make([]float64, n*2)); math.Abs(s-g.Stress) > 1e-5*g.Stress {
+		t.Errorf("the cut-off's stress of the grid's map is %.9f, the grid's %.9f", s, g.Stress)
+	}
+}
