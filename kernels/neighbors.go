@@ -96,6 +96,15 @@ func KNNBytes(n, d, k int, m KNNMethod, set NNDescentSettings) float64 {
 	return float64(n)*(float64(k)*(13+5)+mc*8+16) + updates
 }
 
+// PlanKNN returns the method FindKNN with these arguments will run
+// (KNNApprox or KNNExact), for a plan printed before the search.
+func PlanKNN(n, d, k int, m KNNMethod, set NNDescentSettings) KNNMethod {
+	if findsApprox(n, d, k, m, set) {
+		return KNNApprox
+	}
+	return KNNExact
+}
+
 func findsApprox(n, d, k int, m KNNMethod, set NNDescentSettings) bool {
 	set = set.withDefaults(k)
 	return m.Resolve(n, d, set.MaxCandidates) == KNNApprox && !set.exact(n, k)

@@ -61,6 +61,9 @@ func TestFindKNNFallbackReported(t *testing.T) {
 		if err != nil || ran != c.want {
 			t.Errorf("%s: ran %v (err %v), want %v", c.name, ran, err, c.want)
 		}
+		if plan := PlanKNN(c.n, 3, c.k, KNNApprox, NNDescentSettings{Seed: 1}); plan != ran {
+			t.Errorf("%s: PlanKNN says %v, FindKNN ran %v", c.name, plan, ran)
+		}
 	}
 }
 

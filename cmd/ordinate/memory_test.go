@@ -191,6 +191,13 @@ func TestNervMethodAuto(t *testing.T) {
 		if !strings.Contains(errOut, "nerv plan") || !strings.Contains(errOut, "method="+c.want) {
 			t.Errorf("N = %d: the log does not give the plan with method %s:\n%s", c.n, c.want, errOut)
 		}
+		if neighbours := "neighbours=0 knn=\"\""; c.want != "exact" {
+			if !strings.Contains(errOut, "knn=exact") || strings.Contains(errOut, neighbours) {
+				t.Errorf("N = %d: the plan does not give the exact search of its neighbours:\n%s", c.n, errOut)
+			}
+		} else if !strings.Contains(errOut, neighbours) {
+			t.Errorf("N = %d: the exact method's plan lists neighbours:\n%s", c.n, errOut)
+		}
 		r, err := arrowio.Open(context.Background(), out)
 		if err != nil {
 			t.Fatal(err)
@@ -199,6 +206,10 @@ func TestNervMethodAuto(t *testing.T) {
 		r.Release()
 		if prov == nil || prov.Figures["method"] != c.want || prov.Params["method"] != "auto" {
 			t.Errorf("N = %d: provenance method %v (param %v), want %s (auto)", c.n, prov.Figures["method"], prov.Params["method"], c.want)
+		}
+		plan, _ := prov.Figures["plan"].(map[string]any)
+		if bytes, _ := plan["memory_bytes"].(float64); plan["method"] != c.want || !(bytes > 0) {
+			t.Errorf("N = %d: provenance plan %v, want method %s and its memory", c.n, prov.Figures["plan"], c.want)
 		}
 	}
 }

@@ -500,6 +500,21 @@ func (l *denseLevels) level(k float64, _ bool) (func(y, grad []float64) float64,
 	}, width, nil
 }
 
+// neighbourPlan returns the neighbours per row a sparse fit of n rows of d
+// features finds (for its largest level) and the search that will find
+// them; (0, "") for the exact method.
+func (o Options) neighbourPlan(n, d int) (int, kernels.KNNMethod) {
+	if !o.Method.sparse() {
+		return 0, ""
+	}
+	var kmax float64
+	for _, k := range o.Levels(n) {
+		kmax = math.Max(kmax, k)
+	}
+	kn := min(bhNeighbours(kmax), n-1)
+	return kn, kernels.PlanKNN(n, d, kn, o.Neighbors, kernels.NNDescentSettings{Seed: KNNSeed})
+}
+
 // sparseLevels is the Barnes–Hut method: one exact k-NN search for the
 // largest level, whose sorted lists each level truncates to min(3K_h, n−1).
 type sparseLevels struct {

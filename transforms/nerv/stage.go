@@ -170,8 +170,12 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if w := sizeWarning(o, ft.N); w != "" {
 		env.Warn("%s", w)
 	}
+	kn, knn := o.neighbourPlan(ft.N, ft.K())
+	planBytes := memoryPlan(ft.N, o).bytes()
 	env.Log.Info("nerv plan", "rows", ft.N, "method", string(o.Method), "auto", auto, "levels", len(o.Levels(ft.N)), "start", startPlan(o, ft.N),
-		"memory", transforms.FormatBytes(memoryPlan(ft.N, o).bytes()))
+		"neighbours", kn, "knn", string(knn), "memory", transforms.FormatBytes(planBytes))
+	plan := map[string]any{"method": string(o.Method), "levels": len(o.Levels(ft.N)), "start": startPlan(o, ft.N),
+		"neighbours": kn, "knn": string(knn), "memory_bytes": planBytes}
 	o.Threads, o.Reporter = env.Threads, env.Progress
 	o.Progress = func(perp, stress float64, iters int) {
 		env.Log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)
@@ -189,7 +193,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		iters += l.Iterations
 	}
 	env.Figures(map[string]any{"mode": mode, "method": string(res.Method), "output_scale": string(res.OutputScale),
-		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN), "grid_fallbacks": res.GridFallbacks,
+		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN), "grid_fallbacks": res.GridFallbacks, "plan": plan,
 		"start": startFigure(res)})
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), o.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, o.Dims); err != nil {
