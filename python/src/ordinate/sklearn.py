@@ -506,7 +506,8 @@ class SoftClassNeRV(_Ordinate):
         deviation (N−1) before fitting; the default depends on the stage
         (see above); constant columns are dropped with a warning either way
     dims : int, binary default 2
-        output dimensions, at most 3 with methods bh and cutoff (≥ 1)
+        output dimensions, at most 3 with methods bh and cutoff, 2 with grid
+        (≥ 1)
     alpha : float, binary default 0.5
         weight of the class community in Λ (in [0, 1])
     gamma : float, binary default 0.5
@@ -519,13 +520,17 @@ class SoftClassNeRV(_Ordinate):
     method : enum, binary default 'auto'
         exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums,
         global width), cutoff (bh's objective, exact sums within reach of
-        each point's output Gaussian; more accurate and faster than bh) or
-        auto (exact up to 400 rows, cutoff above) (auto, exact, bh, cutoff)
+        each point's output Gaussian; more accurate and faster than bh),
+        grid (bh's objective, every sum by a Gaussian convolution on a grid
+        over the map: hard labels or none, 1 or 2 dims; the fastest above
+        400 rows) or auto (exact up to 400 rows; above, grid, or cutoff for
+        soft labels or 3 dims) (auto, exact, bh, cutoff, grid)
     knn : enum, binary default 'auto'
-        input neighbours of methods bh and cutoff: exact (a k-d tree for up
-        to 8 features), approx (NN-descent) or auto (exact up to 4c² rows, c
-        = 4 × the schedule's largest perplexity, NN-descent's candidates per
-        point; and for up to 8 features) (auto, exact, approx)
+        input neighbours of methods bh, cutoff and grid: exact (a k-d tree
+        for up to 8 features), approx (NN-descent) or auto (exact up to 4c²
+        rows, c = 4 × the schedule's largest perplexity, NN-descent's
+        candidates per point; and for up to 8 features) (auto, exact,
+        approx)
     bh_tol : float, binary default 0.01
         Barnes–Hut (bh, and the dense points of cutoff): largest error of a
         cell's kernel sum relative to the row's neighbour kernels; 0: exact
@@ -534,15 +539,15 @@ class SoftClassNeRV(_Ordinate):
         cutoff: bound on the relative error of each point's output
         normaliser from the points left out; 0: every pair (≥ 0)
     start : enum, binary default 'auto'
-        start of the map: pca, sample (methods bh and cutoff: fit a quarter
-        of the rows first, itself started the same way above 50,000 rows,
-        scale it to the full map's density, place the other rows next to
-        their sampled neighbours, and run the last perplexity only, its
+        start of the map: pca, sample (methods bh, cutoff and grid: fit a
+        quarter of the rows first, itself started the same way above 50,000
+        rows, scale it to the full map's density, place the other rows next
+        to their sampled neighbours, and run the last perplexity only, its
         first 30 iterations exaggerated) or auto (sample above 50,000 rows
-        with bh and cutoff, pca otherwise) (auto, pca, sample)
+        with bh, cutoff and grid, pca otherwise) (auto, pca, sample)
     output_scale : enum, binary default 'auto'
         output widths: transfer (sᵢ = σᵢ), global (one width), or auto
-        (transfer; global with methods bh and cutoff) (auto, transfer,
+        (transfer; global with methods bh, cutoff and grid) (auto, transfer,
         global)
     max_iter : int, binary default 150
         L-BFGS iterations of the last (finest) scale (≥ 1)
@@ -570,7 +575,7 @@ class SoftClassNeRV(_Ordinate):
         gamma: float | None = None,
         perplexity: float | None = None,
         multiscale: bool | None = None,
-        method: Literal["auto", "exact", "bh", "cutoff"] | None = None,
+        method: Literal["auto", "exact", "bh", "cutoff", "grid"] | None = None,
         knn: Literal["auto", "exact", "approx"] | None = None,
         bh_tol: float | None = None,
         cutoff_tol: float | None = None,
