@@ -500,6 +500,16 @@ func (l *denseLevels) level(k float64, _ bool) (func(y, grad []float64) float64,
 	}, width, nil
 }
 
+// sparseNeighbours is the length of the neighbour lists a sparse fit of n
+// rows finds once, for its largest level: 3K of that level, at most n − 1.
+func (o Options) sparseNeighbours(n int) int {
+	var kmax float64
+	for _, k := range o.Levels(n) {
+		kmax = math.Max(kmax, k)
+	}
+	return min(bhNeighbours(kmax), n-1)
+}
+
 // neighbourPlan returns the neighbours per row a sparse fit of n rows of d
 // features finds (for its largest level) and the search that will find
 // them; (0, "") for the exact method.
@@ -507,11 +517,7 @@ func (o Options) neighbourPlan(n, d int) (int, kernels.KNNMethod) {
 	if !o.Method.sparse() {
 		return 0, ""
 	}
-	var kmax float64
-	for _, k := range o.Levels(n) {
-		kmax = math.Max(kmax, k)
-	}
-	kn := min(bhNeighbours(kmax), n-1)
+	kn := o.sparseNeighbours(n)
 	return kn, kernels.PlanKNN(n, d, kn, o.Neighbors, kernels.NNDescentSettings{Seed: KNNSeed})
 }
 
@@ -538,11 +544,7 @@ type sparseLevels struct {
 // newSparseLevels finds the neighbours, reporting them to rep as phase
 // "neighbours".
 func newSparseLevels(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, rep transforms.Progress) (*sparseLevels, error) {
-	var kmax float64
-	for _, k := range o.Levels(n) {
-		kmax = math.Max(kmax, k)
-	}
-	kn := min(bhNeighbours(kmax), n-1)
+	kn := o.sparseNeighbours(n)
 	idx := make([]int32, n*kn)
 	d2 := make([]float64, n*kn)
 	set := kernels.NNDescentSettings{Seed: KNNSeed, Progress: func(rows int) { rep.Add(int64(rows)) }}
@@ -733,11 +735,7 @@ func (p plan) bytes() float64 { return p.pairs + p.maps }
 func memoryPlan(n int, o Options) plan {
 	var p plan
 	if o.Method.sparse() {
-		var kmax float64
-		for _, k := range o.Levels(n) {
-			kmax = math.Max(kmax, k)
-		}
-		kn := min(bhNeighbours(kmax), n-1)
+		kn := o.sparseNeighbours(n)
 		// The search's lists (int32 index, float64 d²), a level's copy of
 		// both, its log β, and the search's own scratch of the same size.
 		p.pairs = float64(n) * float64(kn) * (4 + 8 + 4 + 8 + 8 + 12)
