@@ -130,6 +130,14 @@ const gridTau = 0.25
 // nodes sum their charges in a fixed point order.
 const gridBand = 32
 
+// gridIslandPairs is the most nodes per pair of its points that an
+// island's patch may take. An island of c points costs about c² kernel
+// terms in exact rows (fewer when it spans more than the reach) and its
+// patch's nodes times the passes' work per node, about 10 kernel terms: an
+// island of a few points (the patch is mostly the halo of windows, 31
+// nodes per point at 10 points) takes exact rows.
+const gridIslandPairs = 0.1
+
 // gridExactLogZ: rows with a grid normaliser below exp(gridExactLogZ) (no
 // point within about 4 widths) take exact cut-off sums.
 const gridExactLogZ = -8
@@ -199,6 +207,7 @@ type GridStress struct {
 	cellOf  []int32
 	parent  []int32
 	islands []gridIsland
+	keep    []int32 // the islands that get a patch
 	grids   [gridBuffers][]float64
 	ext     []int32 // per grid row: nonzero column extent of a row-convolved grid
 	pt      []float64
@@ -228,6 +237,7 @@ type gridAxis struct {
 type gridIsland struct {
 	count  int
 	lo, hi [2]int
+	nodes  float64 // its patch's nodes
 	patch  int32
 }
 
@@ -474,14 +484,29 @@ func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes in
 			is.lo[a], is.hi[a] = min(is.lo[a], f), max(is.hi[a], f)
 		}
 	}
-	// A patch per island of two or more points: its windows' bounding box.
-	p.patches = p.patches[:0]
+	// A patch per island of two or more points over its windows' bounding
+	// box, unless its exact rows are cheaper (gridIslandPairs); those
+	// rows are exact (see the top of the file).
+	g.keep = g.keep[:0]
 	for k := range g.islands {
 		is := &g.islands[k]
-		is.patch = -1
-		if is.count < 2 {
-			continue
+		is.patch, is.nodes = -1, 1
+		for a := range 2 {
+			if p.ax[a].coord >= 0 {
+				is.nodes *= float64(is.hi[a] - is.lo[a] + 2*p.half)
+			}
 		}
+		if c := float64(is.count); c >= 2 && is.nodes <= gridIslandPairs*c*c {
+			g.keep = append(g.keep, int32(k))
+			nodes += is.nodes
+		}
+	}
+	if nodes > float64(maxNodes) {
+		return nodes, true
+	}
+	p.patches = p.patches[:0]
+	for _, k := range g.keep {
+		is := &g.islands[k]
 		pt := gridPatch{lo: is.lo}
 		for a := range 2 {
 			pt.n[a] = 1
@@ -489,12 +514,8 @@ func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes in
 				pt.n[a] = is.hi[a] - is.lo[a] + 2*p.half
 			}
 		}
-		nodes += float64(pt.n[0]) * float64(pt.n[1])
 		is.patch = int32(len(p.patches))
 		p.patches = append(p.patches, pt)
-	}
-	if nodes > float64(maxNodes) {
-		return nodes, true
 	}
 	p.setRows()
 	g.patch = kernels.Grow(g.patch, n)
@@ -643,6 +664,7 @@ func (g *GridStress) Stress(ctx context.Context, grad, y []float64, dims int, in
 	}
 	g.setGroups(in)
 	g.sortPoints()
+
 	e := &gridEval{g: g, p: p, in: in, y: y, grad: grad, threads: threads, inv: 1 / in.Scale}
 	return e.run(ctx)
 }

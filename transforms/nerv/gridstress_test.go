@@ -828,3 +828,44 @@ func (f *gridFFT) convolve(ctx context.Context, q []float64) (phi0, phiA []float
 	}
 	return f.out0, f.outA
 }
+
+// TestGridStressSparseIsland: points in a chain 2.5 widths apart along the
+// diagonal make one island whose patch (its bounding box) would cost far
+// more than its exact rows (gridIslandPairs); it gets none, every row is exact,
+// and the result stays within TestGridStressAgainstBH's bounds. Half of
+// them moved onto a dense cluster keep their patch.
+func TestGridStressSparseIsland(t *testing.T) {
+	tc := gridCase{"chain", 1000, 20, 2, "hard", 0.5, "converged", false}
+	sp, y := gridFixture(t, tc, 9)
+	ctx := context.Background()
+	chain := make([]float64, len(y))
+	for i := range tc.n {
+		v := 2.5 * sp.Scale * float64(i) / math.Sqrt2
+		chain[2*i], chain[2*i+1] = v, v
+	}
+	half := append([]float64(nil), chain...)
+	copy(half[:tc.n], y[:tc.n]) // the first half of the points as in the converged map
+	for _, c := range []struct {
+		name    string
+		y       []float64
+		patches int
+	}{{"chain", chain, 0}, {"half chain", half, 1}} {
+		gb := make([]float64, len(y))
+		sb, err := new(BH).Stress(ctx, gb, c.y, 2, sp, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gs GridStress
+		g := make([]float64, len(y))
+		s, err := gs.Stress(ctx, g, c.y, 2, sp, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
+		exact := gridCount(gs.exact[:tc.n])
+		t.Logf("%s: %d islands, %d patches, %d nodes, %d exact rows; stress rel err %.2e, grad rel err %.2e", c.name, len(gs.islands), len(gs.plan.patches), gs.plan.nodes, exact, es, eg)
+		if len(gs.plan.patches) != c.patches || (c.patches == 0 && exact != tc.n) || !(es <= 1e-6) || !(eg <= 2e-4) {
+			t.Errorf("%s: %d patches (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, len(gs.plan.patches), c.patches, exact, es, eg)
+		}
+	}
+}
