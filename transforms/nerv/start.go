@@ -139,10 +139,10 @@ func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int
 // sampleNeighbours sampled neighbours in idx (n×kn, nearest first), plus a
 // jitter of a tenth of the width (placeFromSample); then the whole scaled
 // to startDensity·K points within one width (spreadTo).
-func (s *sampleStart) place(ctx context.Context, n int, o Options, idx []int32, kn int, width float64) ([]float64, error) {
+func (s *sampleStart) place(ctx context.Context, n int, o Options, idx []int32, kn int, width float64, cls []int32) ([]float64, error) {
 	f := math.Pow(float64(n)/float64(len(s.rows)), 1/float64(o.Dims)) * width / s.width
 	y := make([]float64, n*o.Dims)
-	if err := placeFromSample(ctx, y, n, o.Dims, s.rows, s.y, f, idx, kn, width/10); err != nil {
+	if err := placeFromSample(ctx, y, n, o.Dims, s.rows, s.y, f, idx, kn, width/10, cls); err != nil {
 		return nil, err
 	}
 	spreadTo(y, n, o.Dims, width, startDensity*o.Perplexity)
@@ -212,8 +212,14 @@ func meanWithin(g *CellGrid, y []float64, n, dims int, r float64) float64 {
 
 // placeFromSample sets y (n×dims) from the sample's map ys (the rows of
 // rows, increasing) scaled by f, the other rows placed as sampleStart.place
-// says, with a jitter of standard deviation sd per coordinate.
-func placeFromSample(ctx context.Context, y []float64, n, dims int, rows []int, ys []float64, f float64, idx []int32, kn int, sd float64) error {
+// says, with a jitter of standard deviation sd per coordinate. With cls
+// (each row's class, −1 unlabelled; nil for none) a labelled row goes to
+// the mean of its nearest placed neighbours of its own class when its list
+// has one: ClassNeRV's map separates the classes that overlap in the
+// input, and a row placed between two classes' regions (the mean of
+// neighbours from both) is a bridge that joins them into one island of
+// the grid (gridstress.go) until the optimiser pulls it home.
+func placeFromSample(ctx context.Context, y []float64, n, dims int, rows []int, ys []float64, f float64, idx []int32, kn int, sd float64, cls []int32) error {
 	m := len(rows)
 	placed := make([]bool, n)
 	centroid := make([]float64, dims)
@@ -233,7 +239,11 @@ func placeFromSample(ctx context.Context, y []float64, n, dims int, rows []int, 
 		}
 		var now []int
 		for _, i := range pendingOf(placed, n) {
-			if meanOfPlaced(y[i*dims:(i+1)*dims], y, dims, idx[i*kn:(i+1)*kn], placed) {
+			want := int32(-1)
+			if cls != nil {
+				want = cls[i]
+			}
+			if meanOfPlaced(y[i*dims:(i+1)*dims], y, dims, idx[i*kn:(i+1)*kn], placed, cls, want) {
 				now = append(now, i)
 			}
 		}
@@ -265,12 +275,25 @@ func pendingOf(placed []bool, n int) []int {
 }
 
 // meanOfPlaced sets dst to the mean position of the first sampleNeighbours
-// placed rows of nb and reports whether there was one.
-func meanOfPlaced(dst, y []float64, dims int, nb []int32, placed []bool) bool {
+// placed rows of nb and reports whether there was one. With want ≥ 0 it
+// takes those of class want (cls) if nb has any placed.
+func meanOfPlaced(dst, y []float64, dims int, nb []int32, placed []bool, cls []int32, want int32) bool {
+	if want >= 0 {
+		same := false
+		for _, j := range nb {
+			if placed[j] && cls[j] == want {
+				same = true
+				break
+			}
+		}
+		if !same {
+			want = -1
+		}
+	}
 	clear(dst)
 	cnt := 0
 	for _, j := range nb {
-		if !placed[j] {
+		if !placed[j] || (want >= 0 && cls[j] != want) {
 			continue
 		}
 		for q := range dims {
@@ -313,4 +336,18 @@ func (s *sampleStart) fullScale(n int, width float64) float64 {
 	}
 	r := width / s.width
 	return s.scale * float64(n) / float64(len(s.rows)) * r * r
+}
+
+// placeClasses returns each row's dominant class (−1 unlabelled) for the
+// class-aware placement of the sample start, or nil without labels or
+// with α = 0 (NeRV's map does not separate classes).
+func placeClasses(soft []float64, n, c int, alpha float64) []int32 {
+	if soft == nil || alpha == 0 {
+		return nil
+	}
+	cls := make([]int32, n)
+	for i := range n {
+		cls[i] = dominantClass(soft[i*c : (i+1)*c])
+	}
+	return cls
 }

@@ -56,7 +56,7 @@ func TestPlaceFromSample(t *testing.T) {
 	}
 	want := []float64{2, 4, 5, 6, 6, 5, 5, 5}
 	y := make([]float64, n*dims)
-	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0); err != nil {
+	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range n {
@@ -64,10 +64,25 @@ func TestPlaceFromSample(t *testing.T) {
 			t.Errorf("row %d at %g, want %g", i, y[i], want[i])
 		}
 	}
+	// With classes, a labelled row takes its own class's placed neighbours
+	// when it has any: row 1 (class 1) sits on row 4 (6) alone, row 3
+	// (class 0, whose one placed neighbour, row 4, is of class 1) keeps the
+	// mean of all, and unlabelled row 5 too; the rest follow at 6.
+	cls := []int32{0, 1, 1, 0, 1, -1, 1, 1}
+	wantCls := []float64{2, 6, 6, 6, 6, 6, 6, 6}
+	clear(y)
+	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0, cls); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if math.Abs(y[i]-wantCls[i]) > 1e-12 {
+			t.Errorf("classes: row %d at %g, want %g", i, y[i], wantCls[i])
+		}
+	}
 	// An island (rows 6 and 7 only see each other) takes the centroid, 4.
 	idx[6*kn], idx[6*kn+1], idx[6*kn+2] = 7, 7, 7
 	clear(y)
-	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0); err != nil {
+	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0, nil); err != nil {
 		t.Fatal(err)
 	}
 	if y[6] != 4 || y[7] != 4 {
@@ -75,7 +90,7 @@ func TestPlaceFromSample(t *testing.T) {
 	}
 	// Jitter moves the placed rows only, by about sd.
 	clear(y)
-	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0.1); err != nil {
+	if err := placeFromSample(context.Background(), y, n, dims, rows, ys, f, idx, kn, 0.1, nil); err != nil {
 		t.Fatal(err)
 	}
 	if y[0] != 2 || y[4] != 6 || y[1] == 4 || math.Abs(y[1]-4) > 0.5 {
@@ -83,7 +98,7 @@ func TestPlaceFromSample(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := placeFromSample(ctx, y, n, dims, rows, ys, f, idx, kn, 0); err == nil {
+	if err := placeFromSample(ctx, y, n, dims, rows, ys, f, idx, kn, 0, nil); err == nil {
 		t.Error("cancelled: no error")
 	}
 }
