@@ -27,6 +27,7 @@ const (
 	StatusFunction   = "function converged"
 	StatusGradient   = "gradient converged"
 	StatusLineSearch = "line search failed"
+	StatusConverged  = "caller's test converged"
 )
 
 const (
@@ -66,6 +67,10 @@ type Settings struct {
 	// Step, when not nil, is called after every iteration with the
 	// iterations done and the cost (for progress reports).
 	Step func(iter int, f float64)
+	// Converged, when not nil, is called after every iteration (after
+	// Step) with the iterations done, the point and the cost; true ends
+	// the run with StatusConverged. It must not change x.
+	Converged func(iter int, x []float64, f float64) bool
 }
 
 // Minimize minimises eval (which writes the gradient into its second argument
@@ -180,6 +185,10 @@ func Run(ctx context.Context, eval func(x, g []float64) float64, x0 []float64, s
 		res.F, res.Iterations = f, it+1
 		if step != nil {
 			step(it+1, f)
+		}
+		if set.Converged != nil && set.Converged(it+1, x, f) {
+			res.Status = StatusConverged
+			break
 		}
 		hist = append(hist, f)
 		if len(hist) > convWindow {

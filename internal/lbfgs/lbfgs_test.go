@@ -92,3 +92,31 @@ func TestInitialScale(t *testing.T) {
 		}
 	}
 }
+
+// TestConverged: the caller's test sees every iteration's point and cost,
+// and its true ends the run there with StatusConverged; the point returned
+// is the one it saw.
+func TestConverged(t *testing.T) {
+	rosen := func(x, g []float64) float64 {
+		a, b := 1-x[0], x[1]-x[0]*x[0]
+		g[0], g[1] = -2*a-400*b*x[0], 200*b
+		return a*a + 100*b*b
+	}
+	var seen []int
+	var at []float64
+	var atF float64
+	res, err := Run(context.Background(), rosen, []float64{-1.2, 1}, Settings{MaxIter: 500, Store: 5, Converged: func(iter int, x []float64, f float64) bool {
+		seen = append(seen, iter)
+		at, atF = append(at[:0], x...), f
+		return iter == 7
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != StatusConverged || res.Iterations != 7 || len(seen) != 7 || seen[0] != 1 || seen[6] != 7 {
+		t.Errorf("status %q after %d iterations, test called at %v; want %q after 7, called at 1…7", res.Status, res.Iterations, seen, StatusConverged)
+	}
+	if res.F != atF || res.X[0] != at[0] || res.X[1] != at[1] {
+		t.Errorf("result (%v, %v) is not the point the test saw (%v, %v)", res.X, res.F, at, atF)
+	}
+}
