@@ -190,6 +190,10 @@ type Options struct {
 	// rule").
 	MaxIter int     `opt:"max-iter" range:"[1,)" help:"L-BFGS iterations of the last (finest) scale"`
 	Tol     float64 `opt:"tol" range:"[0,)" help:"relative stress decrease over 10 iterations that ends the last scale"`
+	// NeighbourTol ends the last scale of the sparse methods when the
+	// monitor's sampled neighbourhood scores moved by no more than it over
+	// 10 iterations (monitor.go); 0 turns the rule off.
+	NeighbourTol float64 `opt:"neighbour-tol" range:"[0,1]" help:"methods bh, cutoff and grid: largest change over 10 iterations of the sampled 10-NN preservation and class accuracy (1,000 rows) that ends the last scale; 0: stop on --tol and --max-iter only"`
 	// CoarseMaxIter and CoarseTol are MaxIter and Tol for the scales
 	// before the last one of a multiscale schedule, which only need to
 	// bring the next scale a good start (doc.go, "Stopping rule"); 0 uses
@@ -218,7 +222,7 @@ type Options struct {
 func DefaultOptions() Options {
 	return Options{Columns: transforms.DefaultColumns(), Dims: 2, Alpha: 0.5, Gamma: 0.5, Perplexity: 32, Multiscale: true,
 		Method: Auto, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto,
-		MaxIter: 150, Tol: 1e-4, CoarseMaxIter: 30, CoarseTol: 1e-3}
+		MaxIter: 150, Tol: 1e-4, NeighbourTol: DefaultNeighbourTol, CoarseMaxIter: 30, CoarseTol: 1e-3}
 }
 
 // Validate checks the rules that tie options together (transforms.Validate
@@ -301,6 +305,9 @@ type Result struct {
 	// because the grid over the map would have been too large (far
 	// outliers; GridStress.MaxNodes).
 	GridFallbacks int
+	// Quality is the neighbourhood monitor's score of the final map
+	// (monitor.go), or nil for the exact method.
+	Quality *Quality
 	// OutputScale is the output scale that ran: Options.OutputScale with
 	// ScaleAuto resolved.
 	OutputScale OutputScale
@@ -406,6 +413,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	}
 	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale, Method: o.Method}
 	levels := o.Levels(n)
+	var mon *neighbourMonitor
 	for h, k := range levels {
 		maxIter, tol := o.stopping(h, len(levels))
 		eval, width, err := lv.level(k, h == len(levels)-1)
@@ -416,7 +424,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		exaggerated, exagEvals, scale := 0, 0, 0.0
 		if y == nil {
 			sl := lv.(*sparseLevels)
-			if y, err = smp.place(ctx, n, o, sl.idx, sl.kn, width); err != nil {
+			if y, err = smp.place(ctx, n, o, sl.idx, sl.kn, width, placeClasses(soft, n, c, o.Alpha)); err != nil {
 				return nil, err
 			}
 			res.SampleRows = smp.sizes
@@ -424,12 +432,19 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 				return nil, err
 			}
 		}
-		r, err := lbfgs.Run(ctx, eval, y, lbfgs.Settings{MaxIter: maxIter - exaggerated, Store: 10, Tol: tol, InitialScale: scale, Step: func(int, float64) { rep.Add(1) }})
+		set := lbfgs.Settings{MaxIter: maxIter - exaggerated, Store: 10, Tol: tol, InitialScale: scale, Step: func(int, float64) { rep.Add(1) }}
+		if mon = lastMonitor(lv, h == len(levels)-1, n, soft, c, o); mon != nil {
+			set.Converged = func(it int, y []float64, _ float64) bool { return mon.converged(ctx, it, y) }
+		}
+		r, err := lbfgs.Run(ctx, eval, y, set)
 		rep.Finish()
 		if err != nil {
 			return nil, err
 		}
 		r.Iterations += exaggerated
+		if r.Status == lbfgs.StatusConverged {
+			r.Status = StatusNeighbours
+		}
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -444,6 +459,11 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		}
 	}
 	res.Y = y
+	if mon != nil {
+		if res.Quality, err = mon.final(ctx, y); err != nil {
+			return nil, err
+		}
+	}
 	if sl, ok := lv.(*sparseLevels); ok {
 		res.NeighborIdx, res.NeighborK, res.KNN = sl.idx, sl.kn, sl.knn
 		res.GridFallbacks = sl.gridFallbacks

@@ -194,7 +194,10 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	env.Figures(map[string]any{"mode": mode, "method": string(res.Method), "output_scale": string(res.OutputScale),
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN), "grid_fallbacks": res.GridFallbacks, "plan": plan,
-		"start": startFigure(res)})
+		"start": startFigure(res), "quality": qualityFigure(res.Quality)})
+	if q := res.Quality; q != nil {
+		env.Log.Info("map quality", "sample_rows", q.Rows, "preserved_10nn", q.Preserved, "class_accuracy_10nn", q.Accuracy, "status", res.Levels[len(res.Levels)-1].Status)
+	}
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), o.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, o.Dims); err != nil {
 		return err
@@ -210,6 +213,20 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	model.Classes, model.Soft = classes, soft
 	return env.WriteModel(ctx, "model-out", model)
+}
+
+// qualityFigure is the provenance of the neighbourhood monitor's final
+// score (monitor.go), nil for the exact method; class_accuracy only with
+// labels.
+func qualityFigure(q *Quality) map[string]any {
+	if q == nil {
+		return nil
+	}
+	f := map[string]any{"rows": q.Rows, "k": q.K, "preserved": q.Preserved, "checks": q.Checks}
+	if !math.IsNaN(q.Accuracy) {
+		f["class_accuracy"] = q.Accuracy
+	}
+	return f
 }
 
 // startPlan is the start a fit of n rows with o will take: "pca" or

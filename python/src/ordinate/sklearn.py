@@ -555,6 +555,11 @@ class SoftClassNeRV(_Ordinate):
     tol : float, binary default 0.0001
         relative stress decrease over 10 iterations that ends the last scale
         (≥ 0)
+    neighbour_tol : float, binary default 0.005
+        methods bh, cutoff and grid: largest change over 10 iterations of
+        the sampled 10-NN preservation and class accuracy (1,000 rows) that
+        ends the last scale; 0: stop on --tol and --max-iter only (in [0,
+        1])
     coarse_max_iter : int, binary default 30
         L-BFGS iterations of each earlier scale of the multiscale schedule;
         0: as --max-iter; the rule before issue 15 is --coarse-max-iter 0
@@ -584,6 +589,7 @@ class SoftClassNeRV(_Ordinate):
         output_scale: Literal["auto", "transfer", "global"] | None = None,
         max_iter: int | None = None,
         tol: float | None = None,
+        neighbour_tol: float | None = None,
         coarse_max_iter: int | None = None,
         coarse_tol: float | None = None,
     ) -> None:
@@ -601,6 +607,7 @@ class SoftClassNeRV(_Ordinate):
         self.output_scale = output_scale
         self.max_iter = max_iter
         self.tol = tol
+        self.neighbour_tol = neighbour_tol
         self.coarse_max_iter = coarse_max_iter
         self.coarse_tol = coarse_tol
 
