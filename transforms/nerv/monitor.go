@@ -83,17 +83,24 @@ func newNeighbourMonitor(idx []int32, n, k int, soft []float64, c, dims, rows, t
 		m.rows[s] = i
 		copy(m.in[s*monitorK:(s+1)*monitorK], idx[i*k:i*k+monitorK])
 	}
-	if soft != nil {
-		m.cls = make([]int32, n)
-		for i := range n {
-			m.cls[i] = dominantClass(soft[i*c : (i+1)*c])
-		}
-	}
+	m.cls = dominantClasses(soft, n, c)
 	m.hits = make([]float64, rows)
 	m.correct = make([]float64, rows)
 	m.dist = make([][]float64, kernels.Workers(rows, threads, 1))
 	m.last = Quality{Rows: rows, K: monitorK, Preserved: math.NaN(), Accuracy: math.NaN()}
 	return m
+}
+
+// dominantClasses returns each row's dominantClass, or nil for nil soft.
+func dominantClasses(soft []float64, n, c int) []int32 {
+	if soft == nil {
+		return nil
+	}
+	cls := make([]int32, n)
+	for i := range n {
+		cls[i] = dominantClass(soft[i*c : (i+1)*c])
+	}
+	return cls
 }
 
 // dominantClass returns the largest entry's class (the first of ties), or

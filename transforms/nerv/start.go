@@ -342,12 +342,8 @@ func (s *sampleStart) fullScale(n int, width float64) float64 {
 // class-aware placement of the sample start, or nil without labels or
 // with α = 0 (NeRV's map does not separate classes).
 func placeClasses(soft []float64, n, c int, alpha float64) []int32 {
-	if soft == nil || alpha == 0 {
+	if alpha == 0 {
 		return nil
 	}
-	cls := make([]int32, n)
-	for i := range n {
-		cls[i] = dominantClass(soft[i*c : (i+1)*c])
-	}
-	return cls
+	return dominantClasses(soft, n, c)
 }
