@@ -1,10 +1,12 @@
 package nerv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ordinate/ordinate/kernels"
 )
@@ -138,6 +140,10 @@ const gridBand = 32
 // nodes per point at 10 points) takes exact rows.
 const gridIslandPairs = 0.1
 
+// gridTileExtra is what a tile's side adds to the least it may be (see
+// gridPlan.tileSide).
+const gridTileExtra = 0
+
 // gridExactLogZ: rows with a grid normaliser below exp(gridExactLogZ) (no
 // point within about 4 widths) take exact cut-off sums.
 const gridExactLogZ = -8
@@ -191,14 +197,14 @@ type GridStress struct {
 	group    []int32 // each point's group: its class, or plan.nCls when unlabelled
 	class    []int32 // hardLabels' classes (one-hot rows, else −1), or nil
 	classBuf []int32
-	order    []int32 // points by group, then window row; patchless points last
-	start    []int32 // order offsets per (group, atlas row), then the patchless
+	order    []int32 // points by group, then tile; those without a tile last
+	start    []int32 // order offsets per (group, tile), then those without
 	pos      []int32 // each point's position in order
-	patch    []int32 // each point's patch, or −1 (alone in its island)
+	tile     []int32 // each point's tile, or −1 (no grid sums)
 	first    []int   // each point's first window node on axes 0 and 1
-	nGrid    int     // points with a patch (positions [0, nGrid) of order)
+	nGrid    int     // points with a tile (positions [0, nGrid) of order)
 	gpStart  []int32 // per group, offsets into gpList
-	gpList   []int32 // each group's patches (those holding its points), in order
+	gpList   []int32 // each group's tiles (see selectGroup), sorted
 	sel      gridSel
 	// The islands (see the top of the file): occupied coarse cells, their
 	// union–find parents, islands' extents.
@@ -207,7 +213,16 @@ type GridStress struct {
 	cellOf  []int32
 	parent  []int32
 	islands []gridIsland
-	keep    []int32 // the islands that get a patch
+	// The tiles as findTiles finds them: ids, keys and crossings (see
+	// tileAt) in the order found, each point's id (−1: none); their sort
+	// and ranks; a mark per tile (all false between uses).
+	tileID    map[[2]int]int32
+	tileKeys  [][2]int
+	tileCross []uint8
+	tileOf    []int32
+	tileSort  []int32
+	tileRank  []int32
+	tileMark  []bool
 	grids   [gridBuffers][]float64
 	ext     []int32 // per grid row: nonzero column extent of a row-convolved grid
 	pt      []float64
@@ -223,6 +238,8 @@ type GridStress struct {
 type gridWork struct {
 	wx, dwx, wy, dwy []float64
 	pad0, padA       []float64
+	halo             [2][]float64  // colPass's rows of the neighbour segments
+	refs             []gridRowRef // colPass's source rows
 	bh               nervBHScratch
 }
 
@@ -233,29 +250,33 @@ type gridAxis struct {
 }
 
 // gridIsland is one island's point count and the extent of its points'
-// first window nodes on axes 0 and 1.
+// first window nodes on axes 0 and 1; grid says whether its points get
+// grid sums (and tiles).
 type gridIsland struct {
 	count  int
 	lo, hi [2]int
-	nodes  float64 // its patch's nodes
-	patch  int32
+	nodes  float64 // a patch over its bounding box: its nodes
+	grid   bool
 }
 
-// gridPatch is one island's node grid: the lattice nodes lo[a] …
-// lo[a]+n[a]−1 on axes 0 and 1, its rows stored one after another as the
-// atlas rows row0 … row0+n[1]−1 from node node0.
-type gridPatch struct {
-	lo, n       [2]int
-	row0, node0 int
+// gridSeg is a segment of the selection: consecutive selected tiles of
+// one run, t0 … t1−1 (their rows are ts[1] rows of width nodes, from node
+// node0 in steps of stride); below and above are the selection's segments
+// of the tile rows below and above that share columns with it (index
+// ranges into gridSel.segs), src the tiles of the row below within its
+// columns (whose points' windows may reach into it).
+type gridSeg struct {
+	t0, t1               int32
+	node0, stride, width int
+	below, above, src    [2]int32
 }
 
-// gridSel is the part of the atlas that a step covers: the rows of some
-// patches (a group's fields are needed, and its charges lie, only in the
-// patches that hold its points), and the same rows as bands of at most
-// gridBand rows within a patch, the chunks of spread.
+// gridSel is the part of the grid that a step covers (see the top of the
+// file): the segments of the selected tiles, sorted by tile row, then
+// column, and their nodes.
 type gridSel struct {
-	rows  []int32
-	bands [][2]int32
+	segs  []gridSeg
+	nodes int
 }
 
 // gridPlan is the window, the taps and the layout of one call.
@@ -270,13 +291,18 @@ type gridPlan struct {
 	nGroup, nCls  int     // groups (classes + U) and classes
 	tauIn, tauOut float64 // Λ within and between classes
 	gamma         float64
-	// The atlas: the patches, each atlas row's first node (rows+1 of
-	// them) and patch, the atlas's rows and nodes, and the longest row.
-	patches     []gridPatch
-	rowStart    []int
-	rowPatch    []int32
-	rows, nodes int
-	maxRow      int
+	// The tiles (see the top of the file): their side in nodes per axis
+	// (1 on the trivial axis); each tile's (tx, ty), sorted by ty, then
+	// tx; its first node and row length (its run's); its 3×3 neighbours
+	// (tileNb[9t + 3(dy+1) + dx+1], −1 when missing). Then the tiles'
+	// nodes and the longest run's row.
+	ts        [2]int
+	tileKey   [][2]int
+	tileNode  []int
+	tileRow   []int
+	tileNb    []int32
+	nodes     int
+	maxRow    int
 }
 
 // setTol derives the window, spacing and taps from tol (see the top of the
@@ -366,27 +392,98 @@ func (p *gridPlan) window(a int, v float64, w, dw []float64) int {
 	return first
 }
 
-// setRows lays the patches one after another (the atlas) and fills the
-// row tables.
-func (p *gridPlan) setRows() {
-	rows, nodes, long := 0, 0, 0
-	for k := range p.patches {
-		pt := &p.patches[k]
-		pt.row0, pt.node0 = rows, nodes
-		rows += pt.n[1]
-		nodes += pt.n[0] * pt.n[1]
-		long = max(long, pt.n[0])
+// tileSide returns T, the side of a tile in nodes on a non-trivial axis:
+// at least a window's 2·half nodes and the taps' t + 1, so that a window
+// meets at most 2×2 tiles and a convolution only the tiles next to its
+// own (see the top of the file).
+func (p *gridPlan) tileSide() int {
+	return max(2*p.half, len(p.k0)) + gridTileExtra
+}
+
+// setTiles lays out the tiles of p.tileKey (sorted by ty, then tx,
+// distinct): the runs of consecutive tiles of a tile row are stored one
+// after another, each as ts[1] rows of its tiles' width, so each tile's
+// first node and row length; then the tiles' neighbours.
+func (p *gridPlan) setTiles() {
+	keys := p.tileKey
+	m := len(keys)
+	p.tileNode = kernels.Grow(p.tileNode, m)
+	p.tileRow = kernels.Grow(p.tileRow, m)
+	node, long := 0, 0
+	for r := 0; r < m; {
+		e := r + 1
+		for e < m && keys[e][1] == keys[r][1] && keys[e][0] == keys[e-1][0]+1 {
+			e++
+		}
+		width := (e - r) * p.ts[0]
+		for k := r; k < e; k++ {
+			p.tileNode[k], p.tileRow[k] = node+(k-r)*p.ts[0], width
+		}
+		node += width * p.ts[1]
+		long = max(long, width)
+		r = e
 	}
-	p.rows, p.nodes, p.maxRow = rows, nodes, long
-	p.rowStart = kernels.Grow(p.rowStart, rows+1)
-	p.rowPatch = kernels.Grow(p.rowPatch, rows)
-	for k, pt := range p.patches {
-		for r := range pt.n[1] {
-			p.rowStart[pt.row0+r] = pt.node0 + r*pt.n[0]
-			p.rowPatch[pt.row0+r] = int32(k)
+	p.nodes, p.maxRow = node, long
+	p.setNeighbours()
+}
+
+// setNeighbours fills tileNb: left and right within a tile row, and the
+// three above (and so, symmetrically, the three below) by merging each
+// tile row with the next when that is the row above.
+func (p *gridPlan) setNeighbours() {
+	keys := p.tileKey
+	m := len(keys)
+	p.tileNb = kernels.Grow(p.tileNb, 9*m)
+	for k := range p.tileNb {
+		p.tileNb[k] = -1
+	}
+	for t := range m {
+		p.tileNb[9*t+4] = int32(t)
+		if t > 0 && keys[t-1] == [2]int{keys[t][0] - 1, keys[t][1]} {
+			p.tileNb[9*t+3], p.tileNb[9*(t-1)+5] = int32(t-1), int32(t)
 		}
 	}
-	p.rowStart[rows] = nodes
+	for r := 0; r < m; {
+		e := r + 1 // the row [r, e), the next [e, f)
+		for e < m && keys[e][1] == keys[r][1] {
+			e++
+		}
+		f := e
+		for f < m && keys[f][1] == keys[e][1] {
+			f++
+		}
+		if e < m && keys[e][1] == keys[r][1]+1 {
+			u := e
+			for t := r; t < e; t++ {
+				x := keys[t][0]
+				for u < f && keys[u][0] < x-1 {
+					u++
+				}
+				for v := u; v < f && keys[v][0] <= x+1; v++ {
+					dx := keys[v][0] - x // the tile above, up-left or up-right
+					p.tileNb[9*t+7+dx] = int32(v)
+					p.tileNb[9*v+1-dx] = int32(t)
+				}
+			}
+		}
+		r = e
+	}
+}
+
+// tileAt returns the tile holding a window whose first nodes are f (on
+// axes 0 and 1) and which of the tiles right, above and diagonal of it the
+// window reaches into (bits 1, 2 and 4).
+func (p *gridPlan) tileAt(f [2]int) (key [2]int, cross uint8) {
+	for a := range 2 {
+		key[a] = floorDiv(f[a], p.ts[a])
+		if f[a]-key[a]*p.ts[a]+p.width(a) > p.ts[a] {
+			cross |= 1 << a
+		}
+	}
+	if cross == 3 {
+		cross |= 4
+	}
+	return key, cross
 }
 
 // layout partitions the points of y (scaled by 1/scale) into islands and
@@ -484,45 +581,132 @@ func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes in
 			is.lo[a], is.hi[a] = min(is.lo[a], f), max(is.hi[a], f)
 		}
 	}
-	// A patch per island of two or more points over its windows' bounding
-	// box, unless its exact rows are cheaper (gridIslandPairs); those
-	// rows are exact (see the top of the file).
-	g.keep = g.keep[:0]
+	// Grid sums for the points of every island of two or more points,
+	// unless its exact rows are cheaper than a patch over its bounding box
+	// (gridIslandPairs); those rows are exact (see the top of the file).
 	for k := range g.islands {
 		is := &g.islands[k]
-		is.patch, is.nodes = -1, 1
+		is.nodes = 1
 		for a := range 2 {
 			if p.ax[a].coord >= 0 {
 				is.nodes *= float64(is.hi[a] - is.lo[a] + 2*p.half)
 			}
 		}
-		if c := float64(is.count); c >= 2 && is.nodes <= gridIslandPairs*c*c {
-			g.keep = append(g.keep, int32(k))
-			nodes += is.nodes
-		}
+		c := float64(is.count)
+		is.grid = c >= 2 && is.nodes <= gridIslandPairs*c*c
 	}
+	nodes = g.findTiles(n)
 	if nodes > float64(maxNodes) {
 		return nodes, true
 	}
-	p.patches = p.patches[:0]
-	for _, k := range g.keep {
-		is := &g.islands[k]
-		pt := gridPatch{lo: is.lo}
-		for a := range 2 {
-			pt.n[a] = 1
-			if p.ax[a].coord >= 0 {
-				pt.n[a] = is.hi[a] - is.lo[a] + 2*p.half
+	g.setTiles(n)
+	return nodes, true
+}
+
+// findTiles collects the tiles of the points with grid sums (see the top
+// of the file): each point's own tile (that of its window's first node),
+// those its window reaches into, and the corners (a missing tile with a
+// covered one above or below and one left or right of it). It returns
+// their nodes. The tiles are g.tileKeys in the order found, each point's
+// g.tileOf.
+func (g *GridStress) findTiles(n int) float64 {
+	p := &g.plan
+	ts := p.tileSide()
+	p.ts = [2]int{ts, ts}
+	if p.ax[0].coord < 0 {
+		p.ts[0] = 1
+	}
+	if g.tileID == nil {
+		g.tileID = make(map[[2]int]int32)
+	}
+	clear(g.tileID)
+	g.tileKeys, g.tileCross = g.tileKeys[:0], g.tileCross[:0]
+	g.tileOf = kernels.Grow(g.tileOf, n)
+	last, lastID := [2]int{}, int32(-1)
+	for i := range n {
+		g.tileOf[i] = -1
+		if !g.islands[g.parent[g.cellOf[i]]].grid {
+			continue
+		}
+		key, cross := p.tileAt([2]int{g.first[2*i], g.first[2*i+1]})
+		if lastID < 0 || key != last {
+			last, lastID = key, g.addTile(key)
+		}
+		g.tileOf[i] = lastID
+		g.tileCross[lastID] |= cross
+	}
+	for id := range len(g.tileKeys) {
+		key, cross := g.tileKeys[id], g.tileCross[id]
+		for b, o := range [3][2]int{{1, 0}, {0, 1}, {1, 1}} {
+			if cross&(1<<b) != 0 {
+				g.addTile([2]int{key[0] + o[0], key[1] + o[1]})
 			}
 		}
-		is.patch = int32(len(p.patches))
-		p.patches = append(p.patches, pt)
 	}
-	p.setRows()
-	g.patch = kernels.Grow(g.patch, n)
+	if covered := int32(len(g.tileKeys)); p.ax[0].coord >= 0 {
+		isCovered := func(key [2]int) bool {
+			id, found := g.tileID[key]
+			return found && id < covered
+		}
+		for id := range covered {
+			key := g.tileKeys[id]
+			for _, dy := range [2]int{-1, 1} {
+				c := [2]int{key[0], key[1] + dy}
+				if _, found := g.tileID[c]; found {
+					continue
+				}
+				if isCovered([2]int{c[0] - 1, c[1]}) || isCovered([2]int{c[0] + 1, c[1]}) {
+					g.addTile(c)
+				}
+			}
+		}
+	}
+	return float64(len(g.tileKeys)) * float64(p.ts[0]*p.ts[1])
+}
+
+// addTile returns the id of the tile key, adding it if new.
+func (g *GridStress) addTile(key [2]int) int32 {
+	id, found := g.tileID[key]
+	if !found {
+		id = int32(len(g.tileKeys))
+		g.tileID[key] = id
+		g.tileKeys = append(g.tileKeys, key)
+		g.tileCross = append(g.tileCross, 0)
+	}
+	return id
+}
+
+// setTiles sorts the tiles found by findTiles into the plan's layout and
+// sets each point's tile (−1 without grid sums).
+func (g *GridStress) setTiles(n int) {
+	p := &g.plan
+	m := len(g.tileKeys)
+	g.tileSort = kernels.Grow(g.tileSort, m)
+	for k := range m {
+		g.tileSort[k] = int32(k)
+	}
+	keys := g.tileKeys
+	slices.SortFunc(g.tileSort[:m], func(a, b int32) int {
+		ka, kb := keys[a], keys[b]
+		if c := cmp.Compare(ka[1], kb[1]); c != 0 {
+			return c
+		}
+		return cmp.Compare(ka[0], kb[0])
+	})
+	g.tileRank = kernels.Grow(g.tileRank, m)
+	p.tileKey = kernels.Grow(p.tileKey, m)
+	for r, id := range g.tileSort[:m] {
+		g.tileRank[id] = int32(r)
+		p.tileKey[r] = keys[id]
+	}
+	p.setTiles()
+	g.tile = kernels.Grow(g.tile, n)
 	for i := range n {
-		g.patch[i] = g.islands[g.parent[g.cellOf[i]]].patch
+		g.tile[i] = -1
+		if id := g.tileOf[i]; id >= 0 {
+			g.tile[i] = g.tileRank[id]
+		}
 	}
-	return nodes, true
 }
 
 // find returns the root of cell c's component (path halving).
@@ -698,23 +882,23 @@ func (g *GridStress) setGroups(in *SparseInput) {
 	}
 }
 
-// sortPoints orders the points by group, then by the atlas row of their
-// window's first row (a counting sort, stable), so that each band of rows
-// and each group is a run; the points without a patch come last.
+// sortPoints orders the points by group, then by tile (a counting sort,
+// stable), so that each group, and its points of a run of tiles, are
+// runs; the points without a tile come last. Then it collects each
+// group's tiles (groupTiles).
 func (g *GridStress) sortPoints() {
 	p := &g.plan
-	n, rows := len(g.group), p.rows
-	size := p.nGroup*rows + 2
+	n, nt := len(g.group), len(p.tileKey)
+	size := p.nGroup*nt + 2
 	g.start = kernels.Grow(g.start, size)
 	g.order = kernels.Grow(g.order, n)
 	g.pos = kernels.Grow(g.pos, n)
 	clear(g.start[:size])
 	key := g.pos[:n] // the sort key until the positions overwrite it
 	for i := range n {
-		key[i] = int32(p.nGroup * rows)
-		if k := g.patch[i]; k >= 0 {
-			pt := &p.patches[k]
-			key[i] = g.group[i]*int32(rows) + int32(g.first[2*i+1]-pt.lo[1]+pt.row0)
+		key[i] = int32(p.nGroup * nt)
+		if t := g.tile[i]; t >= 0 {
+			key[i] = g.group[i]*int32(nt) + t
 		}
 		g.start[key[i]+1]++
 	}
@@ -731,47 +915,134 @@ func (g *GridStress) sortPoints() {
 	for q, i := range g.order[:n] {
 		g.pos[i] = int32(q)
 	}
-	g.nGrid = int(g.start[p.nGroup*rows])
-	// Each group's patches: its points come in atlas-row order, so their
-	// patches in patch order.
+	g.nGrid = int(g.start[p.nGroup*nt])
 	g.gpStart = kernels.Grow(g.gpStart, p.nGroup+1)
 	g.gpList = g.gpList[:0]
+	g.tileMark = kernels.Grow(g.tileMark, nt)
+	clear(g.tileMark)
 	for k := range p.nGroup {
 		g.gpStart[k] = int32(len(g.gpList))
-		last := int32(-1)
-		for _, i := range g.order[g.start[k*rows]:g.start[(k+1)*rows]] {
-			if pt := g.patch[i]; pt != last {
-				g.gpList = append(g.gpList, pt)
-				last = pt
-			}
-		}
+		g.groupTiles(k)
 	}
 	g.gpStart[p.nGroup] = int32(len(g.gpList))
 }
 
-// selectGroup sets the selection to the patches of group k, or to all
-// patches if k < 0.
+// groupTiles appends to gpList, sorted, the tiles of group k's selection:
+// the tiles its points' windows cover (C_k) and those next to them (the
+// 3×3 neighbourhoods), the tiles where its charges make its fields
+// nonzero and where the fields of all charges reach its points (see the
+// top of the file).
+func (g *GridStress) groupTiles(k int) {
+	p := &g.plan
+	nt := len(p.tileKey)
+	from := len(g.gpList)
+	add := func(t int32) {
+		if t >= 0 && !g.tileMark[t] {
+			g.tileMark[t] = true
+			g.gpList = append(g.gpList, t)
+		}
+	}
+	for _, i := range g.order[g.start[k*nt]:g.start[(k+1)*nt]] {
+		t := g.tile[i]
+		_, cross := p.tileAt([2]int{g.first[2*i], g.first[2*i+1]})
+		nb := p.tileNb[9*t : 9*t+9]
+		add(t)
+		for b, o := range [3]int{5, 7, 8} { // right, above, diagonal
+			if cross&(1<<b) != 0 {
+				add(nb[o])
+			}
+		}
+	}
+	covered := len(g.gpList)
+	for j := from; j < covered; j++ {
+		t := g.gpList[j]
+		for _, u := range p.tileNb[9*t : 9*t+9] {
+			add(u)
+		}
+	}
+	list := g.gpList[from:]
+	slices.Sort(list)
+	for _, t := range list {
+		g.tileMark[t] = false
+	}
+}
+
+// selectGroup sets the selection to the tiles of group k (groupTiles), or
+// to all tiles if k < 0: their segments, and the segments' neighbours
+// and sources.
 func (e *gridEval) selectGroup(k int) {
 	g, p := e.g, e.p
 	s := &g.sel
-	s.rows, s.bands = s.rows[:0], s.bands[:0]
-	add := func(pt *gridPatch) {
-		for r := pt.row0; r < pt.row0+pt.n[1]; r++ {
-			s.rows = append(s.rows, int32(r))
+	s.segs, s.nodes = s.segs[:0], 0
+	add := func(t int32) {
+		if m := len(s.segs); m > 0 {
+			last := &s.segs[m-1]
+			if last.t1 == t && p.tileKey[t] == [2]int{p.tileKey[t-1][0] + 1, p.tileKey[t-1][1]} {
+				last.t1++
+				last.width += p.ts[0]
+				return
+			}
 		}
-		for r := pt.row0; r < pt.row0+pt.n[1]; r += gridBand {
-			s.bands = append(s.bands, [2]int32{int32(r), int32(min(r+gridBand, pt.row0+pt.n[1]))})
-		}
+		s.segs = append(s.segs, gridSeg{t0: t, t1: t + 1, node0: p.tileNode[t], stride: p.tileRow[t], width: p.ts[0]})
 	}
 	if k < 0 {
-		for j := range p.patches {
-			add(&p.patches[j])
+		for t := range len(p.tileKey) {
+			add(int32(t))
 		}
-		return
+	} else {
+		for _, t := range g.gpList[g.gpStart[k]:g.gpStart[k+1]] {
+			add(t)
+		}
 	}
-	for _, j := range g.gpList[g.gpStart[k]:g.gpStart[k+1]] {
-		add(&p.patches[j])
+	for j := range s.segs {
+		sg := &s.segs[j]
+		s.nodes += sg.width * p.ts[1]
+		x0, x1, y := p.tileKey[sg.t0][0], p.tileKey[sg.t1-1][0]+1, p.tileKey[sg.t0][1]
+		sg.below = e.segRange(y-1, x0, x1)
+		sg.above = e.segRange(y+1, x0, x1)
+		sg.src = [2]int32{p.tileSearch(y-1, x0), p.tileSearch(y-1, x1)}
 	}
+}
+
+// segRange returns the range of the selection's segments in tile row y
+// that meet the tile columns [x0, x1).
+func (e *gridEval) segRange(y, x0, x1 int) [2]int32 {
+	segs, keys := e.g.sel.segs, e.p.tileKey
+	// The first segment of row ≥ y ending after x0, and the first of row ≥
+	// y starting at x1 or later.
+	lo := search(len(segs), func(j int) bool {
+		k := keys[segs[j].t1-1]
+		return k[1] > y || (k[1] == y && k[0] >= x0)
+	})
+	hi := search(len(segs), func(j int) bool {
+		k := keys[segs[j].t0]
+		return k[1] > y || (k[1] == y && k[0] >= x1)
+	})
+	return [2]int32{int32(lo), int32(max(lo, hi))}
+}
+
+// tileSearch returns the first tile at or after (x, y) in the tiles'
+// order (by row y, then column x).
+func (p *gridPlan) tileSearch(y, x int) int32 {
+	keys := p.tileKey
+	return int32(search(len(keys), func(j int) bool {
+		return keys[j][1] > y || (keys[j][1] == y && keys[j][0] >= x)
+	}))
+}
+
+// search returns the least j in [0, n) with f(j), or n (f is false, then
+// true).
+func search(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if f(m) {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // The grids of the two passes (see gridEval.pass1 and pass2); without
@@ -815,8 +1086,8 @@ func (e *gridEval) stride() int { return 4 * (1 + e.p.dims) }
 
 // groupRange returns the positions of group k's points in order.
 func (e *gridEval) groupRange(k int) (lo, hi int) {
-	rows := e.p.rows
-	return int(e.g.start[k*rows]), int(e.g.start[(k+1)*rows])
+	nt := len(e.p.tileKey)
+	return int(e.g.start[k*nt]), int(e.g.start[(k+1)*nt])
 }
 
 func (e *gridEval) run(ctx context.Context) (float64, error) {
@@ -852,7 +1123,7 @@ func (e *gridEval) run(ctx context.Context) (float64, error) {
 func (e *gridEval) setup() {
 	g, p := e.g, e.p
 	e.nodes = p.nodes
-	g.ext = kernels.Grow(g.ext, 2*p.rows)
+	g.ext = kernels.Grow(g.ext, 2*len(p.tileKey)*p.ts[1])
 	for len(g.work) < kernels.Threads(e.threads) {
 		g.work = append(g.work, gridWork{})
 	}
@@ -867,6 +1138,10 @@ func (e *gridEval) setup() {
 		wk.wy, wk.dwy = kernels.Grow(wk.wy, w1), kernels.Grow(wk.dwy, w1)
 		wk.pad0 = kernels.Grow(wk.pad0, p.maxRow+2*t0)
 		wk.padA = kernels.Grow(wk.padA, p.maxRow+2*t0)
+		for h := range wk.halo {
+			wk.halo[h] = kernels.Grow(wk.halo[h], 2*(len(p.k0)-1)*p.maxRow)
+		}
+		wk.refs = kernels.Grow(wk.refs, p.ts[1]+2*(len(p.k0)-1))
 	}
 }
 
@@ -892,7 +1167,7 @@ func (e *gridEval) pass1(ctx context.Context) error {
 	t0, tA := phi0, phiA // one group: T is its field
 	var b0, bA []float64
 	if len(used) > 1 {
-		// T and B sum the groups' fields over the groups' patches.
+		// T and B sum the groups' fields over the groups' tiles.
 		t0, tA = e.buf(gT0), e.buf(gTA)
 		clear(t0)
 		clear(tA)
@@ -933,10 +1208,10 @@ func (e *gridEval) pass1(ctx context.Context) error {
 // not nil) over the selection's rows.
 func (e *gridEval) accumulate(ctx context.Context, t0, tA, b0, bA []float64, coef float64) error {
 	phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
-	rs, sel := e.p.rowStart, e.g.sel.rows
-	return kernels.ParallelFor(ctx, len(sel), e.threads, e.rowGrain(), func(lo, hi int) {
-		for _, r := range sel[lo:hi] {
-			a, b := rs[r], rs[r+1]
+	return kernels.ParallelFor(ctx, e.selRows(), e.threads, e.rowGrain(), func(lo, hi int) {
+		for j := lo; j < hi; j++ {
+			a, w := e.selRow(j)
+			b := a + w
 			f0, fA := phi0[a:b], phiA[a:b]
 			d0, dA := t0[a:b], tA[a:b]
 			for c, v := range f0 {
@@ -1121,7 +1396,7 @@ func (e *gridEval) pass2(ctx context.Context) error {
 		if lo == hi {
 			continue
 		}
-		// F is read by group k's points only: its patches.
+		// F is read by group k's points only: its tiles.
 		e.selectGroup(k)
 		t0, tA := []gridTerm{{1, b0}}, []gridTerm{{1, ba}}
 		switch {
@@ -1149,48 +1424,67 @@ func (e *gridEval) pass2(ctx context.Context) error {
 
 // spread clears the selection's rows of the grids dst (nil entries are
 // skipped) and adds onto them the charges of the points of groups [g0,
-// g1) (whose patches the selection must cover): charge(q, c) sets c[k],
+// g1) (whose tiles the selection must cover): charge(q, c) sets c[k],
 // the charge of the point at position q on dst[k] (c is zeroed before).
-// The selection's bands are the chunks: each band takes the points whose
-// window meets it, in order, so every node sums in a fixed order.
+// The segments are the chunks: each takes the points whose windows meet
+// it, those of the tile row below (their upper rows), then its own, in
+// order, so every node sums in a fixed order. A segment is maximal, so a
+// window that meets it lies in it (its tiles are all selected).
 func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, charge func(q int, c []float64)) error {
 	g, p := e.g, e.p
-	rows, rs := p.rows, p.rowStart
-	w1 := p.width(1)
-	bands := g.sel.bands
-	return kernels.ParallelForWorker(ctx, len(bands), e.threads, 1, func(wk, lo, hi int) {
+	nt, w1 := len(p.tileKey), p.width(1)
+	segs := g.sel.segs
+	return kernels.ParallelForWorker(ctx, len(segs), e.threads, 1, func(wk, lo, hi int) {
 		sc := &g.work[wk]
 		var c [4]float64
-		for _, band := range bands[lo:hi] {
-			r0, r1 := int(band[0]), int(band[1])
+		for j := lo; j < hi; j++ {
+			s := &segs[j]
 			for _, d := range dst {
-				if d != nil {
-					clear(d[rs[r0]:rs[r1]])
+				if d == nil {
+					continue
+				}
+				for r := range p.ts[1] {
+					o := s.node0 + r*s.stride
+					clear(d[o : o+s.width])
 				}
 			}
 			for grp := g0; grp < g1; grp++ {
-				from := int(g.start[grp*rows+max(r0-w1+1, 0)])
-				to := int(g.start[grp*rows+r1])
-				for q := from; q < to; q++ {
-					c = [4]float64{}
-					charge(q, c[:len(dst)])
-					e.spreadPoint(sc, dst, c[:len(dst)], q, r0, r1)
+				for part, tiles := range [2][2]int32{s.src, {s.t0, s.t1}} {
+					from := int(g.start[grp*nt+int(tiles[0])])
+					to := int(g.start[grp*nt+int(tiles[1])])
+					for q := from; q < to; q++ {
+						i := int(g.order[q])
+						sp := e.span(i)
+						r0, r1 := 0, sp.split // own rows
+						if part == 0 {
+							r0, r1 = sp.split, w1 // rows in the tile row above
+						}
+						if r0 == r1 {
+							continue
+						}
+						c = [4]float64{}
+						charge(q, c[:len(dst)])
+						e.weights(sc, i)
+						e.spreadPoint(sc, dst, c[:len(dst)], &sp, r0, r1)
+					}
 				}
 			}
 		}
 	})
 }
 
-// spreadPoint adds the point at position q's charges c onto the rows
-// [r0, r1) of the grids dst.
-func (e *gridEval) spreadPoint(sc *gridWork, dst [][]float64, c []float64, q, r0, r1 int) {
-	p := e.p
-	i := int(e.g.order[q])
-	f0, f1 := e.windows(sc, i)
+// spreadPoint adds the charges c of the point whose windows sc holds
+// (placed as sp says) onto the window rows [r0, r1) of the grids dst,
+// rows of one part of sp.
+func (e *gridEval) spreadPoint(sc *gridWork, dst [][]float64, c []float64, sp *gridSpan, r0, r1 int) {
+	part := 0
+	if r0 >= sp.split {
+		part = 1
+	}
 	w0 := len(sc.wx)
-	for r := max(f1, r0); r < min(f1+len(sc.wy), r1); r++ {
-		wy := sc.wy[r-f1]
-		base := p.rowStart[r] + f0
+	base := sp.base[part] + (r0-sp.row0(part))*sp.stride[part]
+	for r := r0; r < r1; r++ {
+		wy := sc.wy[r]
 		for k, d := range dst {
 			if c[k] == 0 || d == nil {
 				continue
@@ -1202,47 +1496,95 @@ func (e *gridEval) spreadPoint(sc *gridWork, dst [][]float64, c []float64, q, r0
 				row[m] += f * wx[m]
 			}
 		}
+		base += sp.stride[part]
 	}
 }
 
-// windows fills the worker's windows for point i (which has a patch) and
-// returns their first nodes: the column in its patch, and the atlas row.
-func (e *gridEval) windows(sc *gridWork, i int) (f0, f1 int) {
+// gridSpan is where a point's window lies in the grids: its rows [0,
+// split) in its own tile's row of tiles, row r's first node base[0] +
+// r·stride[0], and the rest in the row of tiles above, row r's first
+// node base[1] + (r − split)·stride[1]. A window's row lies in one run
+// (both of its tiles are covered, so they are consecutive tiles of a run).
+type gridSpan struct {
+	base, stride [2]int
+	split        int
+}
+
+// row0 returns the first window row of part k.
+func (sp *gridSpan) row0(k int) int {
+	if k == 0 {
+		return 0
+	}
+	return sp.split
+}
+
+// span returns the span of the window of point i (which has a tile).
+func (e *gridEval) span(i int) gridSpan {
+	g, p := e.g, e.p
+	t := int(g.tile[i])
+	key := p.tileKey[t]
+	lx := g.first[2*i] - key[0]*p.ts[0]
+	ly := g.first[2*i+1] - key[1]*p.ts[1]
+	w1 := p.width(1)
+	sp := gridSpan{split: min(w1, p.ts[1]-ly)}
+	sp.base[0], sp.stride[0] = p.tileNode[t]+ly*p.tileRow[t]+lx, p.tileRow[t]
+	if sp.split < w1 {
+		u := p.tileNb[9*t+7] // the tile above
+		sp.base[1], sp.stride[1] = p.tileNode[u]+lx, p.tileRow[u]
+	}
+	return sp
+}
+
+// weights fills the worker's windows for point i: weights and their
+// derivatives on axes 0 and 1.
+func (e *gridEval) weights(sc *gridWork, i int) {
 	p, dims := e.p, e.p.dims
 	var v0 float64
 	if c := p.ax[0].coord; c >= 0 {
 		v0 = e.y[i*dims+c] * e.inv
 	}
-	pt := &p.patches[e.g.patch[i]]
-	f0 = p.window(0, v0, sc.wx, sc.dwx) - pt.lo[0]
-	f1 = p.window(1, e.y[i*dims+p.ax[1].coord]*e.inv, sc.wy, sc.dwy) - pt.lo[1] + pt.row0
-	return f0, f1
+	p.window(0, v0, sc.wx, sc.dwx)
+	p.window(1, e.y[i*dims+p.ax[1].coord]*e.inv, sc.wy, sc.dwy)
 }
 
-// gather2 returns the window sums of the fields a and b at point i (whose
-// windows sc holds, first nodes f0, f1) and their derivatives along axes 0
-// and 1.
-func (e *gridEval) gather2(sc *gridWork, a, b []float64, f0, f1 int) (va, vb float64, da, db [2]float64) {
-	rs, w0 := e.p.rowStart[f1:], len(sc.wx)
-	for r, wy := range sc.wy {
-		base := rs[r] + f0
-		ra := a[base : base+w0]
-		rb, wx, dwx := b[base:base+len(ra)], sc.wx[:len(ra)], sc.dwx[:len(ra)]
-		var sa, sb, ta, tb float64
-		for m, va := range ra {
-			vb := rb[m]
-			sa += wx[m] * va
-			sb += wx[m] * vb
-			ta += dwx[m] * va
-			tb += dwx[m] * vb
+// windows fills the worker's windows for point i (which has a tile) and
+// returns their span.
+func (e *gridEval) windows(sc *gridWork, i int) gridSpan {
+	e.weights(sc, i)
+	return e.span(i)
+}
+
+// gather2 returns the window sums of the fields a and b at the point
+// whose windows sc holds (placed as sp says) and their derivatives along
+// axes 0 and 1.
+func (e *gridEval) gather2(sc *gridWork, a, b []float64, sp *gridSpan) (va, vb float64, da, db [2]float64) {
+	w0, w1 := len(sc.wx), len(sc.wy)
+	for part := range 2 {
+		r1 := sp.split
+		if part == 1 {
+			r1 = w1
 		}
-		dwy := sc.dwy[r]
-		va += wy * sa
-		vb += wy * sb
-		da[0] += wy * ta
-		db[0] += wy * tb
-		da[1] += dwy * sa
-		db[1] += dwy * sb
+		base, stride := sp.base[part], sp.stride[part]
+		for r := sp.row0(part); r < r1; r++ {
+			ra := a[base : base+w0]
+			rb, wx, dwx := b[base:base+len(ra)], sc.wx[:len(ra)], sc.dwx[:len(ra)]
+			var sa, sb, ta, tb float64
+			for m, va := range ra {
+				vb := rb[m]
+				sa += wx[m] * va
+				sb += wx[m] * vb
+				ta += dwx[m] * va
+				tb += dwx[m] * vb
+			}
+			wy, dwy := sc.wy[r], sc.dwy[r]
+			va += wy * sa
+			vb += wy * sb
+			da[0] += wy * ta
+			db[0] += wy * tb
+			da[1] += dwy * sa
+			db[1] += dwy * sb
+			base += stride
+		}
 	}
 	return va, vb, da, db
 }
@@ -1257,8 +1599,8 @@ func (e *gridEval) gatherClass(ctx context.Context, lo, hi int) error {
 	return kernels.ParallelForWorker(ctx, hi-lo, e.threads, gridPointGrain, func(wk, a, b int) {
 		sc := &g.work[wk]
 		for q := lo + a; q < lo+b; q++ {
-			f0, f1 := e.windows(sc, int(g.order[q]))
-			v0, vA, d0, dA := e.gather2(sc, phi0, phiA, f0, f1)
+			sp := e.windows(sc, int(g.order[q]))
+			v0, vA, d0, dA := e.gather2(sc, phi0, phiA, &sp)
 			e.store(g.pt[q*st+2+2*dims:(q+1)*st], v0, vA, d0, dA)
 		}
 	})
@@ -1277,20 +1619,27 @@ func (e *gridEval) store(rec []float64, v0, vA float64, d0, dA [2]float64) {
 }
 
 // gatherGrad returns the derivatives along axes 0 and 1 of the window sum
-// of field f at the point whose windows sc holds.
-func (e *gridEval) gatherGrad(sc *gridWork, f []float64, f0, f1 int) (d [2]float64) {
-	rs, w0 := e.p.rowStart[f1:], len(sc.wx)
-	for r, wy := range sc.wy {
-		base := rs[r] + f0
-		row := f[base : base+w0]
-		wx, dwx := sc.wx[:len(row)], sc.dwx[:len(row)]
-		var s, t float64
-		for m, v := range row {
-			s += wx[m] * v
-			t += dwx[m] * v
+// of field f at the point whose windows sc holds (placed as sp says).
+func (e *gridEval) gatherGrad(sc *gridWork, f []float64, sp *gridSpan) (d [2]float64) {
+	w0, w1 := len(sc.wx), len(sc.wy)
+	for part := range 2 {
+		r1 := sp.split
+		if part == 1 {
+			r1 = w1
 		}
-		d[0] += wy * t
-		d[1] += sc.dwy[r] * s
+		base, stride := sp.base[part], sp.stride[part]
+		for r := sp.row0(part); r < r1; r++ {
+			row := f[base : base+w0]
+			wx, dwx := sc.wx[:len(row)], sc.dwx[:len(row)]
+			var s, t float64
+			for m, v := range row {
+				s += wx[m] * v
+				t += dwx[m] * v
+			}
+			d[0] += sc.wy[r] * t
+			d[1] += sc.dwy[r] * s
+			base += stride
+		}
 	}
 	return d
 }
@@ -1305,14 +1654,14 @@ func (e *gridEval) gatherT(ctx context.Context, t0, tA, b0, bA []float64) error 
 		var t, b, self [2 + 2*2]float64
 		for q := lo; q < hi; q++ {
 			i := int(g.order[q])
-			f0, f1 := e.windows(sc, i)
-			v0, vA, d0, dA := e.gather2(sc, t0, tA, f0, f1)
+			sp := e.windows(sc, i)
+			v0, vA, d0, dA := e.gather2(sc, t0, tA, &sp)
 			e.store(t[:], v0, vA, d0, dA)
 			v0, vA, d0, dA = e.self(sc)
 			e.store(self[:], v0, vA, d0, dA)
 			labelled := int(g.group[i]) < e.p.nCls
 			if labelled && b0 != nil {
-				v0, vA, d0, dA = e.gather2(sc, b0, bA, f0, f1)
+				v0, vA, d0, dA = e.gather2(sc, b0, bA, &sp)
 				e.store(b[:], v0, vA, d0, dA)
 			}
 			e.finish(g.pt[q*st:(q+1)*st], &t, &b, &self, labelled, b0 != nil)
@@ -1365,8 +1714,8 @@ func (e *gridEval) gatherF(ctx context.Context, lo, hi int) error {
 		sc := &g.work[wk]
 		for q := lo + a; q < lo+b; q++ {
 			i := int(g.order[q])
-			f0, f1 := e.windows(sc, i)
-			d := e.gatherGrad(sc, f, f0, f1)
+			sp := e.windows(sc, i)
+			d := e.gatherGrad(sc, f, &sp)
 			for ax := range 2 {
 				if c := p.ax[ax].coord; c >= 0 {
 					e.grad[i*dims+c] += e.inv * d[ax]
@@ -1422,11 +1771,10 @@ func selfAxis(w, dw, k0, kA []float64) (s0, sA, d0, dA float64) {
 func (e *gridEval) convolve1(ctx context.Context, terms []gridTerm) error {
 	x0, xa := e.buf(gX0), e.buf(gXA)
 	k0, kA := e.p.taps(0)
-	err := e.rowPass(ctx, func(sc *gridWork, r, lo, hi int) bool {
-		if !e.combine(sc.pad0, terms, r, len(k0)-1) {
+	err := e.rowPass(ctx, func(sc *gridWork, o, w, lo, hi int) bool {
+		if !e.combine(sc.pad0, terms, o, w, len(k0)-1) {
 			return false
 		}
-		o := e.p.rowStart[r]
 		convRow2(x0[o+lo:o+hi], xa[o+lo:o+hi], sc.pad0[lo:], k0, kA)
 		return true
 	}, [][]float64{x0, xa}, terms, nil)
@@ -1434,27 +1782,24 @@ func (e *gridEval) convolve1(ctx context.Context, terms []gridTerm) error {
 		return err
 	}
 	phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
-	rs := e.p.rowStart
-	return e.colPass(ctx, func(r, s1, s2 int, a, b float64, lo, hi int) {
-		d0 := phi0[rs[r]+lo : rs[r]+hi]
-		dA := phiA[rs[r]+lo : rs[r]+lo+len(d0)]
-		p0, q0 := colRows(x0, rs, s1, s2, lo, hi)
-		pA, qA := colRows(xa, rs, s1, s2, lo, hi)
-		p0, pA = p0[:len(d0)], pA[:len(d0)]
-		if q0 == nil {
+	return e.colPass(ctx, func(d int, a, b float64, p, q *[2][]float64) {
+		p0, pA := p[0], p[1]
+		d0 := phi0[d : d+len(p0)]
+		dA, pA := phiA[d:d+len(d0)], pA[:len(d0)]
+		if q[0] == nil {
 			for c, v := range p0 {
 				d0[c] += a * v
 				dA[c] += a*pA[c] + b*v
 			}
 			return
 		}
-		q0, qA = q0[:len(d0)], qA[:len(d0)]
+		q0, qA := q[0][:len(d0)], q[1][:len(d0)]
 		for c, v := range p0 {
 			v += q0[c]
 			d0[c] += a * v
 			dA[c] += a*(pA[c]+qA[c]) + b*v
 		}
-	}, [][]float64{phi0, phiA})
+	}, [2][]float64{x0, xa}, [][]float64{phi0, phiA})
 }
 
 // convolve2 convolves the combined charges c0 (with K) and cA (with K_A)
@@ -1464,13 +1809,12 @@ func (e *gridEval) convolve2(ctx context.Context, t0, tA []gridTerm) error {
 	x1, x2 := e.buf(gX1), e.buf(gX2)
 	k0, kA := e.p.taps(0)
 	t := len(k0) - 1
-	err := e.rowPass(ctx, func(sc *gridWork, r, lo, hi int) bool {
-		nz0 := e.combine(sc.pad0, t0, r, t)
-		nzA := e.combine(sc.padA, tA, r, t)
+	err := e.rowPass(ctx, func(sc *gridWork, o, w, lo, hi int) bool {
+		nz0 := e.combine(sc.pad0, t0, o, w, t)
+		nzA := e.combine(sc.padA, tA, o, w, t)
 		if !nz0 && !nzA {
 			return false
 		}
-		o := e.p.rowStart[r]
 		d1, d2 := x1[o+lo:o+hi], x2[o+lo:o+hi]
 		convRow2(d1, d2, sc.padA[lo:], kA, k0)
 		convRowAdd(d1, sc.pad0[lo:], k0)
@@ -1480,39 +1824,35 @@ func (e *gridEval) convolve2(ctx context.Context, t0, tA []gridTerm) error {
 		return err
 	}
 	f := e.buf(gF)
-	rs := e.p.rowStart
-	return e.colPass(ctx, func(r, s1, s2 int, a, b float64, lo, hi int) {
-		d := f[rs[r]+lo : rs[r]+hi]
-		p1, q1 := colRows(x1, rs, s1, s2, lo, hi)
-		p2, q2 := colRows(x2, rs, s1, s2, lo, hi)
-		p1, p2 = p1[:len(d)], p2[:len(d)]
-		if q1 == nil {
+	return e.colPass(ctx, func(d int, a, b float64, p, q *[2][]float64) {
+		p1, p2 := p[0], p[1]
+		dst := f[d : d+len(p1)]
+		p2 = p2[:len(dst)]
+		if q[0] == nil {
 			for c, v := range p1 {
-				d[c] += a*v + b*p2[c]
+				dst[c] += a*v + b*p2[c]
 			}
 			return
 		}
-		q1, q2 = q1[:len(d)], q2[:len(d)]
+		q1, q2 := q[0][:len(dst)], q[1][:len(dst)]
 		for c, v := range p1 {
-			d[c] += a*(v+q1[c]) + b*(p2[c]+q2[c])
+			dst[c] += a*(v+q1[c]) + b*(p2[c]+q2[c])
 		}
-	}, [][]float64{f})
+	}, [2][]float64{x1, x2}, [][]float64{f})
 }
 
-// combine fills pad (t zeros each side) with row r of Σ c·grid and reports
-// whether it is not all zero.
-func (e *gridEval) combine(pad []float64, terms []gridTerm, r, t int) bool {
-	o0, o1 := e.p.rowStart[r], e.p.rowStart[r+1]
-	n0 := o1 - o0
-	row := pad[t : t+n0]
+// combine fills pad (t zeros each side) with the row of w nodes from node
+// o of Σ c·grid and reports whether it is not all zero.
+func (e *gridEval) combine(pad []float64, terms []gridTerm, o, w, t int) bool {
+	row := pad[t : t+w]
 	clear(pad[:t])
-	clear(pad[t+n0 : 2*t+n0])
+	clear(pad[t+w : 2*t+w])
 	first := true
 	for _, tm := range terms {
 		if tm.grid == nil || tm.c == 0 {
 			continue
 		}
-		src := tm.grid[o0:o1]
+		src := tm.grid[o : o+w]
 		if first {
 			for c, v := range src {
 				row[c] = tm.c * v
@@ -1536,59 +1876,69 @@ func (e *gridEval) combine(pad []float64, terms []gridTerm, r, t int) bool {
 	return false
 }
 
+// selRows returns the number of the selection's rows: ts[1] per segment.
+func (e *gridEval) selRows() int { return len(e.g.sel.segs) * e.p.ts[1] }
+
+// selRow returns the first node and the width of the selection's row j
+// (row j mod ts[1] of segment j / ts[1]).
+func (e *gridEval) selRow(j int) (o, w int) {
+	s := &e.g.sel.segs[j/e.p.ts[1]]
+	return s.node0 + (j%e.p.ts[1])*s.stride, s.width
+}
+
 // rowPass runs conv over the selection's rows of the row-convolved grids
-// out: conv(sc, r, lo, hi) writes their columns [lo, hi) of row r (the
-// nonzero extent of the combined charges t0, tA widened by the taps) or
-// reports false for a zero row. The extents go to g.ext for colPass; the
-// rest of each row is cleared.
-func (e *gridEval) rowPass(ctx context.Context, conv func(sc *gridWork, r, lo, hi int) bool, out [][]float64, t0, tA []gridTerm) error {
-	p, g := e.p, e.g
-	rs, sel := p.rowStart, g.sel.rows
-	k0, _ := p.taps(0)
+// out: conv(sc, o, w, lo, hi) writes the columns [lo, hi) of the row of w
+// nodes from node o (the nonzero extent of the combined charges t0, tA
+// widened by the taps) or reports false for a zero row. A row of the
+// selection is a segment's, and the charges beyond its ends are zero
+// (their tiles are not selected: see the top of the file), hence the
+// zero padding. The extents go to g.ext for colPass; the rest of each row
+// is cleared.
+func (e *gridEval) rowPass(ctx context.Context, conv func(sc *gridWork, o, w, lo, hi int) bool, out [][]float64, t0, tA []gridTerm) error {
+	g := e.g
+	k0, _ := e.p.taps(0)
 	t := len(k0) - 1
-	return kernels.ParallelForWorker(ctx, len(sel), e.threads, e.rowGrain(), func(wk, lo, hi int) {
+	return kernels.ParallelForWorker(ctx, e.selRows(), e.threads, e.rowGrain(), func(wk, lo, hi int) {
 		sc := &g.work[wk]
-		for _, r := range sel[lo:hi] {
-			r := int(r)
-			a, b := e.extent(r, t0, tA)
-			a, b = max(a-t, 0), min(b+t, rs[r+1]-rs[r])
-			if a >= b || !conv(sc, r, a, b) {
+		for j := lo; j < hi; j++ {
+			o, w := e.selRow(j)
+			a, b := e.extent(o, w, t0, tA)
+			a, b = max(a-t, 0), min(b+t, w)
+			if a >= b || !conv(sc, o, w, a, b) {
 				a, b = 0, 0
 			}
-			for _, o := range out {
-				clear(o[rs[r] : rs[r]+a])
-				clear(o[rs[r]+b : rs[r+1]])
+			for _, x := range out {
+				clear(x[o : o+a])
+				clear(x[o+b : o+w])
 			}
-			g.ext[2*r], g.ext[2*r+1] = int32(a), int32(b)
+			g.ext[2*j], g.ext[2*j+1] = int32(a), int32(b)
 		}
 	})
 }
 
-// rowGrain returns the atlas rows per chunk of the convolutions: about
-// gridRowCells nodes (the chunks do not change the results).
+// rowGrain returns the selection's rows per chunk of the convolutions:
+// about gridRowCells nodes (the chunks do not change the results).
 func (e *gridEval) rowGrain() int {
-	return max(1, gridRowCells*e.p.rows/max(e.p.nodes, 1))
+	return max(1, gridRowCells*e.selRows()/max(e.g.sel.nodes, 1))
 }
 
-// extent returns the columns [a, b) of row r outside which every grid of
-// the terms is zero.
-func (e *gridEval) extent(r int, t0, tA []gridTerm) (a, b int) {
-	o0, o1 := e.p.rowStart[r], e.p.rowStart[r+1]
-	n0 := o1 - o0
-	a, b = n0, 0
+// extent returns the columns [a, b) of the row of w nodes from node o
+// outside which every grid of the terms is zero.
+func (e *gridEval) extent(o, w int, t0, tA []gridTerm) (a, b int) {
+	a, b = w, 0
 	for _, ts := range [2][]gridTerm{t0, tA} {
 		for _, tm := range ts {
 			if tm.grid == nil || tm.c == 0 {
 				continue
 			}
-			row := tm.grid[o0:o1]
+			row := tm.grid[o : o+w]
 			for c := 0; c < a; c++ {
 				if row[c] != 0 {
 					a = c
 					break
 				}
 			}
-			for c := n0 - 1; c >= b; c-- {
+			for c := w - 1; c >= b; c-- {
 				if row[c] != 0 {
 					b = c + 1
 					break
@@ -1599,54 +1949,141 @@ func (e *gridEval) extent(r int, t0, tA []gridTerm) (a, b int) {
 	return a, b
 }
 
-// colPass computes the across-row convolutions into the grids out: for
-// each output row r of the selection it clears the row and calls add(r,
-// s1, s2, k[o], k_A[o], lo, hi) for the source rows s1 = r − o and s2 = r +
-// o of r's patch (s2 = −1 for o = 0 or a missing row), over the union [lo,
-// hi) of their extents from rowPass (a row-convolved grid is zero outside
-// its extent; the patch's rows are all in the selection).
-func (e *gridEval) colPass(ctx context.Context, add func(r, s1, s2 int, a, b float64, lo, hi int), out [][]float64) error {
+// gridRowRef is a source row of colPass for a segment: its columns [lo,
+// hi) (the segment's) hold its nonzero values, row c at off + c of the
+// row-convolved grids, or of the worker's halo rows if halo.
+type gridRowRef struct {
+	off, lo, hi int
+	halo        bool
+}
+
+// colPass computes the across-row convolutions of the row-convolved grids
+// xs into the grids out over the selection: for each output row (the
+// selection's) and each tap o it calls add(d, k[o], k_A[o], p, q), p
+// and q being the columns [lo, hi) of the source rows r − o and r + o in
+// xs (q nil for o = 0 or a zero row) and d the node of column lo of
+// the output row, [lo, hi) the union of the source rows' extents. The
+// chunks are segments: the t rows below and above a segment are those of
+// the segments of the tile rows below and above (the only tiles a tap
+// reaches, T > t); where several of them share the segment's columns
+// they are gathered into the worker's halo rows, zero between them, and
+// where none does the rows are zero (a missing tile next to a covered
+// one holds no row-convolved charge: see the top of the file).
+func (e *gridEval) colPass(ctx context.Context, add func(d int, a, b float64, p, q *[2][]float64), xs [2][]float64, out [][]float64) error {
 	p, g := e.p, e.g
-	rs, sel := p.rowStart, g.sel.rows
-	t := len(p.k0) - 1
-	return kernels.ParallelFor(ctx, len(sel), e.threads, e.rowGrain(), func(lo, hi int) {
-		for _, r := range sel[lo:hi] {
-			r := int(r)
-			for _, o := range out {
-				clear(o[rs[r]:rs[r+1]])
+	t, ts1 := len(p.k0)-1, p.ts[1]
+	segs := g.sel.segs
+	grain := max(1, e.rowGrain()/ts1)
+	return kernels.ParallelForWorker(ctx, len(segs), e.threads, grain, func(wk, lo, hi int) {
+		sc := &g.work[wk]
+		refs := sc.refs[:ts1+2*t]
+		var ps, qs [2][]float64
+		for j := lo; j < hi; j++ {
+			s := &segs[j]
+			for r := -t; r < ts1+t; r++ {
+				refs[r+t] = e.rowRef(sc, j, r, xs)
 			}
-			pt := &p.patches[p.rowPatch[r]]
-			first, end := pt.row0, pt.row0+pt.n[1] // the patch's rows
-			for o := 0; o <= t; o++ {
-				s1, s2 := r-o, r+o
-				a1, b1, a2, b2 := 1, 0, 1, 0
-				if s1 >= first {
-					a1, b1 = int(g.ext[2*s1]), int(g.ext[2*s1+1])
+			for r := range ts1 {
+				d := s.node0 + r*s.stride
+				for _, x := range out {
+					clear(x[d : d+s.width])
 				}
-				if o > 0 && s2 < end {
-					a2, b2 = int(g.ext[2*s2]), int(g.ext[2*s2+1])
-				}
-				switch {
-				case a1 < b1 && a2 < b2:
-					add(r, s1, s2, p.k0[o], p.kA[o], min(a1, a2), max(b1, b2))
-				case a1 < b1:
-					add(r, s1, -1, p.k0[o], p.kA[o], a1, b1)
-				case a2 < b2:
-					add(r, s2, -1, p.k0[o], p.kA[o], a2, b2)
+				for o := 0; o <= t; o++ {
+					r1 := &refs[r-o+t]
+					a1, b1, a2, b2 := r1.lo, r1.hi, 1, 0
+					var r2 *gridRowRef
+					if o > 0 {
+						r2 = &refs[r+o+t]
+						a2, b2 = r2.lo, r2.hi
+					}
+					var c0 int
+					switch {
+					case a1 < b1 && a2 < b2:
+						c0 = min(a1, a2)
+						sc.rowSlices(&ps, r1, xs, c0, max(b1, b2))
+						sc.rowSlices(&qs, r2, xs, c0, max(b1, b2))
+					case a1 < b1:
+						c0 = a1
+						sc.rowSlices(&ps, r1, xs, a1, b1)
+						qs = [2][]float64{}
+					case a2 < b2:
+						c0 = a2
+						sc.rowSlices(&ps, r2, xs, a2, b2)
+						qs = [2][]float64{}
+					default:
+						continue
+					}
+					add(d+c0, p.k0[o], p.kA[o], &ps, &qs)
 				}
 			}
 		}
 	})
 }
 
-// colRows returns the columns [lo, hi) of row s1 of x and, if s2 ≥ 0,
-// those of row s2 (else nil); rs holds the rows' first nodes.
-func colRows(x []float64, rs []int, s1, s2, lo, hi int) (r1, r2 []float64) {
-	r1 = x[rs[s1]+lo : rs[s1]+hi]
-	if s2 >= 0 {
-		r2 = x[rs[s2]+lo : rs[s2]+lo+len(r1)]
+// rowSlices sets ps to the columns [lo, hi) of the source row ref in xs
+// (or in the worker's halo rows).
+func (sc *gridWork) rowSlices(ps *[2][]float64, ref *gridRowRef, xs [2][]float64, lo, hi int) {
+	for k, x := range xs {
+		if ref.halo {
+			x = sc.halo[k]
+		}
+		ps[k] = x[ref.off+lo : ref.off+hi]
 	}
-	return r1, r2
+}
+
+// rowRef returns the source row r of segment j for colPass: one of its
+// own rows (0 ≤ r < ts[1]), or a row of the segments below (r < 0) or
+// above, gathered into the worker's halo rows when there are several.
+func (e *gridEval) rowRef(sc *gridWork, j, r int, xs [2][]float64) gridRowRef {
+	p, g := e.p, e.g
+	ts1, segs := p.ts[1], g.sel.segs
+	s := &segs[j]
+	if r >= 0 && r < ts1 {
+		k := j*ts1 + r
+		return gridRowRef{off: s.node0 + r*s.stride, lo: int(g.ext[2*k]), hi: int(g.ext[2*k+1])}
+	}
+	nb, slot := s.below, r+len(p.k0)-1 // halo slots: t below, then t above
+	if r < 0 {
+		r += ts1
+	} else {
+		nb, r, slot = s.above, r-ts1, slot-ts1
+	}
+	// The neighbours' extents in the segment's columns: a neighbour's
+	// column c is the segment's c − shift.
+	x0 := p.tileKey[s.t0][0]
+	ref, pieces := gridRowRef{lo: s.width, hi: 0}, 0
+	for m := nb[0]; m < nb[1]; m++ {
+		n := &segs[m]
+		shift := (p.tileKey[n.t0][0] - x0) * p.ts[0]
+		k := int(m)*ts1 + r
+		lo, hi := max(int(g.ext[2*k])+shift, 0), min(int(g.ext[2*k+1])+shift, s.width)
+		if lo >= hi {
+			continue
+		}
+		pieces++
+		ref.lo, ref.hi = min(ref.lo, lo), max(ref.hi, hi)
+		ref.off = n.node0 + r*n.stride - shift
+	}
+	if pieces <= 1 {
+		return ref
+	}
+	// Several: gather them into the halo rows of this slot.
+	off := slot * p.maxRow
+	for h, x := range xs {
+		row := sc.halo[h][off : off+s.width]
+		clear(row[ref.lo:ref.hi])
+		for m := nb[0]; m < nb[1]; m++ {
+			n := &segs[m]
+			shift := (p.tileKey[n.t0][0] - x0) * p.ts[0]
+			k := int(m)*ts1 + r
+			lo, hi := max(int(g.ext[2*k])+shift, 0), min(int(g.ext[2*k+1])+shift, s.width)
+			if lo < hi {
+				src := n.node0 + r*n.stride - shift
+				copy(row[lo:hi], x[src+lo:src+hi])
+			}
+		}
+	}
+	return gridRowRef{off: off, lo: ref.lo, hi: ref.hi, halo: true}
 }
 
 // convRow2 sets d0[c] = Σ_{|o|≤t} k0[|o|]·pad[t+c+o] and dA likewise with

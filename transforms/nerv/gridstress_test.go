@@ -110,7 +110,7 @@ func TestGridStressAgainstBH(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
-		t.Logf("%s: stress rel err %.2e, grad rel err %.2e (%d nodes in %d patches, %d exact rows)", tc.name, es, eg, gs.plan.nodes, len(gs.plan.patches), gridCount(gs.exact[:tc.n]))
+		t.Logf("%s: stress rel err %.2e, grad rel err %.2e (%d nodes in %d tiles, %d exact rows)", tc.name, es, eg, gs.plan.nodes, len(gs.plan.tileKey), gridCount(gs.exact[:tc.n]))
 		if !(es <= 1e-6) || !(eg <= 2e-4) {
 			t.Errorf("%s: stress rel err %g, grad rel err %g, want ≤ 1e-6 and ≤ 2e-4", tc.name, es, eg)
 		}
@@ -434,6 +434,21 @@ func gridIslands(t testing.TB, tc islandCase, seed uint64) (*SparseInput, []floa
 	return sp, y
 }
 
+// gridIslandsWithGrid returns the number of gs's islands whose points get
+// grid sums.
+func gridIslandsWithGrid(gs *GridStress) int {
+	c := 0
+	for _, is := range gs.islands {
+		if is.grid {
+			c++
+		}
+	}
+	return c
+}
+
+// gridIslandOf returns point i's island in gs's last layout.
+func gridIslandOf(gs *GridStress, i int) int32 { return gs.parent[gs.cellOf[i]] }
+
 // gridBoxNodes returns the nodes of one grid over the bounding box of y
 // (with its windows' halo), as the grid had before the islands.
 func gridBoxNodes(gs *GridStress, y []float64, n, dims int, scale float64) float64 {
@@ -482,8 +497,8 @@ func TestGridStressIslands(t *testing.T) {
 		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
 		box := gridBoxNodes(&gs, y, n, 2, sp.Scale)
 		nodes := gs.plan.nodes
-		t.Logf("%s: stress rel err %.2e, grad rel err %.2e; %d islands, %d patches, %d nodes (%.2f per point, %.2g%% of the box's %.3g), %d exact rows",
-			tc.name, es, eg, len(gs.islands), len(gs.plan.patches), nodes, float64(nodes)/float64(n), 100*float64(nodes)/box, box, gridCount(gs.exact[:n]))
+		t.Logf("%s: stress rel err %.2e, grad rel err %.2e; %d islands, %d with grid sums, %d tiles, %d nodes (%.2f per point, %.2g%% of the box's %.3g), %d exact rows",
+			tc.name, es, eg, len(gs.islands), gridIslandsWithGrid(&gs), len(gs.plan.tileKey), nodes, float64(nodes)/float64(n), 100*float64(nodes)/box, box, gridCount(gs.exact[:n]))
 		if !(es <= 1e-6) || !(eg <= 2e-4) {
 			t.Errorf("%s: stress rel err %g, grad rel err %g, want ≤ 1e-6 and ≤ 2e-4", tc.name, es, eg)
 		}
@@ -492,16 +507,16 @@ func TestGridStressIslands(t *testing.T) {
 			if tc.per == 1 {
 				patches = 0 // every row exact, no grid
 			}
-			if len(gs.islands) != tc.clusters+tc.single || len(gs.plan.patches) != patches {
-				t.Errorf("%s: %d islands and %d patches, want %d and %d", tc.name, len(gs.islands), len(gs.plan.patches), tc.clusters+tc.single, patches)
+			if len(gs.islands) != tc.clusters+tc.single || gridIslandsWithGrid(&gs) != patches {
+				t.Errorf("%s: %d islands and %d with grid sums, want %d and %d", tc.name, len(gs.islands), gridIslandsWithGrid(&gs), tc.clusters+tc.single, patches)
 			}
 			if float64(nodes) > 0.05*box {
 				t.Errorf("%s: %d nodes, %.2g%% of the bounding box's %.3g, want < 5%%", tc.name, nodes, 100*float64(nodes)/box, box)
 			}
 		}
 		for q := range tc.single {
-			if i := tc.per/2 + q*tc.per; gs.patch[i] >= 0 || !gs.exact[gs.pos[i]] {
-				t.Errorf("%s: lone point %d has patch %d, exact %v; want none, an exact row", tc.name, i, gs.patch[i], gs.exact[gs.pos[i]])
+			if i := tc.per/2 + q*tc.per; gs.tile[i] >= 0 || !gs.exact[gs.pos[i]] {
+				t.Errorf("%s: lone point %d has tile %d, exact %v; want none, an exact row", tc.name, i, gs.tile[i], gs.exact[gs.pos[i]])
 			}
 		}
 		if nodes == 0 {
@@ -567,7 +582,7 @@ func TestGridStressIslandsGradient(t *testing.T) {
 		}
 		for _, i := range pts {
 			for _, j := range sp.Idx[i*sp.K : (i+1)*sp.K] {
-				if gs.patch[i] < 0 || gs.patch[j] != gs.patch[i] {
+				if gs.tile[i] < 0 || gridIslandOf(&gs, int(j)) != gridIslandOf(&gs, i) {
 					cross++
 				}
 			}
@@ -600,7 +615,7 @@ func TestGridStressIslandsGradient(t *testing.T) {
 				}
 				fd := diff / float64(sp.N) / (2 * step)
 				if math.Abs(fd-g[q]) > 1e-6*max(math.Abs(fd), 1e-2*maxAbs(g)) {
-					t.Errorf("%s: grad[%d] (point %d, patch %d) = %.10g, central difference %.10g", tc.name, q, i, gs.patch[i], g[q], fd)
+					t.Errorf("%s: grad[%d] (point %d, tile %d) = %.10g, central difference %.10g", tc.name, q, i, gs.tile[i], g[q], fd)
 				}
 			}
 		}
@@ -725,8 +740,18 @@ func BenchmarkGridConvolution(b *testing.B) {
 		p.setTol(DefaultGridTol)
 		p.dims = 2
 		p.ax[0], p.ax[1] = gridAxis{coord: 0}, gridAxis{coord: 1}
-		p.patches = []gridPatch{{n: [2]int{side, side}}}
-		p.setRows()
+		// side×side nodes in whole tiles: one run per tile row, its rows
+		// those of the square.
+		ts := p.tileSide()
+		side = (side + ts - 1) / ts * ts
+		p.ts = [2]int{ts, ts}
+		p.tileKey = p.tileKey[:0]
+		for ty := range side / ts {
+			for tx := range side / ts {
+				p.tileKey = append(p.tileKey, [2]int{tx, ty})
+			}
+		}
+		p.setTiles()
 		e := &gridEval{g: g, p: p, threads: 1}
 		e.setup()
 		e.selectGroup(-1)
@@ -863,9 +888,10 @@ func TestGridStressSparseIsland(t *testing.T) {
 		}
 		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
 		exact := gridCount(gs.exact[:tc.n])
-		t.Logf("%s: %d islands, %d patches, %d nodes, %d exact rows; stress rel err %.2e, grad rel err %.2e", c.name, len(gs.islands), len(gs.plan.patches), gs.plan.nodes, exact, es, eg)
-		if len(gs.plan.patches) != c.patches || (c.patches == 0 && exact != tc.n) || !(es <= 1e-6) || !(eg <= 2e-4) {
-			t.Errorf("%s: %d patches (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, len(gs.plan.patches), c.patches, exact, es, eg)
+		grids := gridIslandsWithGrid(&gs)
+		t.Logf("%s: %d islands, %d with grid sums, %d nodes, %d exact rows; stress rel err %.2e, grad rel err %.2e", c.name, len(gs.islands), grids, gs.plan.nodes, exact, es, eg)
+		if grids != c.patches || (c.patches == 0 && exact != tc.n) || !(es <= 1e-6) || !(eg <= 2e-4) {
+			t.Errorf("%s: %d islands with grid sums (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, grids, c.patches, exact, es, eg)
 		}
 	}
 }
