@@ -223,22 +223,22 @@ type GridStress struct {
 	tileSort  []int32
 	tileRank  []int32
 	tileMark  []bool
-	grids   [gridBuffers][]float64
-	ext     []int32 // per grid row: nonzero column extent of a row-convolved grid
-	pt      []float64
-	coef    []float64
-	exact   []bool
-	rows    []float64
-	slots   []float64
-	work    []gridWork
-	cells   CellGrid
+	grids     [gridBuffers][]float64
+	ext       []int32 // per grid row: nonzero column extent of a row-convolved grid
+	pt        []float64
+	coef      []float64
+	exact     []bool
+	rows      []float64
+	slots     []float64
+	work      []gridWork
+	cells     CellGrid
 }
 
 // gridWork is one worker's scratch.
 type gridWork struct {
 	wx, dwx, wy, dwy []float64
 	pad0, padA       []float64
-	halo             [2][]float64  // colPass's rows of the neighbour segments
+	halo             [2][]float64 // colPass's rows of the neighbour segments
 	refs             []gridRowRef // colPass's source rows
 	bh               nervBHScratch
 }
@@ -296,13 +296,13 @@ type gridPlan struct {
 	// tx; its first node and row length (its run's); its 3×3 neighbours
 	// (tileNb[9t + 3(dy+1) + dx+1], −1 when missing). Then the tiles'
 	// nodes and the longest run's row.
-	ts        [2]int
-	tileKey   [][2]int
-	tileNode  []int
-	tileRow   []int
-	tileNb    []int32
-	nodes     int
-	maxRow    int
+	ts       [2]int
+	tileKey  [][2]int
+	tileNode []int
+	tileRow  []int
+	tileNb   []int32
+	nodes    int
+	maxRow   int
 }
 
 // setTol derives the window, spacing and taps from tol (see the top of the
