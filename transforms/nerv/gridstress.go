@@ -263,20 +263,20 @@ type gridIsland struct {
 // one run, t0 … t1−1 (their rows are ts[1] rows of width nodes, from node
 // node0 in steps of stride); below and above are the selection's segments
 // of the tile rows below and above that share columns with it (index
-// ranges into gridSel.segs), src the tiles of the row below within its
-// columns (whose points' windows may reach into it).
+// ranges into gridSel.segs).
 type gridSeg struct {
 	t0, t1               int32
 	node0, stride, width int
-	below, above, src    [2]int32
+	below, above         [2]int32
 }
 
 // gridSel is the part of the grid that a step covers (see the top of the
 // file): the segments of the selected tiles, sorted by tile row, then
 // column, and their nodes.
 type gridSel struct {
-	segs  []gridSeg
-	nodes int
+	segs   []gridSeg
+	rowSeg []int32 // the first segment of each tile row, then len(segs)
+	nodes  int
 }
 
 // gridPlan is the window, the taps and the layout of one call.
@@ -994,14 +994,18 @@ func (e *gridEval) selectGroup(k int) {
 			add(t)
 		}
 	}
+	s.rowSeg = s.rowSeg[:0]
 	for j := range s.segs {
 		sg := &s.segs[j]
 		s.nodes += sg.width * p.ts[1]
 		x0, x1, y := p.tileKey[sg.t0][0], p.tileKey[sg.t1-1][0]+1, p.tileKey[sg.t0][1]
 		sg.below = e.segRange(y-1, x0, x1)
 		sg.above = e.segRange(y+1, x0, x1)
-		sg.src = [2]int32{p.tileSearch(y-1, x0), p.tileSearch(y-1, x1)}
+		if j == 0 || y != p.tileKey[s.segs[j-1].t0][1] {
+			s.rowSeg = append(s.rowSeg, int32(j))
+		}
 	}
+	s.rowSeg = append(s.rowSeg, int32(len(s.segs)))
 }
 
 // segRange returns the range of the selection's segments in tile row y
@@ -1019,15 +1023,6 @@ func (e *gridEval) segRange(y, x0, x1 int) [2]int32 {
 		return k[1] > y || (k[1] == y && k[0] >= x1)
 	})
 	return [2]int32{int32(lo), int32(max(lo, hi))}
-}
-
-// tileSearch returns the first tile at or after (x, y) in the tiles'
-// order (by row y, then column x).
-func (p *gridPlan) tileSearch(y, x int) int32 {
-	keys := p.tileKey
-	return int32(search(len(keys), func(j int) bool {
-		return keys[j][1] > y || (keys[j][1] == y && keys[j][0] >= x)
-	}))
 }
 
 // search returns the least j in [0, n) with f(j), or n (f is false, then
@@ -1426,19 +1421,21 @@ func (e *gridEval) pass2(ctx context.Context) error {
 // skipped) and adds onto them the charges of the points of groups [g0,
 // g1) (whose tiles the selection must cover): charge(q, c) sets c[k],
 // the charge of the point at position q on dst[k] (c is zeroed before).
-// The segments are the chunks: each takes the points whose windows meet
-// it, those of the tile row below (their upper rows), then its own, in
-// order, so every node sums in a fixed order. A segment is maximal, so a
-// window that meets it lies in it (its tiles are all selected).
+// The chunks are runs of the selection's tile rows; a chunk takes the
+// rows' points row by row (all groups, in order), each point's window
+// rows in its own tile row and the row above, and first the upper rows of
+// the windows from the tile row below its first. So every node of tile
+// row y sums the points of row y − 1, then those of row y, in order,
+// whatever the chunks. The groups' points lie in the selected tiles, and
+// so do their windows.
 func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, charge func(q int, c []float64)) error {
 	g, p := e.g, e.p
-	nt, w1 := len(p.tileKey), p.width(1)
-	segs := g.sel.segs
-	return kernels.ParallelForWorker(ctx, len(segs), e.threads, 1, func(wk, lo, hi int) {
+	sel := &g.sel
+	rows := len(sel.rowSeg) - 1
+	grain := max(1, rows/(4*kernels.Threads(e.threads)))
+	return kernels.ParallelForWorker(ctx, rows, e.threads, grain, func(wk, lo, hi int) {
 		sc := &g.work[wk]
-		var c [4]float64
-		for j := lo; j < hi; j++ {
-			s := &segs[j]
+		for _, s := range sel.segs[sel.rowSeg[lo]:sel.rowSeg[hi]] {
 			for _, d := range dst {
 				if d == nil {
 					continue
@@ -1448,29 +1445,55 @@ func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, char
 					clear(d[o : o+s.width])
 				}
 			}
-			for grp := g0; grp < g1; grp++ {
-				for part, tiles := range [2][2]int32{s.src, {s.t0, s.t1}} {
-					from := int(g.start[grp*nt+int(tiles[0])])
-					to := int(g.start[grp*nt+int(tiles[1])])
-					for q := from; q < to; q++ {
-						i := int(g.order[q])
-						sp := e.span(i)
-						r0, r1 := 0, sp.split // own rows
-						if part == 0 {
-							r0, r1 = sp.split, w1 // rows in the tile row above
-						}
-						if r0 == r1 {
-							continue
-						}
-						c = [4]float64{}
-						charge(q, c[:len(dst)])
-						e.weights(sc, i)
-						e.spreadPoint(sc, dst, c[:len(dst)], &sp, r0, r1)
-					}
-				}
-			}
+		}
+		if lo > 0 && e.selRowY(lo-1) == e.selRowY(lo)-1 {
+			e.spreadRow(sc, dst, g0, g1, charge, lo-1, false, true)
+		}
+		for m := lo; m < hi; m++ {
+			e.spreadRow(sc, dst, g0, g1, charge, m, true, m < hi-1)
 		}
 	})
+}
+
+// selRowY returns the tile row y of the selection's m-th tile row.
+func (e *gridEval) selRowY(m int) int {
+	return e.p.tileKey[e.g.sel.segs[e.g.sel.rowSeg[m]].t0][1]
+}
+
+// spreadRow adds the charges of the points of groups [g0, g1) in the
+// selection's m-th tile row: their windows' rows in that tile row if own,
+// those in the row above if up.
+func (e *gridEval) spreadRow(sc *gridWork, dst [][]float64, g0, g1 int, charge func(q int, c []float64), m int, own, up bool) {
+	g, p := e.g, e.p
+	nt, w1 := len(p.tileKey), p.width(1)
+	segs := g.sel.segs
+	t0, t1 := int(segs[g.sel.rowSeg[m]].t0), int(segs[g.sel.rowSeg[m+1]-1].t1)
+	var c [4]float64
+	for grp := g0; grp < g1; grp++ {
+		for q := int(g.start[grp*nt+t0]); q < int(g.start[grp*nt+t1]); q++ {
+			i := int(g.order[q])
+			sp := e.span(i)
+			r0, r1 := 0, w1
+			if !own {
+				r0 = sp.split
+			}
+			if !up {
+				r1 = sp.split
+			}
+			if r0 >= r1 {
+				continue
+			}
+			c = [4]float64{}
+			charge(q, c[:len(dst)])
+			e.weights(sc, i)
+			if r0 < sp.split {
+				e.spreadPoint(sc, dst, c[:len(dst)], &sp, r0, min(r1, sp.split))
+			}
+			if r1 > sp.split {
+				e.spreadPoint(sc, dst, c[:len(dst)], &sp, max(r0, sp.split), r1)
+			}
+		}
+	}
 }
 
 // spreadPoint adds the charges c of the point whose windows sc holds
