@@ -550,6 +550,87 @@ func TestGridStressIslands(t *testing.T) {
 	}
 }
 
+// gridBridged moves points of gridIslands' map onto chains between the
+// clusters: each cluster c > 0 lends its first points to a chain from its
+// centre (its points' mean) to that of the nearest of the clusters before
+// it, spacing widths apart, each jittered by a tenth of a width, so that
+// the map is one island whose bounding box is mostly empty (ClassNeRV's
+// blobs joined by stragglers). It returns the chain points' count.
+func gridBridged(tc islandCase, y []float64, scale, spacing float64, seed uint64) int {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	centres := make([][2]float64, tc.clusters)
+	for c := range tc.clusters {
+		for i := c * tc.per; i < (c+1)*tc.per; i++ {
+			centres[c][0] += y[2*i] / float64(tc.per)
+			centres[c][1] += y[2*i+1] / float64(tc.per)
+		}
+	}
+	moved := 0
+	for c := 1; c < tc.clusters; c++ {
+		a, b, dist := centres[c], centres[0], math.Inf(1)
+		for _, o := range centres[:c] {
+			if d := math.Hypot(o[0]-a[0], o[1]-a[1]); d < dist {
+				b, dist = o, d
+			}
+		}
+		steps := int(math.Ceil(dist / (spacing * scale)))
+		for j := 1; j < steps; j++ {
+			i := c*tc.per + j - 1
+			f := float64(j) / float64(steps)
+			for d := range 2 {
+				y[2*i+d] = a[d] + f*(b[d]-a[d]) + 0.1*scale*rng.NormFloat64()
+			}
+			moved++
+		}
+	}
+	return moved
+}
+
+// TestGridStressBridged checks maps of far-apart clusters joined into one
+// island by chains of points (a few widths apart, in any direction): the
+// island's bounding box is mostly empty, the tiles follow the clusters
+// and the chains (nodes per point and share of the box within measured
+// bounds), and stress and gradient match BH.Stress with tol = 0 within
+// TestGridStressAgainstBH's bounds.
+func TestGridStressBridged(t *testing.T) {
+	cases := []struct {
+		islandCase
+		spacing float64
+	}{
+		{islandCase{"8 clusters, a class each, chains 2.5 widths apart", 8, 600, 30, "cluster", 150, 0, 0, 1}, 2.5},
+		{islandCase{"8 clusters, mixed classes, chains 6 widths apart", 8, 600, 30, "mixed", 150, 0, 0, 0.5}, 6},
+		{islandCase{"8 clusters, no labels, chains 2.5 widths apart", 8, 600, 30, "none", 150, 0, 0, 0}, 2.5},
+	}
+	ctx := context.Background()
+	for ci, tc := range cases {
+		sp, y := gridIslands(t, tc.islandCase, uint64(ci)+90)
+		chain := gridBridged(tc.islandCase, y, sp.Scale, tc.spacing, uint64(ci))
+		n := sp.N
+		gb := make([]float64, len(y))
+		sb, err := new(BH).Stress(ctx, gb, y, 2, sp, 0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gs GridStress
+		g := make([]float64, len(y))
+		s, err := gs.Stress(ctx, g, y, 2, sp, 2)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
+		box := gridBoxNodes(&gs, y, n, 2, sp.Scale)
+		nodes := gs.plan.nodes
+		t.Logf("%s: %d chain points; stress rel err %.2e, grad rel err %.2e; %d islands, %d tiles, %d nodes (%.2f per point, %.2g%% of the box's %.3g), %d exact rows",
+			tc.name, chain, es, eg, len(gs.islands), len(gs.plan.tileKey), nodes, float64(nodes)/float64(n), 100*float64(nodes)/box, box, gridCount(gs.exact[:n]))
+		if !(es <= 1e-6) || !(eg <= 2e-4) {
+			t.Errorf("%s: stress rel err %g, grad rel err %g, want ≤ 1e-6 and ≤ 2e-4", tc.name, es, eg)
+		}
+		if len(gs.islands) != 1 || gridIslandsWithGrid(&gs) != 1 {
+			t.Errorf("%s: %d islands, %d with grid sums, want one bridged island with grid sums", tc.name, len(gs.islands), gridIslandsWithGrid(&gs))
+		}
+	}
+}
+
 // TestGridStressIslandsGradient checks the gradient against central
 // differences where listed pairs cross islands: points moved into another
 // cluster's island (their listed neighbours in their own), their
