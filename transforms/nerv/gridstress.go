@@ -2072,29 +2072,31 @@ func (e *gridEval) rowRef(sc *gridWork, j, r int, xs [2][]float64) gridRowRef {
 		nb, r, slot = s.above, r-ts1, slot-ts1
 	}
 	// The neighbours' extents in the segment's columns: a neighbour's
-	// column c is the segment's c − shift.
+	// column c is the segment's c − shift. colPass may read a source row
+	// over all of the segment's columns (the union of two rows' extents),
+	// so a neighbour's row serves in place only if it spans them all (it
+	// is zero outside its extent); else the neighbours' rows are gathered
+	// into a halo row, zero elsewhere.
 	x0 := p.tileKey[s.t0][0]
-	ref, pieces := gridRowRef{lo: s.width, hi: 0}, 0
+	ref, inPlace := gridRowRef{lo: s.width, hi: 0}, false
 	for m := nb[0]; m < nb[1]; m++ {
 		n := &segs[m]
 		shift := (p.tileKey[n.t0][0] - x0) * p.ts[0]
+		inPlace = shift <= 0 && shift+n.width >= s.width
 		k := int(m)*ts1 + r
 		lo, hi := max(int(g.ext[2*k])+shift, 0), min(int(g.ext[2*k+1])+shift, s.width)
-		if lo >= hi {
-			continue
+		if lo < hi {
+			ref.lo, ref.hi = min(ref.lo, lo), max(ref.hi, hi)
+			ref.off = n.node0 + r*n.stride - shift
 		}
-		pieces++
-		ref.lo, ref.hi = min(ref.lo, lo), max(ref.hi, hi)
-		ref.off = n.node0 + r*n.stride - shift
 	}
-	if pieces <= 1 {
+	if inPlace || ref.lo >= ref.hi {
 		return ref
 	}
-	// Several: gather them into the halo rows of this slot.
 	off := slot * p.maxRow
 	for h, x := range xs {
 		row := sc.halo[h][off : off+s.width]
-		clear(row[ref.lo:ref.hi])
+		clear(row)
 		for m := nb[0]; m < nb[1]; m++ {
 			n := &segs[m]
 			shift := (p.tileKey[n.t0][0] - x0) * p.ts[0]
