@@ -631,6 +631,178 @@ func TestGridStressBridged(t *testing.T) {
 	}
 }
 
+// TestGridTilesConvolution checks pass 1's convolution on the tiles
+// against a dense one over their bounding box: points in a blob and on
+// two diagonal chains (a few widths apart, so that tiles meet at their
+// corners), in two groups; for each group's selection (and all tiles),
+// unit-free random charges on the tiles its points cover and NaN on every
+// other node of the charge and row-convolved grids (a node outside the
+// selection must not be read, and the selection's other tiles are
+// cleared), the fields Φ0 and ΦA on every covered tile in the selection
+// match the dense fields to 1e-12 of their largest, and the dense fields
+// are 0 on the covered tiles outside it.
+func TestGridTilesConvolution(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const n = 300
+	y := make([]float64, 2*n)
+	group := make([]int32, n)
+	for i := range n {
+		switch i % 3 {
+		case 0: // the blob
+			y[2*i], y[2*i+1] = 3*rng.NormFloat64(), 3*rng.NormFloat64()
+			group[i] = int32(rng.IntN(2))
+		case 1: // a chain up and right
+			v := 4 * float64(i/3)
+			y[2*i], y[2*i+1] = 10+v/math.Sqrt2, 10+v/math.Sqrt2
+		case 2: // a chain up and left, the other group
+			v := 3.3 * float64(i/3)
+			y[2*i], y[2*i+1] = -10-v*0.8, 10+v*0.6
+			group[i] = 1
+		}
+	}
+	g := &GridStress{}
+	p := &g.plan
+	p.setTol(DefaultGridTol)
+	g.layout(y, n, 2, 1, math.MaxInt)
+	for k := range g.islands {
+		g.islands[k].grid = true
+	}
+	g.findTiles(n)
+	g.setTiles(n)
+	g.group, p.nGroup = group, 2
+	g.sortPoints()
+	e := &gridEval{g: g, p: p, y: y, inv: 1, threads: 2}
+	e.setup()
+	// The tiles' bounding box, and the tiles each group's points cover.
+	ts, tap := p.ts[0], len(p.k0)-1
+	lo, hi := p.tileKey[0], p.tileKey[0]
+	for _, k := range p.tileKey {
+		lo, hi = [2]int{min(lo[0], k[0]), min(lo[1], k[1])}, [2]int{max(hi[0], k[0]), max(hi[1], k[1])}
+	}
+	w, h := (hi[0]-lo[0]+1)*ts, (hi[1]-lo[1]+1)*ts
+	covers := make([]map[int]bool, 3) // groups 0, 1, then all
+	for k := range covers {
+		covers[k] = map[int]bool{}
+	}
+	corners := len(p.tileKey)
+	for i := range n {
+		key, cross := p.tileAt([2]int{g.first[2*i], g.first[2*i+1]})
+		for b, o := range [4][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+			if b > 0 && cross&(1<<(b-1)) == 0 {
+				continue
+			}
+			tile := gridTileIndex(p, [2]int{key[0] + o[0], key[1] + o[1]})
+			covers[group[i]][tile], covers[2][tile] = true, true
+		}
+	}
+	corners -= len(covers[2])
+	t.Logf("%d tiles of %d nodes, %d of them corners; box %d×%d nodes", len(p.tileKey), ts*ts, corners, w, h)
+	if corners == 0 {
+		t.Fatalf("no corner tiles: the map does not test them")
+	}
+	node := func(tile, c, r int) int { return p.tileNode[tile] + r*p.tileRow[tile] + c }
+	dense := func(tile, c, r int) int {
+		k := p.tileKey[tile]
+		return ((k[1]-lo[1])*ts+r)*w + (k[0]-lo[0])*ts + c
+	}
+	for k := -1; k < 2; k++ {
+		e.selectGroup(k)
+		cov := covers[2]
+		if k >= 0 {
+			cov = covers[k]
+		}
+		q := e.buf(gQ)
+		for _, b := range []int{gQ, gX0, gXA, gPhi0, gPhiA} {
+			buf := e.buf(b)
+			for j := range buf {
+				buf[j] = math.NaN()
+			}
+		}
+		qd := make([]float64, w*h)
+		inSel := map[int]bool{}
+		for _, sg := range g.sel.segs {
+			for tile := int(sg.t0); tile < int(sg.t1); tile++ {
+				inSel[tile] = true
+				for r := range ts {
+					for c := range ts {
+						v := 0.0
+						if cov[tile] {
+							v = rng.Float64()
+						}
+						q[node(tile, c, r)], qd[dense(tile, c, r)] = v, v
+					}
+				}
+			}
+		}
+		if err := e.convolve1(context.Background(), []gridTerm{{1, q}}); err != nil {
+			t.Fatal(err)
+		}
+		// The dense fields: along the rows, then across.
+		conv := func(src, k []float64, step, n0 int) []float64 {
+			out := make([]float64, len(src))
+			for j := range src {
+				pos := (j / step) % n0
+				for o := -tap; o <= tap; o++ {
+					if pos+o >= 0 && pos+o < n0 {
+						out[j] += k[abs(o)] * src[j+o*step]
+					}
+				}
+			}
+			return out
+		}
+		x0, xa := conv(qd, p.k0, 1, w), conv(qd, p.kA, 1, w)
+		f0 := conv(x0, p.k0, w, h)
+		fa, fb := conv(xa, p.k0, w, h), conv(x0, p.kA, w, h)
+		var top float64
+		for j := range f0 {
+			fa[j] += fb[j]
+			top = max(top, math.Abs(f0[j]), math.Abs(fa[j]))
+		}
+		phi0, phiA := e.buf(gPhi0), e.buf(gPhiA)
+		bad := 0
+		for tile := range covers[2] {
+			for r := range ts {
+				for c := range ts {
+					d0, da := f0[dense(tile, c, r)], fa[dense(tile, c, r)]
+					if !inSel[tile] {
+						if d0 != 0 || da != 0 {
+							bad++
+						}
+						continue
+					}
+					v0, va := phi0[node(tile, c, r)], phiA[node(tile, c, r)]
+					if !(math.Abs(v0-d0) <= 1e-12*top && math.Abs(va-da) <= 1e-12*top) {
+						bad++
+					}
+				}
+			}
+		}
+		if bad > 0 {
+			t.Errorf("selection %d (%d tiles): %d covered nodes differ from the dense fields", k, len(inSel), bad)
+		}
+	}
+}
+
+// gridTileIndex returns the index of tile key in p, or the number of
+// tiles.
+func gridTileIndex(p *gridPlan, key [2]int) int {
+	keys := p.tileKey
+	j := search(len(keys), func(j int) bool {
+		return keys[j][1] > key[1] || (keys[j][1] == key[1] && keys[j][0] >= key[0])
+	})
+	if j < len(keys) && keys[j] == key {
+		return j
+	}
+	return len(keys)
+}
+
+func abs(o int) int {
+	if o < 0 {
+		return -o
+	}
+	return o
+}
+
 // TestGridStressIslandsGradient checks the gradient against central
 // differences where listed pairs cross islands: points moved into another
 // cluster's island (their listed neighbours in their own), their
