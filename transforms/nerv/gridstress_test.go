@@ -510,8 +510,10 @@ func TestGridStressIslands(t *testing.T) {
 			if len(gs.islands) != tc.clusters+tc.single || gridIslandsWithGrid(&gs) != patches {
 				t.Errorf("%s: %d islands and %d with grid sums, want %d and %d", tc.name, len(gs.islands), gridIslandsWithGrid(&gs), tc.clusters+tc.single, patches)
 			}
-			if float64(nodes) > 0.05*box {
-				t.Errorf("%s: %d nodes, %.2g%% of the bounding box's %.3g, want < 5%%", tc.name, nodes, 100*float64(nodes)/box, box)
+			// Measured: 11.3 to 12.3 nodes per point (islands of 400
+			// points: their tiles are mostly the windows' halo).
+			if per := float64(nodes) / float64(n); float64(nodes) > 0.05*box || (tc.per > 1 && per > 14) {
+				t.Errorf("%s: %d nodes, %.1f per point, %.2g%% of the bounding box's %.3g, want ≤ 14 and < 5%%", tc.name, nodes, per, 100*float64(nodes)/box, box)
 			}
 		}
 		for q := range tc.single {
@@ -627,6 +629,16 @@ func TestGridStressBridged(t *testing.T) {
 		}
 		if len(gs.islands) != 1 || gridIslandsWithGrid(&gs) != 1 {
 			t.Errorf("%s: %d islands, %d with grid sums, want one bridged island with grid sums", tc.name, len(gs.islands), gridIslandsWithGrid(&gs))
+		}
+		// Measured: 30 to 37 nodes per point (most of them the chains'),
+		// 14 to 16 % of the box.
+		if per := float64(nodes) / float64(n); per > 40 || float64(nodes) > 0.2*box {
+			t.Errorf("%s: %.1f nodes per point, %.2g%% of the box, want ≤ 40 and ≤ 20%%", tc.name, per, 100*float64(nodes)/box)
+		}
+		if ci == 1 {
+			checkThreadsBitIdentical(t, len(y), func(grad []float64, threads int) (float64, error) {
+				return gs.Stress(ctx, grad, y, 2, sp, threads)
+			})
 		}
 	}
 }
