@@ -89,19 +89,53 @@ import (
 // occupied cells of a coarse lattice, W = 2·half + t + 1 nodes a side
 // (found by a hash map of the occupied cells and a union–find over their
 // neighbours), so a pair with K̃ ≠ 0 lies in the same or adjacent cells,
-// hence in one island. Each island of two or more points gets its own
-// patch: the lattice's nodes over its windows' bounding box, the patches
-// stored one after another (the "atlas"), and every pass below runs over
-// the atlas at once, each patch convolved with zero padding at its edges;
-// a group's charges and fields only over the patches that hold its points
-// (with a class per island, each class costs its own island's nodes).
-// That changes nothing in the objective: pairs in different islands have
-// K̃ = 0 on any grid, and those in one island see all of their taps. So the
-// nodes (memory and time) follow the occupied area, not the map's bounding
-// box (islands of classes far apart, with empty space between them), and
-// the objective is the same function of y whatever the partition. A point
-// alone in its island has no grid sums (K̃ = 0 with every other point):
-// it gets no patch and takes the exact row below.
+// hence in one island. The islands decide which points get grid sums: a
+// point alone in its island has none (K̃ = 0 with every other point), nor
+// have the points of an island whose exact rows cost less than a grid over
+// its bounding box (gridIslandPairs); they take the exact rows below.
+//
+// Tiles. The nodes are held in tiles, T×T squares of the lattice (tile
+// (tx, ty) holds the nodes [tx·T, tx·T + T) × [ty·T, ty·T + T); one node
+// across on a 1-D map's trivial axis), with T = max(2·half, t + 1) (14 at
+// the default Tol), so that a window meets at most 2×2 tiles and a tap
+// reaches only the tiles next to its own. The tiles are those that the
+// windows of the points with grid sums cover (a point's own tile, that of
+// its window's first node, and those right, above and diagonal of it that
+// its window reaches into), and the corners: a missing tile with a
+// covered one above or below it and one left or right of it. That is
+// exact: charges lie in covered tiles only, and a missing tile is read as
+// zero. The pass along the rows at a tile takes charges from it and the
+// tiles left and right of it (T > t), zero where missing; the pass across
+// at a covered tile reads the row-convolved grid of the tiles above and
+// below it, which is zero where missing unless a tile left or right of
+// that one holds charges: a corner, kept (its charges are zero, its
+// row-convolved grid is not; no window reads its fields). K_A's taps have
+// k's support, so the same holds for them. The objective is the same
+// function of y as on one grid over the whole map. The consecutive tiles
+// of a tile row make a run, stored as T rows of their joint width, the
+// runs one after another: a window's row lies in one run (its two tiles
+// are covered, so consecutive), and a window in at most two runs (its own
+// tile row and the one above). So the nodes (memory and time) follow the
+// occupied area: islands of classes far apart, or blobs joined into one
+// island by a few points between them (whose bounding box may be mostly
+// empty), cost their blobs' tiles and a band of tiles along the joining
+// points.
+//
+// Selections. A group's charges and fields are taken over its selection
+// only: the tiles within one tile of those its points cover (with a class
+// per island, each class costs its own island's tiles). Its charges lie
+// there and its fields are zero beyond (t < T), so the fields T and B that
+// sum the groups' fields over their selections are exact on every covered
+// tile; and the field of all the rows' charges (pass 2), read by the
+// group's points, needs the row-convolved grid on the tiles above and
+// below theirs, which takes charges from the tiles next to those: all of
+// them within the selection. The selection's runs of tiles (segments) are
+// convolved along the rows with zero padding at their ends (the tiles
+// beyond are missing or hold no charge that reaches a covered tile the
+// selection's fields are read on), and across the rows from the segment's
+// own rows and those of the segments above and below it; the fields on
+// the selection's other tiles are not read. A node outside the selection
+// is never read (buffers keep the last group's values there).
 //
 // Rows whose grid normaliser is below exp(gridExactLogZ) (a point several
 // widths from all others, whose sums lie beyond the windows' reach) take
@@ -128,21 +162,14 @@ const DefaultGridTol = 1e-5
 // 0.3 were fastest at the same errors, 0.1 and 0.45 up to twice as slow.
 const gridTau = 0.25
 
-// gridBand is the number of node rows spread by one chunk: each band's
-// nodes sum their charges in a fixed point order.
-const gridBand = 32
-
-// gridIslandPairs is the most nodes per pair of its points that an
-// island's patch may take. An island of c points costs about c² kernel
-// terms in exact rows (fewer when it spans more than the reach) and its
-// patch's nodes times the passes' work per node, about 10 kernel terms: an
-// island of a few points (the patch is mostly the halo of windows, 31
-// nodes per point at 10 points) takes exact rows.
+// gridIslandPairs is the most nodes per pair of its points that a grid
+// over an island's bounding box may take for its points to get grid sums.
+// An island of c points costs about c² kernel terms in exact rows (fewer
+// when it spans more than the reach) and a grid's nodes times the passes'
+// work per node, about 10 kernel terms: an island of a few points (a grid
+// over its box is mostly the halo of windows, 31 nodes per point at 10
+// points, its tiles 91) takes exact rows.
 const gridIslandPairs = 0.1
-
-// gridTileExtra is what a tile's side adds to the least it may be (see
-// gridPlan.tileSide).
-const gridTileExtra = 0
 
 // gridExactLogZ: rows with a grid normaliser below exp(gridExactLogZ) (no
 // point within about 4 widths) take exact cut-off sums.
@@ -153,9 +180,9 @@ const gridExactLogZ = -8
 // sources, two row-convolved grids and the field; without labels five).
 const gridBuffers = 9
 
-// ErrGridTooLarge is returned by GridStress.Stress when the patches over
-// the map's islands would have more than MaxNodes nodes in all (a map far
-// larger than its density suggests: most points in small islands of
+// ErrGridTooLarge is returned by GridStress.Stress when the tiles under
+// the points' windows would have more than MaxNodes nodes in all (a map
+// far larger than its density suggests: most points in small islands of
 // their own, each with its windows' halo), or a coordinate lies beyond
 // gridMaxIndex nodes from the origin: use CutoffStress for it.
 var ErrGridTooLarge = errors.New("nerv: the map's grid would exceed GridStress.MaxNodes")
@@ -171,13 +198,19 @@ const gridMaxIndex = 1 << 50
 // accumulators of the gradient, as in BH). A converged map has about
 // 0.75K points per disc of one width, and a grid at the default Tol 3.7
 // nodes per square width, so about half a node per point at K = 32
-// within the islands' outlines, plus each island's halo of windows (7
-// nodes each side at the default Tol). A patch covers its island's
-// bounding box, and a Gaussian island's box is about ten times its core:
-// the test maps (gridFixture's converged map, TestGridStressIslands' 12
-// islands of 400 points, BenchmarkNeRVGridIslands' 30 of 3,334) take 8
-// nodes per point; 100 points an island take 10, and fewer than 30 more
-// than 16 (10 points: 31), mostly halo.
+// within the islands' outlines, plus the halo of windows (7 nodes each
+// side at the default Tol) and the tiles' rounding up (14 nodes a side).
+// The tiles follow the occupied area (see the top of gridstress.go):
+// benchSparse's converged maps take 6.2 (10⁵ points) to 7.2 nodes per
+// point (5,000), BenchmarkNeRVGridIslands' 30 islands of 3,334 points
+// 7.4, TestGridStressIslands' islands of 400 points 11.6 and islands of
+// 100 points 21 (a grid over each island's bounding box took 8 to 9.3, 8,
+// 8 and 10.7). Blobs joined into one island by chains of points cost a
+// band of tiles along the chains: BenchmarkNeRVGridBridged's map
+// (BenchmarkNeRVGridIslands' 30 islands so joined, chains 2.5 or 6 widths
+// apart, 3.5 or 1.5 % of the points) takes 11.9 nodes per point, 13 % of
+// its bounding box (9.4·10⁶ nodes, beyond this MaxNodes), and
+// TestGridStressBridged's smaller maps 30 to 37 (14 to 16 %).
 func DefaultGridMaxNodes(n int) int { return max(16*n, 1<<20) }
 
 // GridStress holds the reusable state of grid NeRV stresses. The zero value
@@ -188,7 +221,7 @@ type GridStress struct {
 	// beyond reach may lose; 0 means DefaultGridTol. Cost grows with
 	// log(1/Tol).
 	Tol float64
-	// MaxNodes bounds the nodes of the grid's patches in all (and so its
+	// MaxNodes bounds the nodes of the grid's tiles in all (and so its
 	// memory, gridBuffers float64s per node); 0 means
 	// DefaultGridMaxNodes(n).
 	MaxNodes int
@@ -255,7 +288,7 @@ type gridAxis struct {
 type gridIsland struct {
 	count  int
 	lo, hi [2]int
-	nodes  float64 // a patch over its bounding box: its nodes
+	nodes  float64 // a grid over its bounding box: its nodes
 	grid   bool
 }
 
@@ -393,11 +426,13 @@ func (p *gridPlan) window(a int, v float64, w, dw []float64) int {
 }
 
 // tileSide returns T, the side of a tile in nodes on a non-trivial axis:
-// at least a window's 2·half nodes and the taps' t + 1, so that a window
-// meets at most 2×2 tiles and a convolution only the tiles next to its
-// own (see the top of the file).
+// the least that keeps a window within 2×2 tiles and a tap within the
+// tiles next to its own, a window's 2·half nodes or the taps' t + 1 (see
+// the top of the file). Larger tiles (up to 25 nodes at the default Tol)
+// were as fast on BenchmarkNeRVGrid and BenchmarkNeRVGridIslands, with
+// up to a quarter more nodes.
 func (p *gridPlan) tileSide() int {
-	return max(2*p.half, len(p.k0)) + gridTileExtra
+	return max(2*p.half, len(p.k0))
 }
 
 // setTiles lays out the tiles of p.tileKey (sorted by ty, then tx,
@@ -486,12 +521,13 @@ func (p *gridPlan) tileAt(f [2]int) (key [2]int, cross uint8) {
 	return key, cross
 }
 
-// layout partitions the points of y (scaled by 1/scale) into islands and
-// lays a patch over each island of two or more points (see the top of the
-// file). It reports whether the coordinates and their extents are finite,
-// and the patches' nodes in all (as a float64, which cannot overflow;
-// +Inf for a coordinate beyond gridMaxIndex nodes). The atlas and the
-// points' patches are set only if the nodes are at most maxNodes.
+// layout partitions the points of y (scaled by 1/scale) into islands,
+// decides which islands' points get grid sums, and finds the tiles under
+// their windows (see the top of the file). It reports whether the
+// coordinates and their extents are finite, and the tiles' nodes in all
+// (as a float64, which cannot overflow; +Inf for a coordinate beyond
+// gridMaxIndex nodes). The tiles' layout and the points' tiles are set
+// only if the nodes are at most maxNodes.
 func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes int) (nodes float64, ok bool) {
 	p := &g.plan
 	p.dims = dims
@@ -582,7 +618,7 @@ func (g *GridStress) layout(y []float64, n, dims int, scale float64, maxNodes in
 		}
 	}
 	// Grid sums for the points of every island of two or more points,
-	// unless its exact rows are cheaper than a patch over its bounding box
+	// unless its exact rows are cheaper than a grid over its bounding box
 	// (gridIslandPairs); those rows are exact (see the top of the file).
 	for k := range g.islands {
 		is := &g.islands[k]
@@ -781,8 +817,8 @@ func gridOneHot(row []float64) int32 {
 
 // Fits reports whether the grid over y (n×dims, output scale scale) has
 // finite coordinates and at most MaxNodes nodes, i.e. whether Stress will
-// neither return ErrGridTooLarge nor a NaN stress. The grid's patches
-// cover the map's islands (see the top of gridstress.go): many small
+// neither return ErrGridTooLarge nor a NaN stress. The grid's tiles
+// cover the points' windows (see the top of gridstress.go): many small
 // islands far apart (most points outliers) make it large, and the caller
 // then uses CutoffStress. It panics unless dims is 1 or 2.
 func (g *GridStress) Fits(y []float64, n, dims int, scale float64) bool {
@@ -968,8 +1004,8 @@ func (g *GridStress) groupTiles(k int) {
 }
 
 // selectGroup sets the selection to the tiles of group k (groupTiles), or
-// to all tiles if k < 0: their segments, and the segments' neighbours
-// and sources.
+// to all tiles if k < 0: their segments, each segment's neighbours in the
+// tile rows below and above, and the tile rows' first segments.
 func (e *gridEval) selectGroup(k int) {
 	g, p := e.g, e.p
 	s := &g.sel
@@ -1226,7 +1262,7 @@ func (e *gridEval) accumulate(ctx context.Context, t0, tA, b0, bA []float64, coe
 }
 
 // markExact flags the rows whose grid normaliser is too small to trust
-// (or not finite), and those without a patch, and if there are any builds
+// (or not finite), and those without a tile, and if there are any builds
 // the cell grid of their exact cut-off sums.
 func (e *gridEval) markExact() {
 	g, n, st := e.g, e.in.N, e.stride()

@@ -465,12 +465,13 @@ func gridBoxNodes(gs *GridStress, y []float64, n, dims int, scale float64) float
 
 // TestGridStressIslands checks maps made of far-apart clusters (ClassNeRV
 // maps, a class per island): stress and gradient against BH.Stress with
-// tol = 0 within TestGridStressAgainstBH's bounds; one patch per island
-// of two or more points and none for a point alone (a map of lone points
-// has no grid: every row is exact); nodes below 5 % of a grid over the
-// map's bounding box; a MaxNodes below the box but at the patches' nodes
-// gives no ErrGridTooLarge and the same result (and one below the patches
-// does); bit-identical results for 1 to 3 threads.
+// tol = 0 within TestGridStressAgainstBH's bounds; grid sums for every
+// island of two or more points and no tile for a point alone (a map of
+// lone points has no grid: every row is exact); nodes below 5 % of a grid
+// over the map's bounding box and a measured bound per point; a MaxNodes
+// below the box but at the tiles' nodes gives no ErrGridTooLarge and the
+// same result (and one below the tiles' does); bit-identical results for
+// 1 to 3 threads.
 func TestGridStressIslands(t *testing.T) {
 	cases := []islandCase{
 		{"12 islands, a class each", 12, 400, 30, "cluster", 200, 0, 0, 1},
@@ -503,12 +504,12 @@ func TestGridStressIslands(t *testing.T) {
 			t.Errorf("%s: stress rel err %g, grad rel err %g, want ≤ 1e-6 and ≤ 2e-4", tc.name, es, eg)
 		}
 		if tc.gap >= 100 {
-			patches := tc.clusters
+			grids := tc.clusters
 			if tc.per == 1 {
-				patches = 0 // every row exact, no grid
+				grids = 0 // every row exact, no grid
 			}
-			if len(gs.islands) != tc.clusters+tc.single || gridIslandsWithGrid(&gs) != patches {
-				t.Errorf("%s: %d islands and %d with grid sums, want %d and %d", tc.name, len(gs.islands), gridIslandsWithGrid(&gs), tc.clusters+tc.single, patches)
+			if len(gs.islands) != tc.clusters+tc.single || gridIslandsWithGrid(&gs) != grids {
+				t.Errorf("%s: %d islands and %d with grid sums, want %d and %d", tc.name, len(gs.islands), gridIslandsWithGrid(&gs), tc.clusters+tc.single, grids)
 			}
 			// Measured: 11.3 to 12.3 nodes per point (islands of 400
 			// points: their tiles are mostly the windows' halo).
@@ -527,11 +528,11 @@ func TestGridStressIslands(t *testing.T) {
 			}
 			continue
 		}
-		// MaxNodes between the patches and the box: no fallback, the same
-		// result; one below the patches: ErrGridTooLarge.
+		// MaxNodes between the tiles' nodes and the box: no fallback, the
+		// same result; one below the tiles': ErrGridTooLarge.
 		tight := GridStress{MaxNodes: nodes}
 		if float64(nodes) >= box {
-			t.Fatalf("%s: patches %d not below the box %.3g", tc.name, nodes, box)
+			t.Fatalf("%s: tiles' nodes %d not below the box %.3g", tc.name, nodes, box)
 		}
 		g2 := make([]float64, len(y))
 		s2, err := tight.Stress(ctx, g2, y, 2, sp, 1)
@@ -818,7 +819,7 @@ func abs(o int) int {
 // TestGridStressIslandsGradient checks the gradient against central
 // differences where listed pairs cross islands: points moved into another
 // cluster's island (their listed neighbours in their own), their
-// neighbours, and points alone far from all (exact rows without a patch,
+// neighbours, and points alone far from all (exact rows without a tile,
 // every listed neighbour in another island).
 func TestGridStressIslandsGradient(t *testing.T) {
 	cases := []islandCase{
@@ -965,6 +966,31 @@ func BenchmarkNeRVGridIslands(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkNeRVGridBridged is BenchmarkNeRVGridIslands' map with its
+// islands joined into one by chains of points 2.5 widths apart
+// (gridBridged): a grid over its bounding box would take 9.4·10⁶ nodes,
+// far beyond the default MaxNodes; its tiles follow the islands and the
+// chains.
+func BenchmarkNeRVGridBridged(b *testing.B) {
+	tc := islandCase{"bench", 30, 3334, 96, "cluster", 200, 0, 0, 1}
+	sp, y := gridIslands(b, tc, 1)
+	SparseLogBeta(sp)
+	chain := gridBridged(tc, y, sp.Scale, 2.5, 1)
+	n := sp.N
+	g := make([]float64, n*2)
+	var gs GridStress
+	ctx := context.Background()
+	if _, err := gs.Stress(ctx, g, y, 2, sp, 0); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("N = %d, %d on chains: %d islands, %d nodes (%.2f per point; the bounding box %.3g)", n, chain, len(gs.islands), gs.plan.nodes, float64(gs.plan.nodes)/float64(n), gridBoxNodes(&gs, y, n, 2, sp.Scale))
+	for b.Loop() {
+		if _, err := gs.Stress(ctx, g, y, 2, sp, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 func ExampleGridStress_Stress() {
@@ -1120,10 +1146,10 @@ func (f *gridFFT) convolve(ctx context.Context, q []float64) (phi0, phiA []float
 }
 
 // TestGridStressSparseIsland: points in a chain 2.5 widths apart along the
-// diagonal make one island whose patch (its bounding box) would cost far
+// diagonal make one island whose grid over its bounding box would cost far
 // more than its exact rows (gridIslandPairs); it gets none, every row is exact,
 // and the result stays within TestGridStressAgainstBH's bounds. Half of
-// them moved onto a dense cluster keep their patch.
+// them moved onto a dense cluster keep their grid sums.
 func TestGridStressSparseIsland(t *testing.T) {
 	tc := gridCase{"chain", 1000, 20, 2, "hard", 0.5, "converged", false}
 	sp, y := gridFixture(t, tc, 9)
@@ -1136,9 +1162,9 @@ func TestGridStressSparseIsland(t *testing.T) {
 	half := append([]float64(nil), chain...)
 	copy(half[:tc.n], y[:tc.n]) // the first half of the points as in the converged map
 	for _, c := range []struct {
-		name    string
-		y       []float64
-		patches int
+		name  string
+		y     []float64
+		grids int
 	}{{"chain", chain, 0}, {"half chain", half, 1}} {
 		gb := make([]float64, len(y))
 		sb, err := new(BH).Stress(ctx, gb, c.y, 2, sp, 0, 2)
@@ -1155,8 +1181,8 @@ func TestGridStressSparseIsland(t *testing.T) {
 		exact := gridCount(gs.exact[:tc.n])
 		grids := gridIslandsWithGrid(&gs)
 		t.Logf("%s: %d islands, %d with grid sums, %d nodes, %d exact rows; stress rel err %.2e, grad rel err %.2e", c.name, len(gs.islands), grids, gs.plan.nodes, exact, es, eg)
-		if grids != c.patches || (c.patches == 0 && exact != tc.n) || !(es <= 1e-6) || !(eg <= 2e-4) {
-			t.Errorf("%s: %d islands with grid sums (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, grids, c.patches, exact, es, eg)
+		if grids != c.grids || (c.grids == 0 && exact != tc.n) || !(es <= 1e-6) || !(eg <= 2e-4) {
+			t.Errorf("%s: %d islands with grid sums (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, grids, c.grids, exact, es, eg)
 		}
 	}
 }
