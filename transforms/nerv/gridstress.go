@@ -256,6 +256,7 @@ type GridStress struct {
 	tileSort  []int32
 	tileRank  []int32
 	tileMark  []bool
+	cellTiles []int32 // per coarse cell, the ids of the 3×3 tiles it meets
 	grids     [gridBuffers][]float64
 	ext       []int32 // per grid row: nonzero column extent of a row-convolved grid
 	pt        []float64
@@ -658,18 +659,31 @@ func (g *GridStress) findTiles(n int) float64 {
 	clear(g.tileID)
 	g.tileKeys, g.tileCross = g.tileKeys[:0], g.tileCross[:0]
 	g.tileOf = kernels.Grow(g.tileOf, n)
-	last, lastID := [2]int{}, int32(-1)
+	// A coarse cell (W ≤ 2T nodes a side) meets at most 3×3 tiles: each
+	// cell keeps their ids, so the map is asked once per cell and tile.
+	w := p.reach()
+	g.cellTiles = kernels.Grow(g.cellTiles, 9*len(g.cellKey))
+	for k := range g.cellTiles {
+		g.cellTiles[k] = -1
+	}
 	for i := range n {
 		g.tileOf[i] = -1
-		if !g.islands[g.parent[g.cellOf[i]]].grid {
+		c := g.cellOf[i]
+		if !g.islands[g.parent[c]].grid {
 			continue
 		}
 		key, cross := p.tileAt([2]int{g.first[2*i], g.first[2*i+1]})
-		if lastID < 0 || key != last {
-			last, lastID = key, g.addTile(key)
+		slot := 9 * int(c)
+		for a, m := range [2]int{1, 3} {
+			slot += m * (key[a] - floorDiv(g.cellKey[c][a]*w, p.ts[a]))
 		}
-		g.tileOf[i] = lastID
-		g.tileCross[lastID] |= cross
+		id := g.cellTiles[slot]
+		if id < 0 {
+			id = g.addTile(key)
+			g.cellTiles[slot] = id
+		}
+		g.tileOf[i] = id
+		g.tileCross[id] |= cross
 	}
 	for id := range len(g.tileKeys) {
 		key, cross := g.tileKeys[id], g.tileCross[id]
