@@ -83,10 +83,13 @@
 // size"). An island of the map (a connected group of points within the
 // kernel's reach) whose grid patch would cost more than its exact rows (a
 // few points, or a sparse chain: more than 0.1·c² nodes for c points)
-// takes exact cut-off sums for its rows instead. A map whose grid would
-// exceed GridStress.MaxNodes (far outliers, or classes bridged into one
-// island whose bounding box is mostly empty) takes the cut-off's sums for
-// that evaluation (Result.GridFallbacks, a warning of the stage).
+// takes exact cut-off sums for its rows instead. The grid's nodes lie in
+// tiles over the area the points' windows cover, not over the map's or an
+// island's bounding box, so blobs joined by a few points between them cost
+// their own area. A map whose grid would still exceed GridStress.MaxNodes
+// (far outliers, or the spread maps early in a fit from the sample start)
+// takes the cut-off's sums for that evaluation (Result.GridFallbacks, a
+// warning of the stage).
 //
 // # Start
 //
