@@ -78,9 +78,10 @@ func TestPlurality(t *testing.T) {
 }
 
 // TestMonitorScore: a 2-D input mapped to itself preserves every
-// neighbourhood (Preserved 1), and Accuracy is the leave-one-out 10-NN
-// plurality accuracy computed from kernels.KNN's lists; a map that swaps
-// the points at random preserves about k/n of them.
+// neighbourhood at both scales (Preserved and SamplePreserved 1), and the
+// accuracies are the leave-one-out 10-NN plurality accuracies computed from
+// kernels.KNN's lists, among all rows and within the sample; a map that
+// swaps the points at random preserves about k/n of them.
 func TestMonitorScore(t *testing.T) {
 	ctx := context.Background()
 	const per, c, k = 100, 4, 12
@@ -94,23 +95,55 @@ func TestMonitorScore(t *testing.T) {
 	if err := kernels.KNN(ctx, idx, nil, x, n, 2, k, 1); err != nil {
 		t.Fatal(err)
 	}
-	cls := make([]int32, n)
-	for i := range n {
-		cls[i] = dominantClass(soft[i*c : (i+1)*c])
+	cls := dominantClasses(soft, n, c)
+	// loo is the 10-NN plurality accuracy of the rows (every n/rows-th)
+	// among themselves.
+	loo := func(rows int) float64 {
+		xs := make([]float64, 2*rows)
+		for s := range rows {
+			copy(xs[2*s:2*s+2], x[2*(s*n/rows):])
+		}
+		nb := make([]int32, rows*monitorK)
+		if err := kernels.KNN(ctx, nb, nil, xs, rows, 2, monitorK, 1); err != nil {
+			t.Fatal(err)
+		}
+		acc := 0.0
+		for s := range rows {
+			near := make([]int32, monitorK)
+			for a, j := range nb[s*monitorK : (s+1)*monitorK] {
+				near[a] = int32(int(j) * n / rows)
+			}
+			acc += plurality(near, cls, cls[s*n/rows])
+		}
+		return acc / float64(rows)
 	}
-	want := 0.0
+	all := 0.0
 	for i := range n {
-		want += plurality(idx[i*k:i*k+monitorK], cls, cls[i])
+		all += plurality(idx[i*k:i*k+monitorK], cls, cls[i])
 	}
-	want /= float64(n)
-	for _, threads := range []int{1, 2} {
-		m := newNeighbourMonitor(idx, n, k, soft, c, 2, n, threads, 0)
-		p, a, err := m.score(ctx, x)
+	all /= float64(n)
+	for _, tc := range []struct {
+		rows, threads int
+	}{{n, 1}, {n, 2}, {100, 2}} {
+		m, err := newNeighbourMonitor(ctx, x, 2, idx, n, k, soft, c, 2, tc.rows, tc.threads, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p != 1 || math.Abs(a-want) > 1e-12 {
-			t.Errorf("%d threads: identity map: preserved %v, accuracy %v; want 1, %v", threads, p, a, want)
+		q, err := m.score(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantAll := all
+		if tc.rows < n {
+			wantAll = 0
+			for s := range tc.rows {
+				i := s * n / tc.rows
+				wantAll += plurality(idx[i*k:i*k+monitorK], cls, cls[i])
+			}
+			wantAll /= float64(tc.rows)
+		}
+		if q.Preserved != 1 || q.SamplePreserved != 1 || math.Abs(q.Accuracy-wantAll) > 1e-12 || math.Abs(q.SampleAccuracy-loo(tc.rows)) > 1e-12 {
+			t.Errorf("%d rows, %d threads: identity map: %+v; want preserved 1 and 1, accuracies %v and %v", tc.rows, tc.threads, q, wantAll, loo(tc.rows))
 		}
 	}
 	perm := rand.New(rand.NewPCG(7, 8)).Perm(n)
@@ -118,13 +151,16 @@ func TestMonitorScore(t *testing.T) {
 	for i, j := range perm {
 		shuffled[2*i], shuffled[2*i+1] = x[2*j], x[2*j+1]
 	}
-	m := newNeighbourMonitor(idx, n, k, nil, 0, 2, 200, 2, 0)
-	p, a, err := m.score(ctx, shuffled)
+	m, err := newNeighbourMonitor(ctx, x, 2, idx, n, k, nil, 0, 2, 200, 2, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exp := float64(monitorK) / float64(n-1); p > 5*exp || !math.IsNaN(a) {
-		t.Errorf("shuffled map: preserved %v (chance %v), accuracy %v (no labels: want NaN)", p, exp, a)
+	q, err := m.score(ctx, shuffled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp := float64(monitorK) / float64(n-1); q.Preserved > 5*exp || q.SamplePreserved > 0.5 || !math.IsNaN(q.Accuracy) || !math.IsNaN(q.SampleAccuracy) {
+		t.Errorf("shuffled map: %+v; want preserved near chance %v, accuracies NaN (no labels)", q, exp)
 	}
 }
 
@@ -158,7 +194,10 @@ func TestMonitorConverged(t *testing.T) {
 		{"moved, loose tolerance", 1, [][]float64{x, moved, moved}, 20},
 		{"tolerance 0", 0, [][]float64{x, x, x}, 0},
 	} {
-		m := newNeighbourMonitor(idx, n, k, nil, 0, 2, n, 1, tc.tol)
+		m, err := newNeighbourMonitor(ctx, x, 2, idx, n, k, nil, 0, 2, n, 1, tc.tol)
+		if err != nil {
+			t.Fatal(err)
+		}
 		stops := 0
 		for it := 1; it <= 30 && stops == 0; it++ {
 			if m.converged(ctx, it, tc.maps[(it-1)/monitorEvery]) {

@@ -193,7 +193,7 @@ type Options struct {
 	// NeighbourTol ends the last scale of the sparse methods when the
 	// monitor's sampled neighbourhood scores moved by no more than it over
 	// 10 iterations (monitor.go); 0 turns the rule off.
-	NeighbourTol float64 `opt:"neighbour-tol" range:"[0,1]" help:"methods bh, cutoff and grid: largest change over 10 iterations of the sampled 10-NN preservation and class accuracy (1,000 rows) that ends the last scale; 0: stop on --tol and --max-iter only"`
+	NeighbourTol float64 `opt:"neighbour-tol" range:"[0,1]" help:"methods bh, cutoff and grid: largest change over 10 iterations of a 1,000-row sample's 10-NN preservation and class accuracy (among all rows and within the sample) that ends the last scale; 0: stop on --tol and --max-iter only"`
 	// CoarseMaxIter and CoarseTol are MaxIter and Tol for the scales
 	// before the last one of a multiscale schedule, which only need to
 	// bring the next scale a good start (doc.go, "Stopping rule"); 0 uses
@@ -433,7 +433,10 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 			}
 		}
 		set := lbfgs.Settings{MaxIter: maxIter - exaggerated, Store: 10, Tol: tol, InitialScale: scale, Step: func(int, float64) { rep.Add(1) }}
-		if mon = lastMonitor(lv, h == len(levels)-1, n, soft, c, o); mon != nil {
+		if mon, err = lastMonitor(ctx, lv, h == len(levels)-1, x, n, d, soft, c, o); err != nil {
+			return nil, err
+		}
+		if mon != nil {
 			set.Converged = func(it int, y []float64, _ float64) bool { return mon.converged(ctx, it, y) }
 		}
 		r, err := lbfgs.Run(ctx, eval, y, set)

@@ -196,7 +196,8 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN), "grid_fallbacks": res.GridFallbacks, "plan": plan,
 		"start": startFigure(res), "quality": qualityFigure(res.Quality)})
 	if q := res.Quality; q != nil {
-		env.Log.Info("map quality", "sample_rows", q.Rows, "preserved_10nn", q.Preserved, "class_accuracy_10nn", q.Accuracy, "status", res.Levels[len(res.Levels)-1].Status)
+		env.Log.Info("map quality", "sample_rows", q.Rows, "preserved_10nn", q.Preserved, "class_accuracy_10nn", q.Accuracy,
+			"within_sample_preserved_10nn", q.SamplePreserved, "within_sample_class_accuracy_10nn", q.SampleAccuracy, "status", res.Levels[len(res.Levels)-1].Status)
 	}
 	env.Log.Info(fmt.Sprintf("%s: %d rows, %d features -> %d dims", mode, ft.N, ft.K(), o.Dims), "stress", res.Stress)
 	if err := env.WriteEmbedding(ctx, "out", ft.Frame, res.Y, o.Dims); err != nil {
@@ -222,9 +223,9 @@ func qualityFigure(q *Quality) map[string]any {
 	if q == nil {
 		return nil
 	}
-	f := map[string]any{"rows": q.Rows, "k": q.K, "preserved": q.Preserved, "checks": q.Checks}
+	f := map[string]any{"rows": q.Rows, "k": q.K, "preserved": q.Preserved, "sample_preserved": q.SamplePreserved, "checks": q.Checks}
 	if !math.IsNaN(q.Accuracy) {
-		f["class_accuracy"] = q.Accuracy
+		f["class_accuracy"], f["sample_class_accuracy"] = q.Accuracy, q.SampleAccuracy
 	}
 	return f
 }

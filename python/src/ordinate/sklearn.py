@@ -556,10 +556,10 @@ class SoftClassNeRV(_Ordinate):
         relative stress decrease over 10 iterations that ends the last scale
         (≥ 0)
     neighbour_tol : float, binary default 0.005
-        methods bh, cutoff and grid: largest change over 10 iterations of
-        the sampled 10-NN preservation and class accuracy (1,000 rows) that
-        ends the last scale; 0: stop on --tol and --max-iter only (in [0,
-        1])
+        methods bh, cutoff and grid: largest change over 10 iterations of a
+        1,000-row sample's 10-NN preservation and class accuracy (among all
+        rows and within the sample) that ends the last scale; 0: stop on
+        --tol and --max-iter only (in [0, 1])
     coarse_max_iter : int, binary default 30
         L-BFGS iterations of each earlier scale of the multiscale schedule;
         0: as --max-iter; the rule before issue 15 is --coarse-max-iter 0
