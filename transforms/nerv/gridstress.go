@@ -1555,7 +1555,8 @@ func (e *gridEval) spreadPoint(sc *gridWork, dst [][]float64, c []float64, sp *g
 		part = 1
 	}
 	w0 := len(sc.wx)
-	base := sp.base[part] + (r0-sp.row0(part))*sp.stride[part]
+	first, _ := sp.rows(part, len(sc.wy))
+	base := sp.base[part] + (r0-first)*sp.stride[part]
 	for r := r0; r < r1; r++ {
 		wy := sc.wy[r]
 		for k, d := range dst {
@@ -1583,12 +1584,12 @@ type gridSpan struct {
 	split        int
 }
 
-// row0 returns the first window row of part k.
-func (sp *gridSpan) row0(k int) int {
+// rows returns the window rows [r0, r1) of part k of a window of w1 rows.
+func (sp *gridSpan) rows(k, w1 int) (r0, r1 int) {
 	if k == 0 {
-		return 0
+		return 0, sp.split
 	}
-	return sp.split
+	return sp.split, w1
 }
 
 // span returns the span of the window of point i (which has a tile).
@@ -1633,12 +1634,9 @@ func (e *gridEval) windows(sc *gridWork, i int) gridSpan {
 func (e *gridEval) gather2(sc *gridWork, a, b []float64, sp *gridSpan) (va, vb float64, da, db [2]float64) {
 	w0, w1 := len(sc.wx), len(sc.wy)
 	for part := range 2 {
-		r1 := sp.split
-		if part == 1 {
-			r1 = w1
-		}
+		r0, r1 := sp.rows(part, w1)
 		base, stride := sp.base[part], sp.stride[part]
-		for r := sp.row0(part); r < r1; r++ {
+		for r := r0; r < r1; r++ {
 			ra := a[base : base+w0]
 			rb, wx, dwx := b[base:base+len(ra)], sc.wx[:len(ra)], sc.dwx[:len(ra)]
 			var sa, sb, ta, tb float64
@@ -1696,12 +1694,9 @@ func (e *gridEval) store(rec []float64, v0, vA float64, d0, dA [2]float64) {
 func (e *gridEval) gatherGrad(sc *gridWork, f []float64, sp *gridSpan) (d [2]float64) {
 	w0, w1 := len(sc.wx), len(sc.wy)
 	for part := range 2 {
-		r1 := sp.split
-		if part == 1 {
-			r1 = w1
-		}
+		r0, r1 := sp.rows(part, w1)
 		base, stride := sp.base[part], sp.stride[part]
-		for r := sp.row0(part); r < r1; r++ {
+		for r := r0; r < r1; r++ {
 			row := f[base : base+w0]
 			wx, dwx := sc.wx[:len(row)], sc.dwx[:len(row)]
 			var s, t float64

@@ -484,18 +484,8 @@ func TestGridStressIslands(t *testing.T) {
 	for ci, tc := range cases {
 		sp, y := gridIslands(t, tc, uint64(ci)+60)
 		n := sp.N
-		gb := make([]float64, len(y))
-		sb, err := new(BH).Stress(ctx, gb, y, 2, sp, 0, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var gs GridStress
-		g := make([]float64, len(y))
-		s, err := gs.Stress(ctx, g, y, 2, sp, 2)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
+		s, g, es, eg := gridAgainstBH(t, tc.name, &gs, sp, y)
 		box := gridBoxNodes(&gs, y, n, 2, sp.Scale)
 		nodes := gs.plan.nodes
 		t.Logf("%s: stress rel err %.2e, grad rel err %.2e; %d islands, %d with grid sums, %d tiles, %d nodes (%.2f per point, %.2g%% of the box's %.3g), %d exact rows",
@@ -609,18 +599,8 @@ func TestGridStressBridged(t *testing.T) {
 		sp, y := gridIslands(t, tc.islandCase, uint64(ci)+90)
 		chain := gridBridged(tc.islandCase, y, sp.Scale, tc.spacing, uint64(ci))
 		n := sp.N
-		gb := make([]float64, len(y))
-		sb, err := new(BH).Stress(ctx, gb, y, 2, sp, 0, 2)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var gs GridStress
-		g := make([]float64, len(y))
-		s, err := gs.Stress(ctx, g, y, 2, sp, 2)
-		if err != nil {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
-		es, eg := math.Abs(s-sb)/math.Abs(sb), gradRelErr(g, gb)
+		_, _, es, eg := gridAgainstBH(t, tc.name, &gs, sp, y)
 		box := gridBoxNodes(&gs, y, n, 2, sp.Scale)
 		nodes := gs.plan.nodes
 		t.Logf("%s: %d chain points; stress rel err %.2e, grad rel err %.2e; %d islands, %d tiles, %d nodes (%.2f per point, %.2g%% of the box's %.3g), %d exact rows",
@@ -1185,4 +1165,22 @@ func TestGridStressSparseIsland(t *testing.T) {
 			t.Errorf("%s: %d islands with grid sums (want %d), %d exact rows, stress rel err %g, grad rel err %g", c.name, grids, c.grids, exact, es, eg)
 		}
 	}
+}
+
+// gridAgainstBH evaluates y on gs and on BH.Stress with tol 0 (two threads
+// each) and returns the grid's stress and gradient and their relative
+// errors against BH's.
+func gridAgainstBH(t *testing.T, name string, gs *GridStress, sp *SparseInput, y []float64) (s float64, g []float64, es, eg float64) {
+	t.Helper()
+	ctx := context.Background()
+	gb := make([]float64, len(y))
+	sb, err := new(BH).Stress(ctx, gb, y, 2, sp, 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g = make([]float64, len(y))
+	if s, err = gs.Stress(ctx, g, y, 2, sp, 2); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return s, g, math.Abs(s-sb) / math.Abs(sb), gradRelErr(g, gb)
 }
