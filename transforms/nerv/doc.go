@@ -110,10 +110,11 @@
 // (α > 0) taking only neighbours of its own class when its list has one
 // placed (ClassNeRV separates classes that overlap in the input, and a row
 // placed between two classes bridges them into one island of the grid); scales the whole
-// about its centroid until a point has on average 0.75K others within one
-// width (startDensity: converged maps had 0.5K to 0.9K, and a sample
-// stopped after 30 iterations can be three times denser, which would
-// bring the dense regime back); and runs the last perplexity only, since
+// about its centroid until a point has on average as many others within
+// one width as a sampled point has in the sample's map, or 0.75K if that
+// is more (sampleStart.target: converged maps have from 0.6K to 65K
+// with the data, and a start far sparser than its converged map spends
+// its first iterations contracting); and runs the last perplexity only, since
 // the sample ran the schedule. The first min(30, MaxIter/2) of its
 // iterations are exaggerated (exaggeration.go): the attraction of the
 // recall term, Λ_ij β_ij h D²_ij, counts E = 4 times, as t-SNE's early

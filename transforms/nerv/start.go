@@ -99,7 +99,10 @@ type sampleStart struct {
 	rows  []int     // the sampled rows, increasing
 	y     []float64 // their map
 	width float64   // its output width
-	sizes []int     // Result.SampleRows of the full fit
+	// density is the mean number of other sampled points within one
+	// width of a sampled point in the sample's map (meanWithin).
+	density float64
+	sizes   []int // Result.SampleRows of the full fit
 	// scale is L-BFGS's inverse-Hessian scale at the end of the sample's
 	// fit (lbfgs.Result.Scale), 0 when unknown.
 	scale float64
@@ -130,7 +133,9 @@ func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int
 	if err != nil {
 		return nil, err
 	}
-	return &sampleStart{rows: rows, y: rs.Y, width: rs.Width, sizes: append([]int{m}, rs.SampleRows...), scale: rs.scale}, nil
+	var g CellGrid
+	density := meanWithin(&g, rs.Y, m, o.Dims, rs.Width)
+	return &sampleStart{rows: rows, y: rs.Y, width: rs.Width, density: density, sizes: append([]int{m}, rs.SampleRows...), scale: rs.scale}, nil
 }
 
 // place returns the start of all n rows: the sample's map scaled by
@@ -138,15 +143,29 @@ func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int
 // in the sample's map, and every other row at the mean of its first
 // sampleNeighbours sampled neighbours in idx (n×kn, nearest first), plus a
 // jitter of a tenth of the width (placeFromSample); then the whole scaled
-// to startDensity·K points within one width (spreadTo).
+// to s.target points within one width (spreadTo).
 func (s *sampleStart) place(ctx context.Context, n int, o Options, idx []int32, kn int, width float64, cls []int32) ([]float64, error) {
 	f := math.Pow(float64(n)/float64(len(s.rows)), 1/float64(o.Dims)) * width / s.width
 	y := make([]float64, n*o.Dims)
 	if err := placeFromSample(ctx, y, n, o.Dims, s.rows, s.y, f, idx, kn, width/10, cls); err != nil {
 		return nil, err
 	}
-	spreadTo(y, n, o.Dims, width, startDensity*o.Perplexity)
+	spreadTo(y, n, o.Dims, width, s.target(o.Perplexity))
 	return y, nil
+}
+
+// target is the mean number of other points within one width that the
+// full map's start is scaled to: the sample map's own density, or
+// startDensity·K if that is more. The density maps converge to varies by
+// two orders with the data at K = 32 (about 20 on diamonds, 85 on four
+// clusters, 2,100 on fifty overlapping features at 10⁵ rows; a sample of
+// a quarter of the rows settles near 26, 35 and 580), and a start far
+// sparser than that spends its first iterations contracting a map whose
+// grid is too large for its density (the cut-off's sums instead): on the
+// overlapping features, 130 iterations and 20 such evaluations from
+// startDensity·K, 80 and none from the sample's density (BENCHMARKS.md).
+func (s *sampleStart) target(perplexity float64) float64 {
+	return max(startDensity*perplexity, s.density)
 }
 
 // startDensity·K is the mean number of other points within one output width

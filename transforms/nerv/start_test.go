@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ordinate/ordinate/internal/synth"
+	"github.com/ordinate/ordinate/kernels"
 	"github.com/ordinate/ordinate/transforms"
 	"github.com/ordinate/ordinate/transforms/quality"
 )
@@ -296,6 +297,63 @@ func TestFullScale(t *testing.T) {
 	} {
 		if got := tc.s.fullScale(tc.n, tc.width); math.Abs(got-tc.want) > 1e-12*tc.want {
 			t.Errorf("%s: fullScale = %g, want %g", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestSampleStartDensity: place scales the start to the sample map's own
+// density when that exceeds 0.75K, and to 0.75K otherwise, counted
+// independently by brute force over the placed rows.
+func TestSampleStartDensity(t *testing.T) {
+	const n, m, dims, kn, perplexity = 4000, 1000, 2, 4, 10.0
+	rng := rand.New(rand.NewPCG(7, 7))
+	// Rows on a unit square; the first m are the sample, and every other
+	// row lands among them (its listed neighbours are sampled rows).
+	x := make([]float64, n*dims)
+	for i := range x {
+		x[i] = rng.Float64()
+	}
+	rows := make([]int, m)
+	for a := range rows {
+		rows[a] = a
+	}
+	idx := make([]int32, n*kn)
+	for i := range n {
+		for q := range kn {
+			idx[i*kn+q] = int32(rng.IntN(m)) // sampled neighbours: rows land among the sample
+		}
+	}
+	brute := func(y []float64, r float64) float64 {
+		var cnt int
+		for i := range n {
+			for j := range n {
+				if i != j && kernels.EmbedSqDist(y[i*dims:(i+1)*dims], y[j*dims:(j+1)*dims]) <= r*r {
+					cnt++
+				}
+			}
+		}
+		return float64(cnt) / n
+	}
+	o := DefaultOptions()
+	o.Dims, o.Perplexity = dims, perplexity
+	for _, tc := range []struct {
+		name    string
+		density float64 // the sample map's
+		want    float64
+	}{
+		{"dense sample", 60, 60},
+		{"sparse sample", 2, startDensity * perplexity},
+	} {
+		s := &sampleStart{rows: rows, y: slices.Clone(x[:m*dims]), width: 0.05, density: tc.density}
+		if got := s.target(perplexity); got != tc.want {
+			t.Errorf("%s: target %g, want %g", tc.name, got, tc.want)
+		}
+		y, err := s.place(context.Background(), n, o, idx, kn, 0.05, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := brute(y, 0.05); math.Abs(got-tc.want) > 0.15*tc.want {
+			t.Errorf("%s: %.1f rows within a width of the start, want %g ± 15%%", tc.name, got, tc.want)
 		}
 	}
 }
