@@ -209,6 +209,11 @@ func TestNervMethodAuto(t *testing.T) {
 		if bytes, _ := plan["memory_bytes"].(float64); plan["method"] != c.want || !(bytes > 0) {
 			t.Errorf("N = %d: provenance plan %v, want method %s and its memory", c.n, prov.Figures["plan"], c.want)
 		}
+		if secs, _ := plan["seconds"].([]any); len(secs) != 2 || !strings.Contains(errOut, " time=") {
+			t.Errorf("N = %d: provenance plan %v and the log line, want the expected time (seconds, low and high):\n%s", c.n, prov.Figures["plan"], errOut)
+		} else if lo, _ := secs[0].(float64); secs[1].(float64) < lo {
+			t.Errorf("N = %d: plan seconds %v, want low ≤ high", c.n, secs)
+		}
 	}
 }
 

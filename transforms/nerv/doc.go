@@ -20,7 +20,8 @@
 // Method Auto, the default, is Exact up to AutoExactMax rows and, above,
 // Grid for hard labels or none in one or two dimensions, Cutoff otherwise
 // (ResolveMethod; Result.Method and the stage's figure "method" say
-// which ran, and the stage logs the plan): the exact and the sparse
+// which ran, and the stage logs the plan, with the time to expect from
+// timeplan.go's model of measured runs): the exact and the sparse
 // methods cross in whole-fit time between 400 and 500 rows (BENCHMARKS.md,
 // "NeRV: method auto"). Fit
 // checks the plan against the memory the run may use before it allocates

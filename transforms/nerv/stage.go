@@ -172,10 +172,11 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	}
 	kn, knn := o.neighbourPlan(ft.N, ft.K())
 	planBytes := memoryPlan(ft.N, o).bytes()
+	took := o.timePlan(ft.N, ft.K(), env.Threads)
 	env.Log.Info("nerv plan", "rows", ft.N, "method", string(o.Method), "auto", auto, "levels", len(o.Levels(ft.N)), "start", startPlan(o, ft.N),
-		"neighbours", kn, "knn", string(knn), "memory", transforms.FormatBytes(planBytes))
+		"neighbours", kn, "knn", string(knn), "memory", transforms.FormatBytes(planBytes), "time", took.String())
 	plan := map[string]any{"method": string(o.Method), "levels": len(o.Levels(ft.N)), "start": startPlan(o, ft.N),
-		"neighbours": kn, "knn": string(knn), "memory_bytes": planBytes}
+		"neighbours": kn, "knn": string(knn), "memory_bytes": planBytes, "seconds": []float64{math.Round(took.Low), math.Round(took.High)}}
 	o.Threads, o.Reporter = env.Threads, env.Progress
 	o.Progress = func(perp, stress float64, iters int) {
 		env.Log.Info("scale done", "perplexity", perp, "stress", stress, "iterations", iters)

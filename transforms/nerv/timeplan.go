@@ -1,0 +1,127 @@
+package nerv
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// The costs of a fit's parts on two threads, measured on the runs of
+// BENCHMARKS.md ("NeRV at any size", issue 40) and the benchmarks the
+// constants name. TestTimePlan checks that the plan brackets those runs.
+const (
+	// gridRowSeconds is one grid evaluation per row: 8.4 µs at 10⁶ rows
+	// (four clusters), 8.5 at 10⁵ (overlap), 7 at 53,940 (diamonds).
+	gridRowSeconds = 8.5e-6
+	// sparseRowSeconds is one cut-off or Barnes–Hut evaluation per row at
+	// the converged density (BenchmarkNeRVCutoff, BenchmarkNeRVBH: 0.37–0.43
+	// s at 20,000 rows); denser maps on the way cost more.
+	sparseRowSeconds = 2e-5
+	// exactPairSeconds is one exact evaluation per pair: 0.16 s at 3,000
+	// rows (diamonds, hard labels); 1,000 rows take half that per pair.
+	exactPairSeconds = 2e-8
+	// exhaustivePairSeconds is the exhaustive neighbour search per pair and
+	// feature (11.8 s for 30,000 × 50; 8 s for overlap's 25,000-row sample).
+	exhaustivePairSeconds = 2.6e-10
+	// treeRowSeconds is the k-d tree's search per row and neighbour (29 s
+	// for 96 neighbours of 10⁶ rows of 3 features).
+	treeRowSeconds = 3e-7
+	// descentRowSeconds + descentFeatureSeconds·d is NN-descent's search
+	// per row for 96 neighbours (10⁵ rows: 30 s at d = 10, 32 s at 20,
+	// 44.5 s at 50).
+	descentRowSeconds, descentFeatureSeconds = 2.7e-4, 3.5e-6
+	// monitorMinIter is the iterations of a last level that stops early:
+	// the neighbourhood monitor's first chance after a sample start (its
+	// second check after the exaggerated iterations; six and flights
+	// stopped there), and about where a level started from a coarser
+	// level's map meets the tolerance.
+	monitorMinIter = 50
+	// coarseMinIter is the iterations of an earlier level that meets its
+	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
+	coarseMinIter = 20
+)
+
+// TimePlan is the expected wall time of a fit, in seconds: Low if the last
+// level stops early (the neighbourhood monitor's first chance, or the
+// tolerance), High if it runs MaxIter iterations. It is a model of
+// measured costs, not a promise: the runs it was fitted to fall within it
+// (BENCHMARKS.md), other data may take a denser map or more line searches.
+type TimePlan struct {
+	Low, High float64
+}
+
+// String gives the span in seconds, minutes or hours, e.g. "1.8–3.4 min"
+// (the low end rounded down, the high end up).
+func (t TimePlan) String() string {
+	span := func(lo, hi float64, prec int, unit string) string {
+		f := math.Pow(10, float64(prec))
+		lo, hi = math.Floor(lo*f)/f, math.Ceil(hi*f)/f
+		if lo >= hi {
+			return fmt.Sprintf("about %.*f %s", prec, hi, unit)
+		}
+		return fmt.Sprintf("%.*f–%.*f %s", prec, lo, prec, hi, unit)
+	}
+	switch lo, hi := t.Low, max(t.High, 1); {
+	case hi < 90:
+		return span(max(lo, 1), hi, 0, "s")
+	case hi < 10*60:
+		return span(lo/60, hi/60, 1, "min")
+	case hi < 90*60:
+		return span(lo/60, hi/60, 0, "min")
+	default:
+		return span(lo/3600, hi/3600, 1, "h")
+	}
+}
+
+// timePlan models the time of a fit of n rows of d features with the
+// resolved o on threads threads: the neighbour search, the levels'
+// evaluations, and a sample start's own fit, recursively. Two threads are
+// what the costs were measured on; others scale them by 2/threads.
+func (o Options) timePlan(n, d, threads int) TimePlan {
+	var t TimePlan
+	levels := o.Levels(n)
+	if o.fromSample(n) {
+		so := o
+		so.Start = StartAuto
+		so.MaxIter, so.Tol = o.stopping(0, 2)
+		t = so.timePlan(n/sampleFraction, d, 2)
+	}
+	search := o.searchSeconds(n, d)
+	per := o.evalSeconds(n)
+	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
+	for h := range len(levels) - 1 {
+		it, _ := o.stopping(h, len(levels))
+		low, high = low+min(coarseMinIter, it), high+it
+	}
+	t.Low += search + per*float64(low)
+	t.High += search + per*float64(high)
+	f := 2 / float64(max(threads, 1))
+	return TimePlan{Low: t.Low * f, High: t.High * f}
+}
+
+// evalSeconds is one stress and gradient evaluation of n rows.
+func (o Options) evalSeconds(n int) float64 {
+	switch {
+	case o.Method == Grid:
+		return gridRowSeconds * float64(n)
+	case o.Method.sparse():
+		return sparseRowSeconds * float64(n)
+	}
+	return exactPairSeconds * float64(n) * float64(n)
+}
+
+// searchSeconds is the neighbour search of a sparse fit of n rows (0 for
+// the exact method, whose distances are part of its first evaluation).
+func (o Options) searchSeconds(n, d int) float64 {
+	kn, knn := o.neighbourPlan(n, d)
+	switch {
+	case knn == "":
+		return 0
+	case knn == kernels.KNNApprox:
+		return (descentRowSeconds + descentFeatureSeconds*float64(d)) * float64(n) * float64(kn) / 96
+	case d <= kernels.KDTreeMaxDims:
+		return treeRowSeconds * float64(n) * float64(kn)
+	}
+	return exhaustivePairSeconds * float64(n) * float64(n) * float64(d)
+}

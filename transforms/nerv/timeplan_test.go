@@ -1,0 +1,67 @@
+package nerv
+
+import (
+	"testing"
+)
+
+// TestTimePlan: the plan brackets the wall times of BENCHMARKS.md's default
+// runs (two threads, nothing else running, 2026-11-29) of every method and
+// start it models, scales with the threads, and grows with the rows.
+func TestTimePlan(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, d    int
+		method  Method
+		maxIter int // 0: the default
+		seconds float64
+	}{
+		{"overlap, 10⁵ × 50 (sample start, NN-descent)", 100_000, 50, Grid, 0, 144.3},
+		{"six, 10⁵ × 20", 100_000, 20, Grid, 0, 106.5},
+		{"four clusters, 10⁵ × 3 (k-d tree)", 100_000, 3, Grid, 0, 81.9},
+		{"flights, 10⁵ × 10", 100_000, 10, Grid, 0, 101.3},
+		{"flights, --neighbour-tol 0", 100_000, 10, Grid, 0, 158.4},
+		{"diamonds, 53,940 × 7", 53_940, 7, Grid, 0, 35.5},
+		{"four clusters, 10⁶ × 3 (three samples deep)", 1_000_000, 3, Grid, 0, 706.4},
+		{"the same, 150 iterations", 1_000_000, 3, Grid, 0, 1258},
+		{"digits, 1,797 × 61 (PCA start, two levels)", 1797, 61, Grid, 0, 1.51},
+		{"diamonds, 3,000 rows", 3000, 7, Grid, 0, 3.26},
+		{"diamonds, 3,000 rows, exact (seven levels)", 3000, 7, Exact, 0, 49.9},
+		{"diamonds, 1,000 rows, exact", 1000, 7, Exact, 0, 2.86},
+	} {
+		o := DefaultOptions()
+		o.Method = tc.method
+		if tc.maxIter > 0 {
+			o.MaxIter = tc.maxIter
+		}
+		p := o.timePlan(tc.n, tc.d, 2)
+		t.Logf("%s: %.1f–%.1f s (%v), measured %.1f s", tc.name, p.Low, p.High, p, tc.seconds)
+		if !(p.Low <= tc.seconds && tc.seconds <= p.High) || p.High > 3*p.Low {
+			t.Errorf("%s: plan %.1f–%.1f s (%v), want it to bracket the measured %.1f s within a factor 3", tc.name, p.Low, p.High, p, tc.seconds)
+		}
+		one := o.timePlan(tc.n, tc.d, 1)
+		if one.Low != 2*p.Low || one.High != 2*p.High {
+			t.Errorf("%s: one thread %v, two %v: want twice", tc.name, one, p)
+		}
+		if more := o.timePlan(2*tc.n, tc.d, 2); more.Low <= p.Low {
+			t.Errorf("%s: twice the rows plan %v, once %v: want more", tc.name, more, p)
+		}
+	}
+}
+
+func TestTimePlanString(t *testing.T) {
+	for _, tc := range []struct {
+		p    TimePlan
+		want string
+	}{
+		{TimePlan{0.2, 0.7}, "about 1 s"},
+		{TimePlan{1.1, 2.8}, "1–3 s"},
+		{TimePlan{30.9, 77.8}, "30–78 s"},
+		{TimePlan{110, 199.2}, "1.8–3.4 min"},
+		{TimePlan{550, 1401.3}, "9–24 min"},
+		{TimePlan{3 * 3600, 7.25 * 3600}, "3.0–7.3 h"},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%v: %q, want %q", [2]float64{tc.p.Low, tc.p.High}, got, tc.want)
+		}
+	}
+}
