@@ -108,6 +108,17 @@ type sampleStart struct {
 	scale float64
 }
 
+// sampleOptions are the options of a sample start's own fit: o with the
+// coarse scales' stopping rule (it only starts the full map), and
+// StartAuto (an explicit StartSample samples once).
+func (o Options) sampleOptions() Options {
+	so := o
+	so.Progress = nil
+	so.Start = StartAuto
+	so.MaxIter, so.Tol = o.stopping(0, 2)
+	return so
+}
+
 // fitSample fits a random quarter of the rows with o, as a coarse scale
 // (it only starts the full map), itself from a sample when it is large.
 func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Options, rep transforms.Progress) (*sampleStart, error) {
@@ -124,10 +135,7 @@ func fitSample(ctx context.Context, x []float64, n, d int, soft []float64, c int
 			copy(ss[a*c:(a+1)*c], soft[i*c:(i+1)*c])
 		}
 	}
-	so := o
-	so.Progress = nil
-	so.Start = StartAuto // an explicit StartSample samples once
-	so.MaxIter, so.Tol = o.stopping(0, 2)
+	so := o.sampleOptions()
 	so.Reporter = prefixed{rep, fmt.Sprintf("sample of %d rows: ", m)}
 	rs, err := Fit(ctx, xs, m, d, ss, c, so)
 	if err != nil {

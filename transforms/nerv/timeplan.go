@@ -82,10 +82,7 @@ func (o Options) timePlan(n, d, threads int) TimePlan {
 	var t TimePlan
 	levels := o.Levels(n)
 	if o.fromSample(n) {
-		so := o
-		so.Start = StartAuto
-		so.MaxIter, so.Tol = o.stopping(0, 2)
-		t = so.timePlan(n/sampleFraction, d, 2)
+		t = o.sampleOptions().timePlan(n/sampleFraction, d, 2)
 	}
 	search := o.searchSeconds(n, d)
 	per := o.evalSeconds(n)
