@@ -116,7 +116,8 @@
 // is more (sampleStart.target: converged maps have from 0.6K to 65K
 // with the data, and a start far sparser than its converged map spends
 // its first iterations contracting); and runs the last perplexity only, since
-// the sample ran the schedule. The first min(30, MaxIter/2) of its
+// the sample ran the schedule. The first min(30·max(1, √(N/250,000)),
+// MaxIter/2) of its
 // iterations are exaggerated (exaggeration.go): the attraction of the
 // recall term, Λ_ij β_ij h D²_ij, counts E = 4 times, as t-SNE's early
 // exaggeration multiplies P. The PCA start's first iterations are dense,

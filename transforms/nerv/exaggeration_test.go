@@ -129,6 +129,11 @@ func TestExaggerateBudget(t *testing.T) {
 		}
 		return eval(y, g) + v
 	}
+	for _, tc := range []struct{ n, maxIter, want int }{{100_000, 150, 30}, {250_000, 150, 30}, {1_000_000, 150, 60}, {4_000_000, 150, 75}, {1_000_000, 20, 10}, {100, 1, 0}} {
+		if got := exaggerationIters(tc.n, tc.maxIter); got != tc.want {
+			t.Errorf("n %d, maxIter %d: %d exaggerated iterations, want %d", tc.n, tc.maxIter, got, tc.want)
+		}
+	}
 	for _, tc := range []struct{ maxIter, want int }{{1, 0}, {10, 5}, {150, startExaggerationIter}} {
 		ticks := 0
 		y, iters, _, scale, err := exaggerate(ctx, eval, in, y0, o, tc.maxIter, 0, func() { ticks++ })

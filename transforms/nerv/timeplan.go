@@ -87,6 +87,10 @@ func (o Options) timePlan(n, d, threads int) TimePlan {
 	search := o.searchSeconds(n, d)
 	per := o.evalSeconds(n)
 	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
+	if o.fromSample(n) {
+		// The monitor's first chance comes 20 iterations after the exaggeration.
+		low = min(max(low, exaggerationIters(n, o.MaxIter)+2*monitorEvery), o.MaxIter)
+	}
 	for h := range len(levels) - 1 {
 		it, _ := o.stopping(h, len(levels))
 		low, high = low+min(coarseMinIter, it), high+it

@@ -544,8 +544,9 @@ class SoftClassNeRV(_Ordinate):
         quarter of the rows first, itself started the same way above 50,000
         rows, scale it to the full map's density, place the other rows next
         to their sampled neighbours, and run the last perplexity only, its
-        first 30 iterations exaggerated) or auto (sample above 50,000 rows
-        with bh, cutoff and grid, pca otherwise) (auto, pca, sample)
+        first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows)
+        or auto (sample above 50,000 rows with bh, cutoff and grid, pca
+        otherwise) (auto, pca, sample)
     output_scale : enum, binary default 'auto'
         output widths: transfer (sᵢ = σᵢ), global (one width), or auto
         (transfer; global with methods bh, cutoff and grid) (auto, transfer,
