@@ -98,9 +98,10 @@ is about 1e-7 (stress) and 1e-5 (gradient), and a map whose grid would be too la
 
 Start: PCA, or above 50,000 rows with bh, cutoff and grid (--start auto) a fitted sample:
 a random quarter of the rows is fitted first (itself from a sample above 50,000
-rows), scaled to the full map's density, every other row placed at the mean of its
-three nearest sampled neighbours, and only the last perplexity runs on all rows,
-its first 30 iterations (at most half of --max-iter) with the attraction to the
+rows), scaled to the sample map's own density, every other row placed at the mean of
+its three nearest sampled neighbours, and only the last perplexity runs on all rows,
+its first 30 iterations (30·√(N/250,000) above 250,000 rows; at most half of
+--max-iter) with the attraction to the
 listed neighbours counted 4 times (early exaggeration: it gathers each class at the
 scale of its cluster, as the PCA start's dense first iterations do). From the PCA
 start a large map's first iterations see thousands of points within reach of every
