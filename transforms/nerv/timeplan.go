@@ -31,11 +31,10 @@ const (
 	// per row for 96 neighbours (10⁵ rows: 30 s at d = 10, 32 s at 20,
 	// 44.5 s at 50).
 	descentRowSeconds, descentFeatureSeconds = 2.7e-4, 3.5e-6
-	// monitorMinIter is the iterations of a last level that stops early:
-	// the neighbourhood monitor's first chance after a sample start (its
-	// second check after the exaggerated iterations; six and flights
-	// stopped there), and about where a level started from a coarser
-	// level's map meets the tolerance.
+	// monitorMinIter is the iterations of a last level started from a
+	// coarser level's map that stops early, about where it meets the
+	// tolerance (after a sample start the monitor's first chance counts:
+	// six and flights stopped there, at 50).
 	monitorMinIter = 50
 	// coarseMinIter is the iterations of an earlier level that meets its
 	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
@@ -88,8 +87,8 @@ func (o Options) timePlan(n, d, threads int) TimePlan {
 	per := o.evalSeconds(n)
 	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
 	if o.fromSample(n) {
-		// The monitor's first chance comes 20 iterations after the exaggeration.
-		low = min(max(low, exaggerationIters(n, o.MaxIter)+2*monitorEvery), o.MaxIter)
+		// The monitor's first chance: its second check after the exaggeration.
+		low = min(exaggerationIters(n, o.MaxIter)+2*monitorEvery, o.MaxIter)
 	}
 	for h := range len(levels) - 1 {
 		it, _ := o.stopping(h, len(levels))
