@@ -5,7 +5,9 @@ order, as `ordinate nerv` and `ordinate tsne` write them), draws a fixed
 random sample of 5,000 rows (numpy seed 0) and prints, within that sample,
 scikit-learn's trustworthiness T(10), continuity C(10) (T with the spaces
 swapped) and the leave-one-out 10-NN class accuracy in the map; the first
-row is the input space's own 10-NN class accuracy:
+row is the input space's own 10-NN class accuracy. With --all-rows it adds,
+for the input and each map, the 10-NN class accuracy with neighbours among
+all rows (not only the sample's):
 
     python scripts/nervbh/score.py four-clusters-1m.parquet nerv-1m.parquet tsne-1m.parquet
     python scripts/nervbh/score.py --label label --features f0,f1,… data.parquet map.parquet
@@ -35,6 +37,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--label", default="class")
     ap.add_argument("--features", default="x,y,z", help="comma list, or all")
+    ap.add_argument("--all-rows", action="store_true", help="also the 10-NN class accuracy among all rows")
     ap.add_argument("data")
     ap.add_argument("maps", nargs="+")
     a = ap.parse_args()
@@ -50,6 +53,7 @@ def main():
     print("| embedding | rows | T(10) | C(10) | 10-NN accuracy |")
     print("|---|---:|---:|---:|---:|")
     print(f"| the input space ({len(feats)} features) | {len(x)} | – | – | {knn_accuracy(xs, ls):.4f} |")
+    maps = []
     for path in a.maps:
         e = pq.read_table(path)
         y = np.column_stack([e[c].to_numpy() for c in e.column_names if c.startswith("emb_")])
@@ -59,6 +63,11 @@ def main():
         tr = trustworthiness(xs, ys, n_neighbors=K)
         co = trustworthiness(ys, xs, n_neighbors=K)
         print(f"| {path} | {len(y)} | {tr:.4f} | {co:.4f} | {knn_accuracy(ys, ls):.4f} |")
+        if a.all_rows:
+            maps.append((path, y))
+    if a.all_rows:
+        print(f"10-NN class accuracy among all {len(x)} rows: the input {knn_accuracy(x, lab):.4f}, "
+              + ", ".join(f"{p} {knn_accuracy(y, lab):.4f}" for p, y in maps))
 
 
 if __name__ == "__main__":
