@@ -14,10 +14,12 @@ const (
 	// gridRowSeconds is one grid evaluation per row: 8.4 µs at 10⁶ rows
 	// (four clusters), 8.5 at 10⁵ (overlap), 7 at 53,940 (diamonds).
 	gridRowSeconds = 8.5e-6
-	// sparseRowSeconds is one cut-off or Barnes–Hut evaluation per row at
-	// the converged density (BenchmarkNeRVCutoff, BenchmarkNeRVBH: 0.37–0.43
-	// s at 20,000 rows); denser maps on the way cost more.
-	sparseRowSeconds = 2e-5
+	// sparseRowSeconds is one cut-off or Barnes–Hut evaluation per row:
+	// 3.9 s an iteration at 10⁵ rows of four clusters with the cut-off, hard
+	// and soft labels alike (the converged map holds about 85 points within
+	// one width). BenchmarkNeRVCutoff's sparser maps take half that (0.37–0.43
+	// s at 20,000 rows); the cost grows with the map's density.
+	sparseRowSeconds = 4e-5
 	// exactPairSeconds is one exact evaluation per pair: 0.16 s at 3,000
 	// rows (diamonds, hard labels); 1,000 rows take half that per pair.
 	exactPairSeconds = 2e-8

@@ -24,6 +24,8 @@ func TestTimePlan(t *testing.T) {
 		{"four clusters, 10⁶ × 3 (three samples deep, 60 exaggerated)", 1_000_000, 3, Grid, 0, 943.8},
 		{"the same, 150 iterations", 1_000_000, 3, Grid, 0, 1258},
 		{"digits, 1,797 × 61 (PCA start, two levels)", 1797, 61, Grid, 0, 1.51},
+		{"four clusters, 10⁵ × 3, cutoff (hard labels)", 100_000, 3, Cutoff, 0, 442.9},
+		{"four clusters, 10⁵ × 3, cutoff (soft labels: SoftClassNeRV's default method)", 100_000, 3, Cutoff, 0, 428.9},
 		{"diamonds, 3,000 rows", 3000, 7, Grid, 0, 3.26},
 		{"diamonds, 3,000 rows, exact (seven levels)", 3000, 7, Exact, 0, 49.9},
 		{"diamonds, 1,000 rows, exact", 1000, 7, Exact, 0, 2.86},
