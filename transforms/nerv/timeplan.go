@@ -81,17 +81,15 @@ func (t TimePlan) String() string {
 // what the costs were measured on; others scale them by 2/threads.
 func (o Options) timePlan(n, d, threads int) TimePlan {
 	var t TimePlan
-	levels := o.Levels(n)
-	if o.fromSample(n) {
-		t = o.sampleOptions().timePlan(n/sampleFraction, d, 2)
-	}
-	search := o.searchSeconds(n, d)
-	per := o.evalSeconds(n)
 	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
 	if o.fromSample(n) {
+		t = o.sampleOptions().timePlan(n/sampleFraction, d, 2)
 		// The monitor's first chance: its second check after the exaggeration.
 		low = min(exaggerationIters(n, o.MaxIter)+2*monitorEvery, o.MaxIter)
 	}
+	levels := o.Levels(n)
+	search := o.searchSeconds(n, d)
+	per := o.evalSeconds(n)
 	for h := range len(levels) - 1 {
 		it, _ := o.stopping(h, len(levels))
 		low, high = low+min(coarseMinIter, it), high+it
