@@ -183,7 +183,7 @@ type Options struct {
 	// Start places the points before the first scale: PCA, or a fitted
 	// sample of the rows (sparse methods; StartAuto picks by N, see
 	// SampleStartAbove).
-	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the full map's density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
+	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the sample map's own density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
 	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh, cutoff and grid)"`
 	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
 	// the relative cost decrease over 10 iterations (doc.go, "Stopping

@@ -542,11 +542,11 @@ class SoftClassNeRV(_Ordinate):
     start : enum, binary default 'auto'
         start of the map: pca, sample (methods bh, cutoff and grid: fit a
         quarter of the rows first, itself started the same way above 50,000
-        rows, scale it to the full map's density, place the other rows next
-        to their sampled neighbours, and run the last perplexity only, its
-        first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows)
-        or auto (sample above 50,000 rows with bh, cutoff and grid, pca
-        otherwise) (auto, pca, sample)
+        rows, scale it to the sample map's own density, place the other rows
+        next to their sampled neighbours, and run the last perplexity only,
+        its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000
+        rows) or auto (sample above 50,000 rows with bh, cutoff and grid,
+        pca otherwise) (auto, pca, sample)
     output_scale : enum, binary default 'auto'
         output widths: transfer (sᵢ = σᵢ), global (one width), or auto
         (transfer; global with methods bh, cutoff and grid) (auto, transfer,
