@@ -18,7 +18,7 @@
 // from the previous one, as Colange et al. do.
 //
 // Method Auto, the default, is Exact up to AutoExactMax rows and, above,
-// Grid for hard labels or none in one or two dimensions, Cutoff otherwise
+// Grid in one or two dimensions (any labels), Cutoff in three
 // (ResolveMethod; Result.Method and the stage's figure "method" say
 // which ran, and the stage logs the plan, with the time to expect from
 // timeplan.go's model of measured runs): the exact and the sparse
@@ -76,8 +76,14 @@
 // kernel up to the grid's quadrature error, which is relative (about 1e-7
 // for the stress and 1e-5 for the gradient at DefaultGridTol, against
 // BH.Stress with tol 0, TestGridStressAgainstBH). Hard labels enter as one
-// field per class (Λ takes τ_in, τ_out or γ by the pair's groups); soft
-// labels do not split into fields, so they need Cutoff or BarnesHut. Its
+// field per class (Λ takes τ_in, τ_out or γ by the pair's groups). Soft
+// labels enter as channels (gridsoft.go): min(ω_ic, ω_jc) is a sum over
+// thresholds of 1[ω_ic ≥ t]·1[ω_jc ≥ t], so with every ω rounded to a
+// multiple of 1/L (GridStress.SoftLevels, 8 by default) the community
+// λ_ij is a weighted sum of fields of the rows above each level of each
+// class, a row in about L of them. The listed pairs keep their exact Λ;
+// the far pairs' Λ is off by at most α·c/(2L) (TestGridSoftChannels), and
+// the stress by about 1e-4 relative at L = 8 (TestGridSoftRounding). Its
 // cost does not grow with the density of the map, which the cut-off's
 // does: at 10⁵ rows an evaluation costs a ninth of the cut-off's on a
 // spread map and a sixtieth on a dense one (BENCHMARKS.md, "NeRV at any

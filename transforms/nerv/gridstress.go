@@ -225,19 +225,22 @@ type GridStress struct {
 	// memory, gridBuffers float64s per node); 0 means
 	// DefaultGridMaxNodes(n).
 	MaxNodes int
+	// SoftLevels is the number of levels L to which soft labels are
+	// rounded for the fields of pairs beyond the listed ones (see
+	// gridsoft.go); 0 means DefaultGridSoftLevels. Hard labels are exact
+	// at any L.
+	SoftLevels int
 
 	plan     gridPlan
 	group    []int32 // each point's group: its class, or plan.nCls when unlabelled
 	class    []int32 // hardLabels' classes (one-hot rows, else −1), or nil
 	classBuf []int32
-	order    []int32 // points by group, then tile; those without a tile last
-	start    []int32 // order offsets per (group, tile), then those without
-	pos      []int32 // each point's position in order
-	tile     []int32 // each point's tile, or −1 (no grid sums)
-	first    []int   // each point's first window node on axes 0 and 1
-	nGrid    int     // points with a tile (positions [0, nGrid) of order)
-	gpStart  []int32 // per group, offsets into gpList
-	gpList   []int32 // each group's tiles (see selectGroup), sorted
+	part     gridOrder // the points by group, then tile
+	pos      []int32   // each point's position in part
+	tile     []int32   // each point's tile, or −1 (no grid sums)
+	first    []int     // each point's first window node on axes 0 and 1
+	nGrid    int       // points with a tile (positions [0, nGrid) of part)
+	soft     gridSoft  // soft labels' channels (plan.soft)
 	sel      gridSel
 	// The islands (see the top of the file): occupied coarse cells, their
 	// union–find parents, islands' extents.
@@ -322,9 +325,10 @@ type gridPlan struct {
 	k0, kA        []float64 // taps 0…t of k and k_A
 	ax            [2]gridAxis
 	dims          int
-	nGroup, nCls  int     // groups (classes + U) and classes
+	nGroup, nCls  int     // groups (classes + U, or with soft labels L + U) and classes
 	tauIn, tauOut float64 // Λ within and between classes
-	gamma         float64
+	gamma, alpha  float64
+	soft          bool // soft labels: channels (gridsoft.go)
 	// The tiles (see the top of the file): their side in nodes per axis
 	// (1 on the trivial axis); each tile's (tx, ty), sorted by ty, then
 	// tx; its first node and row length (its run's); its 3×3 neighbours
@@ -787,10 +791,10 @@ func floorDiv(a, b int) int {
 }
 
 // GridSupports reports whether GridStress handles in with a map of dims
-// dimensions: dims 1 or 2, and labels that are absent, ignored (α = 0) or
-// one-hot (rows may be unlabelled). Soft labels make Λ_ij = (1 − α)γ +
-// α·Σ_c min(ω_ic, ω_jc), which does not split into per-group fields; use
-// CutoffStress for them.
+// dimensions: dims 1 or 2, and labels that are absent, ignored (α = 0),
+// one-hot (ClassNeRV's, exact) or soft (SoftClassNeRV's, their fields
+// rounded to SoftLevels levels, see gridsoft.go), rows possibly
+// unlabelled, with n×c values.
 func GridSupports(in *SparseInput, dims int) bool {
 	if dims < 1 || dims > 2 {
 		return false
@@ -798,12 +802,21 @@ func GridSupports(in *SparseInput, dims int) bool {
 	if in.Soft == nil || in.Alpha == 0 {
 		return true
 	}
-	c := in.C
-	if c < 1 || len(in.Soft) != in.N*c {
+	return in.C >= 1 && len(in.Soft) == in.N*in.C
+}
+
+// labelsOneHot reports whether every row of the n×c soft is one-hot or
+// unlabelled (all NaN): the labels of ClassNeRV, which Grid's per-class
+// fields carry exactly.
+func labelsOneHot(soft []float64, c int) bool {
+	if soft == nil {
+		return true
+	}
+	if c < 1 {
 		return false
 	}
-	for i := range in.N {
-		if row := in.Soft[i*c : (i+1)*c]; !math.IsNaN(row[0]) && gridOneHot(row) < 0 {
+	for i := 0; i+c <= len(soft); i += c {
+		if row := soft[i : i+c]; !math.IsNaN(row[0]) && gridOneHot(row) < 0 {
 			return false
 		}
 	}
@@ -880,7 +893,7 @@ func (g *GridStress) Stress(ctx context.Context, grad, y []float64, dims int, in
 		return 0, err
 	}
 	if !GridSupports(in, dims) {
-		panic("nerv: GridStress needs one-hot or no labels (GridSupports)")
+		panic("nerv: GridStress needs n×c labels or none (GridSupports)")
 	}
 	n := in.N
 	p := &g.plan
@@ -917,6 +930,7 @@ func (g *GridStress) setGroups(in *SparseInput) {
 			g.class[i] = gridOneHot(in.Soft[i*in.C : (i+1)*in.C])
 		}
 	}
+	p.soft, p.alpha = false, in.Alpha
 	if in.Soft == nil || in.Alpha == 0 {
 		p.nCls, p.nGroup = 0, 1
 		clear(g.group[:n])
@@ -924,75 +938,117 @@ func (g *GridStress) setGroups(in *SparseInput) {
 	}
 	p.nCls, p.nGroup = in.C, in.C+1
 	for i := range n {
-		if in.labelled(i) {
+		if in.labelled(i) && g.class[i] < 0 {
+			p.soft = true
+		}
+	}
+	if p.soft {
+		// One group of the labelled points; Λ's fields by channel.
+		p.nCls, p.nGroup = 1, 2
+		g.setChannels(in)
+	}
+	for i := range n {
+		switch {
+		case !in.labelled(i):
+			g.group[i] = int32(p.nCls)
+		case p.soft:
+			g.group[i] = 0
+		default:
 			g.group[i] = g.class[i]
-		} else {
-			g.group[i] = int32(in.C)
 		}
 	}
 }
 
-// sortPoints orders the points by group, then by tile (a counting sort,
-// stable), so that each group, and its points of a run of tiles, are
-// runs; the points without a tile come last. Then it collects each
-// group's tiles (groupTiles).
+// gridOrder is an ordering of points (or of memberships of points in
+// channels) by group, then tile, stable; those without a tile come last.
+// The points of group k with tiles lie at positions [start[k·nt],
+// start[(k+1)·nt]) (nt tiles), those of a run of its tiles at a run of
+// positions; tiles[tStart[k]:tStart[k+1]] is group k's selection
+// (groupTiles).
+type gridOrder struct {
+	order  []int32 // the point at each position
+	start  []int32 // position offsets per (group, tile), then those without
+	key    []int32 // the sort keys
+	tStart []int32
+	tiles  []int32
+	groups int
+}
+
+// sortPoints orders the points by group (partition), and with soft labels
+// their memberships by channel (see gridsoft.go).
 func (g *GridStress) sortPoints() {
-	p := &g.plan
-	n, nt := len(g.group), len(p.tileKey)
-	size := p.nGroup*nt + 2
-	g.start = kernels.Grow(g.start, size)
-	g.order = kernels.Grow(g.order, n)
+	n, p := len(g.group), &g.plan
+	g.sortInto(&g.part, p.nGroup, n, func(k int) (int32, int32) { return int32(k), g.group[k] })
 	g.pos = kernels.Grow(g.pos, n)
-	clear(g.start[:size])
-	key := g.pos[:n] // the sort key until the positions overwrite it
-	for i := range n {
-		key[i] = int32(p.nGroup * nt)
-		if t := g.tile[i]; t >= 0 {
-			key[i] = g.group[i]*int32(nt) + t
-		}
-		g.start[key[i]+1]++
-	}
-	for k := 1; k < size; k++ {
-		g.start[k] += g.start[k-1]
-	}
-	for i := range n {
-		k := key[i]
-		g.order[g.start[k]] = int32(i)
-		g.start[k]++
-	}
-	copy(g.start[1:size], g.start[:size-1])
-	g.start[0] = 0
-	for q, i := range g.order[:n] {
+	for q, i := range g.part.order[:n] {
 		g.pos[i] = int32(q)
 	}
-	g.nGrid = int(g.start[p.nGroup*nt])
-	g.gpStart = kernels.Grow(g.gpStart, p.nGroup+1)
-	g.gpList = g.gpList[:0]
-	g.tileMark = kernels.Grow(g.tileMark, nt)
-	clear(g.tileMark)
-	for k := range p.nGroup {
-		g.gpStart[k] = int32(len(g.gpList))
-		g.groupTiles(k)
+	g.nGrid = int(g.part.start[p.nGroup*len(p.tileKey)])
+	if p.soft {
+		cs := &g.soft
+		g.sortInto(&cs.order, len(cs.weight), len(cs.point), func(k int) (int32, int32) { return cs.point[k], cs.channel[k] })
 	}
-	g.gpStart[p.nGroup] = int32(len(g.gpList))
 }
 
-// groupTiles appends to gpList, sorted, the tiles of group k's selection:
-// the tiles its points' windows cover (C_k) and those next to them (the
-// 3×3 neighbourhoods), the tiles where its charges make its fields
-// nonzero and where the fields of all charges reach its points (see the
-// top of the file).
-func (g *GridStress) groupTiles(k int) {
+// sortInto fills ord with the m members (member(k): point and group) of
+// the given number of groups, by group, then by tile (a counting sort,
+// stable), and collects each group's tiles (groupTiles).
+func (g *GridStress) sortInto(ord *gridOrder, groups, m int, member func(k int) (point, group int32)) {
 	p := &g.plan
 	nt := len(p.tileKey)
-	from := len(g.gpList)
+	size := groups*nt + 2
+	ord.groups = groups
+	ord.start = kernels.Grow(ord.start, size)
+	ord.order = kernels.Grow(ord.order, m)
+	ord.key = kernels.Grow(ord.key, m)
+	clear(ord.start[:size])
+	for k := range m {
+		i, grp := member(k)
+		key := int32(groups * nt)
+		if t := g.tile[i]; t >= 0 {
+			key = grp*int32(nt) + t
+		}
+		ord.key[k] = key
+		ord.start[key+1]++
+	}
+	for k := 1; k < size; k++ {
+		ord.start[k] += ord.start[k-1]
+	}
+	for k := range m {
+		i, _ := member(k)
+		key := ord.key[k]
+		ord.order[ord.start[key]] = i
+		ord.start[key]++
+	}
+	copy(ord.start[1:size], ord.start[:size-1])
+	ord.start[0] = 0
+	ord.tStart = kernels.Grow(ord.tStart, groups+1)
+	ord.tiles = ord.tiles[:0]
+	g.tileMark = kernels.Grow(g.tileMark, nt)
+	clear(g.tileMark)
+	for k := range groups {
+		ord.tStart[k] = int32(len(ord.tiles))
+		g.groupTiles(ord, k)
+	}
+	ord.tStart[groups] = int32(len(ord.tiles))
+}
+
+// groupTiles appends to ord's tiles, sorted, the tiles of group k's
+// selection: the tiles its points' windows cover (C_k) and those next to
+// them (the 3×3 neighbourhoods), the tiles where its charges make its
+// fields nonzero and where the fields of all charges reach its points
+// (see the top of the file).
+func (g *GridStress) groupTiles(ord *gridOrder, k int) {
+	p := &g.plan
+	nt := len(p.tileKey)
+	from := len(ord.tiles)
 	add := func(t int32) {
 		if t >= 0 && !g.tileMark[t] {
 			g.tileMark[t] = true
-			g.gpList = append(g.gpList, t)
+			ord.tiles = append(ord.tiles, t)
 		}
 	}
-	for _, i := range g.order[g.start[k*nt]:g.start[(k+1)*nt]] {
+	for _, i := range ord.order[ord.start[k*nt]:ord.start[(k+1)*nt]] {
 		t := g.tile[i]
 		_, cross := p.tileAt([2]int{g.first[2*i], g.first[2*i+1]})
 		nb := p.tileNb[9*t : 9*t+9]
@@ -1003,24 +1059,25 @@ func (g *GridStress) groupTiles(k int) {
 			}
 		}
 	}
-	covered := len(g.gpList)
+	covered := len(ord.tiles)
 	for j := from; j < covered; j++ {
-		t := g.gpList[j]
+		t := ord.tiles[j]
 		for _, u := range p.tileNb[9*t : 9*t+9] {
 			add(u)
 		}
 	}
-	list := g.gpList[from:]
+	list := ord.tiles[from:]
 	slices.Sort(list)
 	for _, t := range list {
 		g.tileMark[t] = false
 	}
 }
 
-// selectGroup sets the selection to the tiles of group k (groupTiles), or
-// to all tiles if k < 0: their segments, each segment's neighbours in the
-// tile rows below and above, and the tile rows' first segments.
-func (e *gridEval) selectGroup(k int) {
+// selectGroup sets the selection to the tiles of ord's group k
+// (groupTiles), or to all tiles if k < 0: their segments, each segment's
+// neighbours in the tile rows below and above, and the tile rows' first
+// segments.
+func (e *gridEval) selectGroup(ord *gridOrder, k int) {
 	g, p := e.g, e.p
 	s := &g.sel
 	s.segs, s.nodes = s.segs[:0], 0
@@ -1040,7 +1097,7 @@ func (e *gridEval) selectGroup(k int) {
 			add(int32(t))
 		}
 	} else {
-		for _, t := range g.gpList[g.gpStart[k]:g.gpStart[k+1]] {
+		for _, t := range ord.tiles[ord.tStart[k]:ord.tStart[k+1]] {
 			add(t)
 		}
 	}
@@ -1129,10 +1186,10 @@ func (e *gridEval) buf(k int) []float64 {
 // ∇S_Λ, ∇A_Λ (the gradients with the self pair's removed).
 func (e *gridEval) stride() int { return 4 * (1 + e.p.dims) }
 
-// groupRange returns the positions of group k's points in order.
-func (e *gridEval) groupRange(k int) (lo, hi int) {
+// groupRange returns the positions in ord of group k's points with tiles.
+func (e *gridEval) groupRange(ord *gridOrder, k int) (lo, hi int) {
 	nt := len(e.p.tileKey)
-	return int(e.g.start[k*nt]), int(e.g.start[(k+1)*nt])
+	return int(ord.start[k*nt]), int(ord.start[(k+1)*nt])
 }
 
 func (e *gridEval) run(ctx context.Context) (float64, error) {
@@ -1197,21 +1254,24 @@ func (e *gridEval) setup() {
 // both labelled and unlabelled points exist, B = τ_out Σ_c Φ_c + γ Φ_U;
 // then every point reads T (and B). A labelled row's S_Λ is then B +
 // (τ_in − τ_out) Φ_c at its position (B = τ_out T without unlabelled
-// points), an unlabelled row's γZ.
+// points), an unlabelled row's γZ. With soft labels the labelled points
+// are one group, and their S_Λ is B + α Σ_m w_m Φ_m over their channels
+// (gridsoft.go).
 func (e *gridEval) pass1(ctx context.Context) error {
-	p := e.p
+	p, part := e.p, &e.g.part
 	var used []int
 	for k := range p.nGroup {
-		if lo, hi := e.groupRange(k); lo < hi {
+		if lo, hi := e.groupRange(part, k); lo < hi {
 			used = append(used, k)
 		}
 	}
-	lo, hi := e.groupRange(p.nCls)
+	lo, hi := e.groupRange(part, p.nCls)
 	withB := lo < hi && len(used) > 1 // unlabelled and other points
 	q, phi0, phiA := e.buf(gQ), e.buf(gPhi0), e.buf(gPhiA)
 	t0, tA := phi0, phiA // one group: T is its field
 	var b0, bA []float64
-	if len(used) > 1 {
+	sum := len(used) > 1 || p.soft // the channels reuse Φ
+	if sum {
 		// T and B sum the groups' fields over the groups' tiles.
 		t0, tA = e.buf(gT0), e.buf(gTA)
 		clear(t0)
@@ -1223,20 +1283,20 @@ func (e *gridEval) pass1(ctx context.Context) error {
 		clear(bA)
 	}
 	for _, k := range used {
-		lo, hi := e.groupRange(k)
-		e.selectGroup(k)
-		if err := e.spread(ctx, [][]float64{q}, k, k+1, func(_ int, c []float64) { c[0] = 1 }); err != nil {
+		lo, hi := e.groupRange(part, k)
+		e.selectGroup(part, k)
+		if err := e.spread(ctx, part, [][]float64{q}, k, k+1, func(_ int, c []float64) { c[0] = 1 }); err != nil {
 			return err
 		}
 		if err := e.convolve1(ctx, []gridTerm{{1, q}}); err != nil {
 			return err
 		}
-		if k < p.nCls {
+		if k < p.nCls && !p.soft {
 			if err := e.gatherClass(ctx, lo, hi); err != nil {
 				return err
 			}
 		}
-		if len(used) > 1 {
+		if sum {
 			coef := p.tauOut
 			if k == p.nCls {
 				coef = p.gamma
@@ -1244,6 +1304,11 @@ func (e *gridEval) pass1(ctx context.Context) error {
 			if err := e.accumulate(ctx, t0, tA, b0, bA, coef); err != nil {
 				return err
 			}
+		}
+	}
+	if p.soft {
+		if err := e.channels1(ctx); err != nil {
+			return err
 		}
 	}
 	return e.gatherT(ctx, t0, tA, b0, bA)
@@ -1312,7 +1377,7 @@ func (e *gridEval) rowTerms(ctx context.Context) (float64, error) {
 			clear(acc)
 		}
 		for q := lo; q < hi; q++ {
-			i := int(g.order[q])
+			i := int(g.part.order[q])
 			if g.exact[q] {
 				e.walk.row(&sc.bh, g.rows, acc, i)
 				clear(g.coef[4*q : 4*q+4])
@@ -1359,12 +1424,17 @@ func (e *gridEval) gridRow(sc *gridWork, acc []float64, q, i int) {
 		gi = acc[i*dims : (i+1)*dims]
 	}
 	beta := in.Beta[i*k : (i+1)*k]
+	soft := p.soft && in.labelled(i)
 	for r, j := range in.Idx[i*k : (i+1)*k] {
 		yj := e.y[int(j)*dims : int(j+1)*dims]
 		logb := -h*kernels.EmbedSqDist(yi, yj) - logZ
 		b := math.Exp(logb)
 		lam := e.walk.tradeoff(i, int(j))
 		ds, dg := gridListed(beta[r], lbeta[r], lf, b, logb, lam)
+		if soft && in.labelled(int(j)) {
+			s, d := e.softListed(i, int(j), lam, b, logb, lf)
+			ds, dg = ds+s, dg+d
+		}
 		st += ds
 		sumG += dg
 		if acc != nil {
@@ -1415,19 +1485,22 @@ func gridListed(beta, lbeta, lf, b, logb, lam float64) (ds, dg float64) {
 // of class k is c0P + Λ(g_j, k)·c0S (and the A pair), so the charges are
 // spread as a base B = Σ (c0P + τ_out c0S) and per class D_k = Σ_{j∈k}
 // c0S: channel k's charge is B + (τ_in − τ_out) D_k. The unlabelled
-// sources see Λ = γ from every row: their base is Σ (c0P + γ c0S).
+// sources see Λ = γ from every row: their base is Σ (c0P + γ c0S). With
+// soft labels the labelled sources read B, and each channel's members
+// α·w_m times the field of D_m (gridsoft.go).
 func (e *gridEval) pass2(ctx context.Context) error {
 	p, g := e.p, e.g
+	part := &g.part
 	cls := p.nCls
-	lo, hi := e.groupRange(cls)
+	lo, hi := e.groupRange(part, cls)
 	hasU := lo < hi
 	b0, ba := e.buf(gC0), e.buf(gCA)
 	var b0u, bau []float64
 	if hasU && cls > 0 {
 		b0u, bau = e.buf(gC0U), e.buf(gCAU)
 	}
-	e.selectGroup(-1)
-	err := e.spread(ctx, [][]float64{b0, ba, b0u, bau}, 0, p.nGroup, func(q int, c []float64) {
+	e.selectGroup(part, -1)
+	err := e.spread(ctx, part, [][]float64{b0, ba, b0u, bau}, 0, p.nGroup, func(q int, c []float64) {
 		co := g.coef[4*q : 4*q+4]
 		c[0], c[1] = co[0]+p.tauOut*co[1], co[2]+p.tauOut*co[3]
 		c[2], c[3] = co[0]+p.gamma*co[1], co[2]+p.gamma*co[3]
@@ -1437,32 +1510,35 @@ func (e *gridEval) pass2(ctx context.Context) error {
 	}
 	dt := p.tauIn - p.tauOut
 	for k := range p.nGroup {
-		lo, hi := e.groupRange(k)
+		lo, hi := e.groupRange(part, k)
 		if lo == hi {
 			continue
 		}
 		// F is read by group k's points only: its tiles.
-		e.selectGroup(k)
+		e.selectGroup(part, k)
 		t0, tA := []gridTerm{{1, b0}}, []gridTerm{{1, ba}}
 		switch {
-		case k < cls:
+		case k < cls && !p.soft:
 			d0, da := e.buf(gD0), e.buf(gDA)
-			err := e.spread(ctx, [][]float64{d0, da}, k, k+1, func(q int, c []float64) {
+			err := e.spread(ctx, part, [][]float64{d0, da}, k, k+1, func(q int, c []float64) {
 				c[0], c[1] = g.coef[4*q+1], g.coef[4*q+3]
 			})
 			if err != nil {
 				return err
 			}
 			t0, tA = append(t0, gridTerm{dt, d0}), append(tA, gridTerm{dt, da})
-		case cls > 0:
+		case k == cls && cls > 0:
 			t0, tA = []gridTerm{{1, b0u}}, []gridTerm{{1, bau}}
 		}
 		if err := e.convolve2(ctx, t0, tA); err != nil {
 			return err
 		}
-		if err := e.gatherF(ctx, lo, hi); err != nil {
+		if err := e.gatherF(ctx, part, lo, hi); err != nil {
 			return err
 		}
+	}
+	if p.soft {
+		return e.channels2(ctx)
 	}
 	return nil
 }
@@ -1478,7 +1554,7 @@ func (e *gridEval) pass2(ctx context.Context) error {
 // row y sums the points of row y − 1, then those of row y, in order,
 // whatever the chunks. The groups' points lie in the selected tiles, and
 // so do their windows.
-func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, charge func(q int, c []float64)) error {
+func (e *gridEval) spread(ctx context.Context, ord *gridOrder, dst [][]float64, g0, g1 int, charge func(q int, c []float64)) error {
 	g, p := e.g, e.p
 	sel := &g.sel
 	rows := len(sel.rowSeg) - 1
@@ -1497,10 +1573,10 @@ func (e *gridEval) spread(ctx context.Context, dst [][]float64, g0, g1 int, char
 			}
 		}
 		if lo > 0 && e.selRowY(lo-1) == e.selRowY(lo)-1 {
-			e.spreadRow(sc, dst, g0, g1, charge, lo-1, false, true)
+			e.spreadRow(sc, ord, dst, g0, g1, charge, lo-1, false, true)
 		}
 		for m := lo; m < hi; m++ {
-			e.spreadRow(sc, dst, g0, g1, charge, m, true, m < hi-1)
+			e.spreadRow(sc, ord, dst, g0, g1, charge, m, true, m < hi-1)
 		}
 	})
 }
@@ -1513,15 +1589,15 @@ func (e *gridEval) selRowY(m int) int {
 // spreadRow adds the charges of the points of groups [g0, g1) in the
 // selection's m-th tile row: their windows' rows in that tile row if own,
 // those in the row above if up.
-func (e *gridEval) spreadRow(sc *gridWork, dst [][]float64, g0, g1 int, charge func(q int, c []float64), m int, own, up bool) {
+func (e *gridEval) spreadRow(sc *gridWork, ord *gridOrder, dst [][]float64, g0, g1 int, charge func(q int, c []float64), m int, own, up bool) {
 	g, p := e.g, e.p
 	nt, w1 := len(p.tileKey), p.width(1)
 	segs := g.sel.segs
 	t0, t1 := int(segs[g.sel.rowSeg[m]].t0), int(segs[g.sel.rowSeg[m+1]-1].t1)
 	var c [4]float64
 	for grp := g0; grp < g1; grp++ {
-		for q := int(g.start[grp*nt+t0]); q < int(g.start[grp*nt+t1]); q++ {
-			i := int(g.order[q])
+		for q := int(ord.start[grp*nt+t0]); q < int(ord.start[grp*nt+t1]); q++ {
+			i := int(ord.order[q])
 			sp := e.span(i)
 			r0, r1 := 0, w1
 			if !own {
@@ -1670,7 +1746,7 @@ func (e *gridEval) gatherClass(ctx context.Context, lo, hi int) error {
 	return kernels.ParallelForWorker(ctx, hi-lo, e.threads, gridPointGrain, func(wk, a, b int) {
 		sc := &g.work[wk]
 		for q := lo + a; q < lo+b; q++ {
-			sp := e.windows(sc, int(g.order[q]))
+			sp := e.windows(sc, int(g.part.order[q]))
 			v0, vA, d0, dA := e.gather2(sc, phi0, phiA, &sp)
 			e.store(g.pt[q*st+2+2*dims:(q+1)*st], v0, vA, d0, dA)
 		}
@@ -1721,7 +1797,7 @@ func (e *gridEval) gatherT(ctx context.Context, t0, tA, b0, bA []float64) error 
 		sc := &g.work[wk]
 		var t, b, self [2 + 2*2]float64
 		for q := lo; q < hi; q++ {
-			i := int(g.order[q])
+			i := int(g.part.order[q])
 			sp := e.windows(sc, i)
 			v0, vA, d0, dA := e.gather2(sc, t0, tA, &sp)
 			e.store(t[:], v0, vA, d0, dA)
@@ -1732,16 +1808,16 @@ func (e *gridEval) gatherT(ctx context.Context, t0, tA, b0, bA []float64) error 
 				v0, vA, d0, dA = e.gather2(sc, b0, bA, &sp)
 				e.store(b[:], v0, vA, d0, dA)
 			}
-			e.finish(g.pt[q*st:(q+1)*st], &t, &b, &self, labelled, b0 != nil)
+			e.finish(g.pt[q*st:(q+1)*st], i, &t, &b, &self, labelled, b0 != nil)
 		}
 	})
 }
 
 // finish completes a point's record from its readings of T, B (if withB)
-// and its self pair, its class field Φ_c being in the S_Λ slots for a
-// labelled point. The self pair's value is subtracted, and its derivative
+// and its self pair, its class field Φ_c (with soft labels, its channels'
+// sum) being in the S_Λ slots for a labelled point i. The self pair's value is subtracted, and its derivative
 // twice (it moves as target and as source).
-func (e *gridEval) finish(rec []float64, t, b, self *[2 + 2*2]float64, labelled, withB bool) {
+func (e *gridEval) finish(rec []float64, i int, t, b, self *[2 + 2*2]float64, labelled, withB bool) {
 	p, m := e.p, 2+2*e.p.dims
 	for k := range m {
 		rec[k] = t[k] - gridSelfFactor(k)*self[k]
@@ -1753,13 +1829,17 @@ func (e *gridEval) finish(rec []float64, t, b, self *[2 + 2*2]float64, labelled,
 		}
 		return
 	}
-	dt := p.tauIn - p.tauOut
+	dt, lamSelf := p.tauIn-p.tauOut, p.tauIn
+	if p.soft {
+		// The slots hold α Σ_m w_m Φ_m; the self pair's Λ̂ is τ_out + α λ̂_ii.
+		dt, lamSelf = 1, p.tauOut+p.alpha*e.g.soft.self[i]
+	}
 	for k := range m {
 		base := p.tauOut * t[k]
 		if withB {
 			base = b[k]
 		}
-		sl[k] = base + dt*sl[k] - gridSelfFactor(k)*p.tauIn*self[k]
+		sl[k] = base + dt*sl[k] - gridSelfFactor(k)*lamSelf*self[k]
 	}
 }
 
@@ -1773,15 +1853,15 @@ func gridSelfFactor(k int) float64 {
 }
 
 // gatherF adds to grad the gradient of pass 2's field F at the points of
-// positions [lo, hi).
-func (e *gridEval) gatherF(ctx context.Context, lo, hi int) error {
+// positions [lo, hi) of ord.
+func (e *gridEval) gatherF(ctx context.Context, ord *gridOrder, lo, hi int) error {
 	g, p := e.g, e.p
 	dims := p.dims
 	f := e.buf(gF)
 	return kernels.ParallelForWorker(ctx, hi-lo, e.threads, gridPointGrain, func(wk, a, b int) {
 		sc := &g.work[wk]
 		for q := lo + a; q < lo+b; q++ {
-			i := int(g.order[q])
+			i := int(ord.order[q])
 			sp := e.windows(sc, i)
 			d := e.gatherGrad(sc, f, &sp)
 			for ax := range 2 {

@@ -1,11 +1,14 @@
 package nerv
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ordinate/ordinate/kernels"
@@ -15,7 +18,7 @@ import (
 type gridCase struct {
 	name         string
 	n, k, dims   int
-	labels       string  // "none", "hard", "hard+unlabelled" or "soft"
+	labels       string  // "none", "hard", "soft" or "lattice" (soft on the 1/8 lattice), each may end "+unlabelled"
 	alpha        float64 // replaces the fixture's 0.6
 	layout       string  // "converged", "dense" or "isolated"
 	cacheLogBeta bool    // SparseLogBeta and a given floor, as Fit sets them
@@ -29,13 +32,17 @@ type gridCase struct {
 // other (an exact row).
 func gridFixture(t testing.TB, tc gridCase, seed uint64) (*SparseInput, []float64) {
 	rng := rand.New(rand.NewPCG(seed, uint64(tc.n)))
-	labels := tc.labels
-	if labels == "hard+unlabelled" {
-		labels = "hard"
+	labels, unlabelled := strings.CutSuffix(tc.labels, "+unlabelled")
+	kind := labels
+	if labels == "lattice" {
+		kind = "soft"
 	}
-	sp := nervSparseOnly(t, rng, tc.n, tc.k, 4, float64(tc.k)/3, labels)
+	sp := nervSparseOnly(t, rng, tc.n, tc.k, 4, float64(tc.k)/3, kind)
 	sp.Alpha = tc.alpha
-	if tc.labels == "hard+unlabelled" {
+	if labels == "lattice" {
+		gridLattice(sp.Soft, sp.C, DefaultGridSoftLevels)
+	}
+	if unlabelled {
 		for i := 0; i < tc.n; i += 4 {
 			for c := range sp.C {
 				sp.Soft[i*sp.C+c] = math.NaN()
@@ -76,6 +83,30 @@ func gridFixture(t testing.TB, tc gridCase, seed uint64) (*SparseInput, []float6
 	return sp, y
 }
 
+// gridLattice rounds every row of the soft labels (n×c) to multiples of
+// 1/levels that still sum to 1 (largest remainders), so that GridStress's
+// rounded soft fields are exact.
+func gridLattice(soft []float64, c, levels int) {
+	r := make([]int, c)
+	by := make([]int, c)
+	for i := 0; i < len(soft); i += c {
+		row := soft[i : i+c]
+		sum := 0
+		for k, v := range row {
+			r[k], by[k] = int(math.Floor(v*float64(levels))), k
+			sum += r[k]
+		}
+		rem := func(k int) float64 { return row[k]*float64(levels) - float64(r[k]) }
+		slices.SortStableFunc(by, func(a, b int) int { return cmp.Compare(rem(b), rem(a)) })
+		for _, k := range by[:levels-sum] {
+			r[k]++
+		}
+		for k := range row {
+			row[k] = float64(r[k]) / float64(levels)
+		}
+	}
+}
+
 // TestGridStressAgainstBH checks GridStress at its default Tol against
 // BH.Stress with tol = 0 (the exact floored sparse objective): relative
 // stress error ≤ 1e-6 and gradient error ‖Δ‖/‖g‖ ≤ 2e-4, 10 and 5 times
@@ -94,6 +125,12 @@ func TestGridStressAgainstBH(t *testing.T) {
 		{"hard α=1 1-D converged, unlabelled rows", 1500, 30, 1, "hard+unlabelled", 1, "converged", true},
 		{"hard α=0.5 1-D dense", 1500, 30, 1, "hard", 0.5, "dense", false},
 		{"hard α=1 2-D full lists", 60, 59, 2, "hard", 1, "dense", false},
+		// Soft labels on the 1/L lattice: the channels are exact.
+		{"lattice α=0.6 2-D converged", 3000, 45, 2, "lattice", 0.6, "converged", true},
+		{"lattice α=1 2-D dense, unlabelled rows", 2000, 30, 2, "lattice+unlabelled", 1, "dense", false},
+		{"lattice α=0.5 2-D isolated point", 2000, 30, 2, "lattice", 0.5, "isolated", false},
+		{"lattice α=1 1-D converged, unlabelled rows", 1500, 30, 1, "lattice+unlabelled", 1, "converged", false},
+		{"lattice α=1 2-D full lists", 60, 59, 2, "lattice", 1, "dense", false},
 	}
 	ctx := context.Background()
 	for ci, tc := range cases {
@@ -113,6 +150,9 @@ func TestGridStressAgainstBH(t *testing.T) {
 		t.Logf("%s: stress rel err %.2e, grad rel err %.2e (%d nodes in %d tiles, %d exact rows)", tc.name, es, eg, gs.plan.nodes, len(gs.plan.tileKey), gridCount(gs.exact[:tc.n]))
 		if !(es <= 1e-6) || !(eg <= 2e-4) {
 			t.Errorf("%s: stress rel err %g, grad rel err %g, want ≤ 1e-6 and ≤ 2e-4", tc.name, es, eg)
+		}
+		if soft := strings.HasPrefix(tc.labels, "lattice"); gs.plan.soft != soft {
+			t.Errorf("%s: soft channels %v, want %v", tc.name, gs.plan.soft, soft)
 		}
 		if tc.layout == "isolated" && !gs.exact[gs.pos[0]] {
 			t.Errorf("%s: point 0 is not an exact row", tc.name)
@@ -139,6 +179,10 @@ func TestGridStressGradient(t *testing.T) {
 		{"none 2-D dense", 300, 30, 2, "none", 0.6, "dense", true},
 		{"hard α=1 2-D isolated point", 300, 30, 2, "hard", 1, "isolated", false},
 		{"hard α=1 1-D", 200, 20, 1, "hard", 1, "converged", false},
+		// Off the lattice: the listed pairs' rounding correction.
+		{"soft α=0.6 2-D, unlabelled rows", 400, 30, 2, "soft+unlabelled", 0.6, "converged", true},
+		{"soft α=1 2-D dense", 300, 30, 2, "soft", 1, "dense", false},
+		{"soft α=1 1-D isolated point", 200, 20, 1, "soft", 1, "isolated", false},
 	}
 	ctx := context.Background()
 	for ci, tc := range cases {
@@ -293,8 +337,9 @@ func TestGridStressNonFinite(t *testing.T) {
 	}
 }
 
-// TestGridSupports: soft labels (α > 0) and dims other than 1 and 2 are
-// not supported, and Stress panics on them.
+// TestGridSupports: dims other than 1 and 2, and labels of the wrong
+// length, are not supported, and Stress panics on them; hard, soft and
+// mixed labels are.
 func TestGridSupports(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	hard := nervSparseOnly(t, rng, 50, 10, 3, 4, "hard")
@@ -307,6 +352,8 @@ func TestGridSupports(t *testing.T) {
 	softNoAlpha.Alpha = 0
 	none := *hard
 	none.Soft = nil
+	short := *soft
+	short.Soft = short.Soft[:len(short.Soft)-1]
 	for _, c := range []struct {
 		name string
 		in   *SparseInput
@@ -315,7 +362,8 @@ func TestGridSupports(t *testing.T) {
 	}{
 		{"hard 2-D", hard, 2, true}, {"hard 1-D", hard, 1, true}, {"none 2-D", &none, 2, true},
 		{"unlabelled rows", unlab, 2, true}, {"soft α=0", &softNoAlpha, 2, true},
-		{"soft", soft, 2, false}, {"one soft row", mixed, 2, false},
+		{"soft", soft, 2, true}, {"one soft row", mixed, 2, true}, {"soft 3-D", soft, 3, false},
+		{"soft, short", &short, 2, false},
 		{"hard 3-D", hard, 3, false}, {"none 3-D", &none, 3, false}, {"none 0-D", &none, 0, false},
 	} {
 		if got := GridSupports(c.in, c.dims); got != c.want {
@@ -326,7 +374,7 @@ func TestGridSupports(t *testing.T) {
 		name string
 		in   *SparseInput
 		dims int
-	}{{"soft", soft, 2}, {"hard 3-D", hard, 3}} {
+	}{{"soft, short", &short, 2}, {"hard 3-D", hard, 3}} {
 		func() {
 			defer func() {
 				if recover() == nil {
@@ -699,7 +747,7 @@ func TestGridTilesConvolution(t *testing.T) {
 		return ((k[1]-lo[1])*ts+r)*w + (k[0]-lo[0])*ts + c
 	}
 	for k := -1; k < 2; k++ {
-		e.selectGroup(k)
+		e.selectGroup(&g.part, k)
 		cov := covers[2]
 		if k >= 0 {
 			cov = covers[k]
@@ -1025,7 +1073,7 @@ func BenchmarkGridConvolution(b *testing.B) {
 		p.setTiles()
 		e := &gridEval{g: g, p: p, threads: 1}
 		e.setup()
-		e.selectGroup(-1)
+		e.selectGroup(&g.part, -1)
 		rng := rand.New(rand.NewPCG(uint64(side), 1))
 		q := e.buf(gQ)
 		for k := range q {

@@ -76,9 +76,8 @@ const AutoExactMax = 400
 // soft (nil: none) runs: o.Method, or for Auto the exact method up to
 // AutoExactMax rows, and also above with more than kernels.MaxBHDims output
 // dimensions or output scale transfer (which only it supports), unless the
-// sample start is asked for; Grid for hard labels or none in at most
-// gridMaxDims dimensions; Cutoff otherwise (soft labels, three
-// dimensions).
+// sample start is asked for; Grid in at most gridMaxDims dimensions
+// (hard, soft or no labels); Cutoff otherwise (three dimensions).
 func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 	if o.Method != Auto {
 		return o.Method
@@ -87,7 +86,7 @@ func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 	if o.Start != StartSample && (n <= AutoExactMax || exactOnly) {
 		return Exact
 	}
-	if o.Dims <= gridMaxDims && (o.Alpha == 0 || labelsOneHot(soft, c)) {
+	if o.Dims <= gridMaxDims {
 		return Grid
 	}
 	return Cutoff
@@ -97,17 +96,21 @@ func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 // accumulators that the optimiser's copies count (group, order, windows).
 const gridPointBytes = 24
 
+// gridSoftPointBytes bounds GridStress's per-point state for soft labels
+// (gridsoft.go): a row's levels (c bytes, at most 8 counted here) and
+// self weight, and its memberships of 16 bytes (point, channel, order and
+// sort key), at most L + c/2 of them (the rounding of c shares), counted
+// as L + 4.
+const gridSoftPointBytes = 16 + 16*(DefaultGridSoftLevels+4)
+
+// softFields reports whether a fit with the n×c soft and o has soft labels
+// that GridStress takes as channels.
+func softFields(soft []float64, c int, o Options) bool {
+	return o.Alpha != 0 && !labelsOneHot(soft, c)
+}
+
 // gridMaxDims is the most output dimensions GridStress supports.
 const gridMaxDims = 2
-
-// labelsOneHot reports whether every row of the n×c soft is one-hot or unlabelled
-// (all NaN): the labels of ClassNeRV, which Grid's per-class fields carry.
-func labelsOneHot(soft []float64, c int) bool {
-	if soft == nil {
-		return true
-	}
-	return GridSupports(&SparseInput{N: len(soft) / max(c, 1), C: c, Soft: soft, Alpha: 1}, 1)
-}
 
 // sparse reports whether m uses sparse input neighbourhoods and one global
 // output scale (BarnesHut, Cutoff and Grid).
@@ -167,7 +170,7 @@ type Options struct {
 	Perplexity float64 `opt:"perplexity" range:"[1,)" help:"effective number of neighbours K, below N − 1"`
 	// Multiscale runs the schedule K_h = max(N/2^h, K), warm-started.
 	Multiscale bool   `opt:"multiscale" help:"perplexity schedule max(N/2^h, K), warm-started (--multiscale=false: K only)"`
-	Method     Method `opt:"method" help:"exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums, global width), cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh), grid (bh's objective, every sum by a Gaussian convolution on a grid over the map: hard labels or none, 1 or 2 dims; the fastest above 400 rows) or auto (exact up to 400 rows; above, grid, or cutoff for soft labels or 3 dims)"`
+	Method     Method `opt:"method" help:"exact (O(N²) time and memory), bh (sparse input, Barnes–Hut sums, global width), cutoff (bh's objective, exact sums within reach of each point's output Gaussian; more accurate and faster than bh), grid (bh's objective, every sum by a Gaussian convolution on a grid over the map, soft labels rounded to eighths for pairs beyond the neighbour lists; 1 or 2 dims; the fastest above 400 rows) or auto (exact up to 400 rows; above, grid, or cutoff for 3 dims)"`
 	// Neighbors selects the k-NN search of the sparse methods' input
 	// neighbourhoods: exact up to kernels.AutoApproxRows rows for
 	// NN-descent's default candidates (4k/3 for the k = 3K neighbours of
@@ -378,7 +381,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}
-	if err := reserve(ctx, n, o); err != nil {
+	if err := reserve(ctx, n, o, softFields(soft, c, o)); err != nil {
 		return nil, err
 	}
 	o.OutputScale = o.outputScale()
@@ -709,8 +712,6 @@ func check(x []float64, n, d int, soft []float64, c int, o Options) error {
 		return transforms.Errorf(ErrInput, "%d soft-label values for %d rows × %d classes", len(soft), n, c)
 	case !(o.Perplexity < float64(n-1)):
 		return transforms.Optionf("perplexity", "%w: %g, want below N − 1 = %d", kernels.ErrPerplexity, o.Perplexity, n-1)
-	case o.Method == Grid && o.Alpha != 0 && !labelsOneHot(soft, c):
-		return transforms.Optionf("method", "grid takes hard labels (ClassNeRV) or none; soft labels need method cutoff or bh")
 	case o.Start == StartSample && !(o.Perplexity < float64(n/sampleFraction-1)):
 		return transforms.Optionf("start", "a sample of %d rows (1/%d of %d) is too small for perplexity %g", n/sampleFraction, sampleFraction, n, o.Perplexity)
 	}
@@ -732,8 +733,8 @@ const optimiserCopies = 28
 // the memory the run may use (transforms.Reserve), before anything grows
 // with it (memoryPlan). A plan driven by the output dimensions is an error
 // of option dims.
-func reserve(ctx context.Context, n int, o Options) error {
-	p := memoryPlan(n, o)
+func reserve(ctx context.Context, n int, o Options, soft bool) error {
+	p := memoryPlan(n, o, soft)
 	if p.maps > p.pairs {
 		return transforms.ReserveOption(ctx, "dims", p.bytes(),
 			fmt.Sprintf("a map of %s rows in %s dimensions and the optimiser's %d copies of it", transforms.Thousands(int64(n)), transforms.Thousands(int64(o.Dims)), optimiserCopies),
@@ -754,8 +755,8 @@ func (p plan) bytes() float64 { return p.pairs + p.maps }
 // exact method's N×N matrices (distances, β, log β, and the kept pair
 // forces up to keptForceMaxN rows), or the sparse methods' neighbour lists
 // (each level's copy with β and log β), and the map with the optimiser's
-// copies of it.
-func memoryPlan(n int, o Options) plan {
+// copies of it; soft says the labels are soft (softFields).
+func memoryPlan(n int, o Options, soft bool) plan {
 	var p plan
 	if o.Method.sparse() {
 		kn := o.sparseNeighbours(n)
@@ -767,6 +768,9 @@ func memoryPlan(n int, o Options) plan {
 			// The node grids at their bound (a larger grid falls back to
 			// the cut-off).
 			p.pairs += float64(gridBuffers)*8*float64(DefaultGridMaxNodes(n)) + gridPointBytes*float64(n)
+			if soft {
+				p.pairs += gridSoftPointBytes * float64(n)
+			}
 			p.what += " and its grids"
 		}
 		p.fix = "use a smaller perplexity, or fewer rows"

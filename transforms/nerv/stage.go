@@ -72,7 +72,7 @@ is unlabelled and uses Λ = γ); --label gives hard one-hot labels (ClassNeRV wi
 Input widths from per-point perplexity; output widths transferred (sᵢ = σᵢ) or
 one global width; PCA start; L-BFGS; multiscale perplexities N/2, N/4, … down to
 --perplexity. --method auto (the default) runs the exact method up to 400 rows (the
-measured crossover) and grid above, or cutoff for soft labels or 3 dims, and logs its
+measured crossover) and grid above, or cutoff for 3 dims, and logs its
 plan. The exact method costs
 O(N²) time and memory per iteration (a few thousand rows); --method bh uses sparse input neighbourhoods (the 3K nearest
 neighbours, β floored outside them), a Barnes–Hut sum over the embedding and one
@@ -90,11 +90,14 @@ once the map has spread out (on crowded maps, where most points stay dense, abou
 10 % slower). --method grid has the same objective and takes every point's sums over
 all points at once: each point's charge is spread onto a regular grid over the map
 with a Gaussian window, the grid is convolved with a Gaussian (separably), and the
-fields are read back with the same window, per class (hard labels, or none; soft
-labels need cutoff or bh); its cost does not grow with the density of the map (9
-times faster than cutoff at 10⁵ rows, 65 times on a crowded map), its relative error
-is about 1e-7 (stress) and 1e-5 (gradient), and a map whose grid would be too large
-(far outliers) takes cutoff's sums, with a warning.
+fields are read back with the same window, per class for hard labels; soft labels
+are rounded to eighths and taken as one field per class and level (a row in about
+8), for the pairs beyond the neighbour lists only, which keep their exact weights.
+Its cost does not grow with the density of the map (9 times faster than cutoff at
+10⁵ rows, 65 times on a crowded map; soft labels cost about twice hard ones, 3 to 5
+times faster than cutoff), its relative error is about 1e-7 (stress) and 1e-5
+(gradient), 1e-4 and 1e-2 with soft labels' rounding, and a map whose grid would be
+too large (far outliers) takes cutoff's sums, with a warning.
 
 Start: PCA, or above 50,000 rows with bh, cutoff and grid (--start auto) a fitted sample:
 a random quarter of the rows is fitted first (itself from a sample above 50,000
@@ -172,8 +175,9 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		env.Warn("%s", w)
 	}
 	kn, knn := o.neighbourPlan(ft.N, ft.K())
-	planBytes := memoryPlan(ft.N, o).bytes()
-	took := o.timePlan(ft.N, ft.K(), env.Threads)
+	softFields := softFields(soft, len(classes), o)
+	planBytes := memoryPlan(ft.N, o, softFields).bytes()
+	took := o.timePlan(ft.N, ft.K(), env.Threads, softFields)
 	env.Log.Info("nerv plan", "rows", ft.N, "method", string(o.Method), "auto", auto, "levels", len(o.Levels(ft.N)), "start", startPlan(o, ft.N),
 		"neighbours", kn, "knn", string(knn), "memory", transforms.FormatBytes(planBytes), "time", took.String())
 	plan := map[string]any{"method": string(o.Method), "levels": len(o.Levels(ft.N)), "start": startPlan(o, ft.N),

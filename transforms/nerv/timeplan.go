@@ -14,6 +14,11 @@ const (
 	// gridRowSeconds is one grid evaluation per row: 8.4 µs at 10⁶ rows
 	// (four clusters), 8.5 at 10⁵ (overlap), 7 at 53,940 (diamonds).
 	gridRowSeconds = 8.5e-6
+	// gridSoftFactor scales a grid evaluation for soft labels (gridsoft.go:
+	// a field per channel, a row in about L of them): 1.6 times the hard
+	// labels' whole fit at 10⁵ rows of four clusters (soft labels p_*),
+	// 2.9 times on flights, whose soft labels are nearly uniform.
+	gridSoftFactor = 2
 	// sparseRowSeconds is one cut-off or Barnes–Hut evaluation per row:
 	// 3.9 s an iteration at 10⁵ rows of four clusters with the cut-off, hard
 	// and soft labels alike (the converged map holds about 85 points within
@@ -77,19 +82,20 @@ func (t TimePlan) String() string {
 
 // timePlan models the time of a fit of n rows of d features with the
 // resolved o on threads threads: the neighbour search, the levels'
-// evaluations, and a sample start's own fit, recursively. Two threads are
-// what the costs were measured on; others scale them by 2/threads.
-func (o Options) timePlan(n, d, threads int) TimePlan {
+// evaluations, and a sample start's own fit, recursively; soft says the
+// labels are soft (softFields). Two threads are what the costs were
+// measured on; others scale them by 2/threads.
+func (o Options) timePlan(n, d, threads int, soft bool) TimePlan {
 	var t TimePlan
 	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
 	if o.fromSample(n) {
-		t = o.sampleOptions().timePlan(n/sampleFraction, d, 2)
+		t = o.sampleOptions().timePlan(n/sampleFraction, d, 2, soft)
 		// The monitor's first chance: its second check after the exaggeration.
 		low = min(exaggerationIters(n, o.MaxIter)+2*monitorEvery, o.MaxIter)
 	}
 	levels := o.Levels(n)
 	search := o.searchSeconds(n, d)
-	per := o.evalSeconds(n)
+	per := o.evalSeconds(n, soft)
 	for h := range len(levels) - 1 {
 		it, _ := o.stopping(h, len(levels))
 		low, high = low+min(coarseMinIter, it), high+it
@@ -101,8 +107,10 @@ func (o Options) timePlan(n, d, threads int) TimePlan {
 }
 
 // evalSeconds is one stress and gradient evaluation of n rows.
-func (o Options) evalSeconds(n int) float64 {
+func (o Options) evalSeconds(n int, soft bool) float64 {
 	switch {
+	case o.Method == Grid && soft:
+		return gridSoftFactor * gridRowSeconds * float64(n)
 	case o.Method == Grid:
 		return gridRowSeconds * float64(n)
 	case o.Method.sparse():

@@ -523,9 +523,10 @@ class SoftClassNeRV(_Ordinate):
         global width), cutoff (bh's objective, exact sums within reach of
         each point's output Gaussian; more accurate and faster than bh),
         grid (bh's objective, every sum by a Gaussian convolution on a grid
-        over the map: hard labels or none, 1 or 2 dims; the fastest above
-        400 rows) or auto (exact up to 400 rows; above, grid, or cutoff for
-        soft labels or 3 dims) (auto, exact, bh, cutoff, grid)
+        over the map, soft labels rounded to eighths for pairs beyond the
+        neighbour lists; 1 or 2 dims; the fastest above 400 rows) or auto
+        (exact up to 400 rows; above, grid, or cutoff for 3 dims) (auto,
+        exact, bh, cutoff, grid)
     knn : enum, binary default 'auto'
         input neighbours of methods bh, cutoff and grid: exact (a k-d tree
         for up to 8 features), approx (NN-descent) or auto (exact up to 4c²
