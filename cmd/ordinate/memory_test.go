@@ -479,3 +479,20 @@ func TestStreamedFitUnderMemoryLimit(t *testing.T) {
 		t.Errorf("--stream off under 100MB: exit %d, %q; want a memory refusal", code, errOut)
 	}
 }
+
+// TestRuntimeLimit: the Go runtime's soft limit is --memory-limit's bytes,
+// the system's figure for auto, and left alone for none.
+func TestRuntimeLimit(t *testing.T) {
+	sys, _ := transforms.SystemMemory()
+	for _, tc := range []struct {
+		name string
+		v    int64
+		want int64
+	}{
+		{"8GB", 8e9, 8e9}, {"none", -1, 0}, {"auto", 0, sys},
+	} {
+		if got := runtimeLimit(tc.v); got != tc.want {
+			t.Errorf("%s: runtimeLimit(%d) = %d, want %d", tc.name, tc.v, got, tc.want)
+		}
+	}
+}

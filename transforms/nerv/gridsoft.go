@@ -46,6 +46,7 @@ type gridSoft struct {
 	channel []int32
 	order   gridOrder // the memberships by channel, then tile
 	levels  int
+	start   []int32 // per (class, level): some row has it, then its channel or −1
 }
 
 func (g *GridStress) softLevels() int {
@@ -68,7 +69,9 @@ func (g *GridStress) setChannels(in *SparseInput) {
 	cs.self = kernels.Grow(cs.self, n)
 	// used[cl·(L+1) + v]: some row has level v of class cl; then the
 	// channel id of (cl, v), −1 if none starts there.
-	used := make([]int32, c*(levels+1))
+	cs.start = kernels.Grow(cs.start, c*(levels+1))
+	used := cs.start[:c*(levels+1)]
+	clear(used)
 	for i := range n {
 		cs.self[i] = 0
 		if !in.labelled(i) {

@@ -116,3 +116,35 @@ func TestGridSoftRounding(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNeRVGridSoft: one grid evaluation with hard labels, random
+// soft labels of three classes (about two thirds of the weights nonzero),
+// and soft labels on the lattice, on benchSparse's converged map of
+// 20,000 points.
+func BenchmarkNeRVGridSoft(b *testing.B) {
+	const n = 20000
+	for _, labels := range []string{"hard", "soft", "lattice"} {
+		rng := rand.New(rand.NewPCG(1, 2))
+		kind := labels
+		if labels == "lattice" {
+			kind = "soft"
+		}
+		sp := nervSparseOnly(b, rng, n, 96, 3, 32, kind)
+		if labels == "lattice" {
+			gridLattice(sp.Soft, sp.C, DefaultGridSoftLevels)
+		}
+		y := nervRandomY(rng, n, 2)
+		for i := range y {
+			y[i] *= math.Sqrt(float64(n)/28) * sp.Scale
+		}
+		g := make([]float64, n*2)
+		var gs GridStress
+		b.Run(labels, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := gs.Stress(context.Background(), g, y, 2, sp, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
