@@ -283,14 +283,16 @@ func TestGridStressRows(t *testing.T) {
 }
 
 // TestGridStressThreads: bit-identical results for 1, 2 and 3 threads,
-// with classes, unlabelled rows and an exact row.
+// with classes or soft labels, unlabelled rows and an exact row.
 func TestGridStressThreads(t *testing.T) {
-	tc := gridCase{"threads", 3000, 30, 2, "hard+unlabelled", 0.5, "isolated", false}
-	sp, y := gridFixture(t, tc, 9)
-	checkThreadsBitIdentical(t, len(y), func(grad []float64, threads int) (float64, error) {
-		var gs GridStress
-		return gs.Stress(context.Background(), grad, y, tc.dims, sp, threads)
-	})
+	for _, labels := range []string{"hard+unlabelled", "soft+unlabelled"} {
+		tc := gridCase{"threads", 3000, 30, 2, labels, 0.5, "isolated", false}
+		sp, y := gridFixture(t, tc, 9)
+		checkThreadsBitIdentical(t, len(y), func(grad []float64, threads int) (float64, error) {
+			var gs GridStress
+			return gs.Stress(context.Background(), grad, y, tc.dims, sp, threads)
+		})
+	}
 }
 
 // TestGridStressNonFinite: a coordinate that is not finite, or an extent
