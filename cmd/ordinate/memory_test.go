@@ -116,8 +116,8 @@ func TestMemoryGuard(t *testing.T) {
 	}{
 		{"nerv exact", []string{"nerv", "--in", blobs, "--label", "label", "--method", "exact", "--memory-limit", "20MB"},
 			[]string{"exact method's 4 N×N matrices at N = 1,200", "46.6 MB", "20.0 MB", "--memory-limit", "--method grid"}},
-		{"nerv auto (grid)", []string{"nerv", "--in", blobs, "--label", "label", "--memory-limit", "20MB"},
-			[]string{"method grid's lists of 225 neighbours per row at N = 1,200 and its grids", "20.0 MB", "--memory-limit"}},
+		{"nerv auto (grid, and no room for the cut-off)", []string{"nerv", "--in", blobs, "--label", "label", "--memory-limit", "8MB"},
+			[]string{"method grid's lists of 225 neighbours per row at N = 1,200 and its grids", "8.0 MB", "--memory-limit"}},
 		{"tsne exact", []string{"tsne", "--in", blobs, "--method", "exact", "--memory-limit", "5MB"},
 			[]string{"N×N affinities at N = 1,200", "11.6 MB", "--method bh"}},
 		{"nerv dims", []string{"nerv", "--in", small, "--dims", "1000000", "--memory-limit", "1GB"}, []string{"--dims", "1,000,000 dimensions"}},
@@ -153,6 +153,13 @@ func TestMemoryGuard(t *testing.T) {
 			os.Remove(out)
 		}
 	}
+	// With room for the cut-off's lists but not the grid's grids, auto
+	// runs the cut-off and says so.
+	code, _, errOut := runCmd(t, nil, "nerv", "--in", blobs, "--label", "label", "--memory-limit", "20MB", "--max-iter", "5", "--coarse-max-iter", "2", "--out", out)
+	if code != 0 || !strings.Contains(errOut, "method=cutoff") || !strings.Contains(errOut, "method grid would need more than the memory the run may use (20.0 MB)") {
+		t.Errorf("nerv auto under 20MB: exit %d, %q; want method cutoff and a warning", code, errOut)
+	}
+	os.Remove(out)
 	// Under a limit they fit, the same stages run.
 	for _, args := range [][]string{
 		{"nerv", "--in", small, "--label", "label", "--method", "exact", "--memory-limit", "20MB"},

@@ -18,8 +18,9 @@
 // from the previous one, as Colange et al. do.
 //
 // Method Auto, the default, is Exact up to AutoExactMax rows and, above,
-// Grid in one or two dimensions (any labels), Cutoff in three
-// (ResolveMethod; Result.Method and the stage's figure "method" say
+// Grid in one or two dimensions (any labels), Cutoff in three or when only
+// the cut-off's plan fits in the run's memory (ResolveMethod, and Fit's
+// memory check; Result.Method and the stage's figure "method" say
 // which ran, and the stage logs the plan, with the time to expect from
 // timeplan.go's model of measured runs): the exact and the sparse
 // methods cross in whole-fit time between 400 and 500 rows (BENCHMARKS.md,

@@ -130,3 +130,45 @@ func TestFitGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestFitAutoMemory: under a memory limit that the cut-off's plan fits and
+// the grid's does not, method auto runs the cut-off; below the cut-off's
+// plan it refuses with a memory error; with room for both it runs the
+// grid.
+func TestFitAutoMemory(t *testing.T) {
+	const per, c = 150, 6
+	n := 4 * per
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), per)
+	o := DefaultOptions()
+	o.Perplexity, o.Threads, o.MaxIter, o.CoarseMaxIter = 15, 2, 5, 2
+	plan := func(m Method) float64 {
+		oo := o
+		oo.Method = m
+		return memoryPlan(n, oo, softFields(soft, c, o)).bytes()
+	}
+	grid, cut := plan(Grid), plan(Cutoff)
+	if !(cut < grid) {
+		t.Fatalf("plans: cutoff %.0f bytes, grid %.0f: want the cut-off's smaller", cut, grid)
+	}
+	for _, tc := range []struct {
+		name  string
+		limit float64
+		want  Method // "": refused
+	}{
+		{"room for both", 2 * grid, Grid},
+		{"room for the cut-off only", (cut + grid) / 2, Cutoff},
+		{"room for neither", cut / 2, ""},
+	} {
+		ctx := transforms.WithMemoryLimit(context.Background(), int64(tc.limit))
+		r, err := Fit(ctx, x, n, 3, soft, c, o)
+		var me *transforms.MemoryError
+		switch {
+		case tc.want == "" && !errors.As(err, &me):
+			t.Errorf("%s: error %v, want a memory error", tc.name, err)
+		case tc.want != "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && r.Method != tc.want:
+			t.Errorf("%s: ran %s, want %s", tc.name, r.Method, tc.want)
+		}
+	}
+}

@@ -96,6 +96,26 @@ func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 // accumulators that the optimiser's copies count (group, order, windows).
 const gridPointBytes = 24
 
+// resolveMethod is ResolveMethod within the memory the run of ctx may use
+// (transforms.MemoryLimit): for Auto, Grid gives way to Cutoff when only
+// the cut-off's plan (the lists without the grids) fits, so that auto
+// never picks a plan the memory guard refuses while another would run.
+func (o Options) resolveMethod(ctx context.Context, n int, soft []float64, c int) Method {
+	m := o.ResolveMethod(n, soft, c)
+	if o.Method != Auto || m != Grid {
+		return m
+	}
+	fits := func(m Method) bool {
+		oo := o
+		oo.Method = m
+		return transforms.Reserve(ctx, memoryPlan(n, oo, softFields(soft, c, o)).bytes(), "", "") == nil
+	}
+	if !fits(Grid) && fits(Cutoff) {
+		return Cutoff
+	}
+	return m
+}
+
 // gridSoftPointBytes bounds GridStress's per-point state for soft labels
 // (gridsoft.go): a row's levels (c bytes, at most 8 counted here) and
 // self weight, and its memberships of 16 bytes (point, channel, order and
@@ -377,7 +397,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err := transforms.Validate(&o); err != nil {
 		return nil, err
 	}
-	o.Method = o.ResolveMethod(n, soft, c)
+	o.Method = o.resolveMethod(ctx, n, soft, c)
 	if err := check(x, n, d, soft, c, o); err != nil {
 		return nil, err
 	}

@@ -170,7 +170,13 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 		}
 	}
 	auto := o.Method == Auto
-	o.Method = o.ResolveMethod(ft.N, soft, len(classes))
+	first := o.ResolveMethod(ft.N, soft, len(classes))
+	o.Method = o.resolveMethod(ctx, ft.N, soft, len(classes))
+	if o.Method != first {
+		limit, _ := transforms.MemoryLimit(ctx)
+		env.Warn("method grid would need more than the memory the run may use (%s); method cutoff instead, which is slower on dense maps",
+			transforms.FormatBytes(float64(limit)))
+	}
 	if w := sizeWarning(o, ft.N); w != "" {
 		env.Warn("%s", w)
 	}
