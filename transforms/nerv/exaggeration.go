@@ -47,10 +47,12 @@ const (
 
 // exaggeration evaluates X for one sparse input; its accumulators are
 // kept between evaluations. Λ_ij β_ij is recomputed at every evaluation
-// (c subtractions per pair) rather than cached: a cache would hold n·K
-// floats, 768 MB at 10⁶ rows and 96 neighbours, for 30 iterations.
+// (one comparison per pair of one-hot rows, c subtractions otherwise)
+// rather than cached: a cache would hold n·K floats, 768 MB at 10⁶ rows
+// and 96 neighbours, for 30 iterations.
 type exaggeration struct {
 	in        *SparseInput
+	hard      hardLabels
 	dims      int
 	coef      float64 // (E − 1)·h/n
 	threads   int
@@ -59,7 +61,8 @@ type exaggeration struct {
 
 func newExaggeration(in *SparseInput, dims int, e float64, threads int) *exaggeration {
 	h := 1 / (2 * in.Scale * in.Scale)
-	return &exaggeration{in: in, dims: dims, coef: (e - 1) * h / float64(in.N), threads: threads}
+	return &exaggeration{in: in, hard: newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma), dims: dims,
+		coef: (e - 1) * h / float64(in.N), threads: threads}
 }
 
 // add adds X(y) to the returned value and its gradient to grad (n×dims).
@@ -80,7 +83,11 @@ func (x *exaggeration) add(ctx context.Context, grad, y []float64) (float64, err
 			yi := y[i*dims : (i+1)*dims]
 			for q := i * k; q < (i+1)*k; q++ {
 				j := int(in.Idx[q])
-				w := x.coef * pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j) * in.Beta[q]
+				lam, ok := x.hard.pair(i, j)
+				if !ok {
+					lam = pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
+				}
+				w := x.coef * lam * in.Beta[q]
 				yj := y[j*dims : (j+1)*dims]
 				for t, v := range yi {
 					dv := v - yj[t]

@@ -35,9 +35,12 @@ const (
 	// for 96 neighbours of 10⁶ rows of 3 features).
 	treeRowSeconds = 3e-7
 	// descentRowSeconds + descentFeatureSeconds·d is NN-descent's search
-	// per row for 96 neighbours (10⁵ rows: 30 s at d = 10, 32 s at 20,
-	// 44.5 s at 50).
+	// per row for 96 neighbours at 10⁵ rows (30 s at d = 10, 32 s at 20,
+	// 44.5 s at 50), growing as (n/10⁵)^descentGrowth beyond: 10⁶ rows of
+	// 50 features took 600 s, 1.35 times 10 × 44.5 s (more rounds, and
+	// lists that no longer fit in the caches).
 	descentRowSeconds, descentFeatureSeconds = 2.7e-4, 3.5e-6
+	descentGrowth                            = 0.13
 	// monitorMinIter is the iterations of a last level started from a
 	// coarser level's map that stops early, about where it meets the
 	// tolerance (after a sample start the monitor's first chance counts:
@@ -127,7 +130,8 @@ func (o Options) searchSeconds(n, d int) float64 {
 	case knn == "":
 		return 0
 	case knn == kernels.KNNApprox:
-		return (descentRowSeconds + descentFeatureSeconds*float64(d)) * float64(n) * float64(kn) / 96
+		grow := math.Pow(max(float64(n)/1e5, 1), descentGrowth)
+		return (descentRowSeconds + descentFeatureSeconds*float64(d)) * float64(n) * float64(kn) / 96 * grow
 	case d <= kernels.KDTreeMaxDims:
 		return treeRowSeconds * float64(n) * float64(kn)
 	}

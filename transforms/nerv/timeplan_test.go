@@ -1,7 +1,10 @@
 package nerv
 
 import (
+	"math"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // TestTimePlan: the plan brackets the wall times of BENCHMARKS.md's default
@@ -49,6 +52,28 @@ func TestTimePlan(t *testing.T) {
 		}
 		if more := o.timePlan(2*tc.n, tc.d, 2, tc.soft); more.Low <= p.Low {
 			t.Errorf("%s: twice the rows plan %v, once %v: want more", tc.name, more, p)
+		}
+	}
+}
+
+// TestSearchSeconds: the neighbour search's model against measured
+// NN-descent runs (96 neighbours, two threads).
+func TestSearchSeconds(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		n, d    int
+		seconds float64
+	}{
+		{"flights, 10⁵ × 10", 100_000, 10, 30},
+		{"overlap, 10⁵ × 50", 100_000, 50, 44.5},
+		{"twelve blobs, 10⁶ × 50", 1_000_000, 50, 600},
+	} {
+		o := DefaultOptions()
+		o.Method, o.Neighbors = Grid, kernels.KNNApprox
+		got := o.searchSeconds(tc.n, tc.d)
+		t.Logf("%s: model %.1f s, measured %.1f s", tc.name, got, tc.seconds)
+		if math.Abs(got-tc.seconds) > 0.15*tc.seconds {
+			t.Errorf("%s: model %.1f s, measured %.1f s: want within 15%%", tc.name, got, tc.seconds)
 		}
 	}
 }
