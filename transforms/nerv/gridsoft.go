@@ -28,11 +28,14 @@ import (
 // t⁰(Λ̂) and the exact correction subtracts t⁰(Λ), so gridRow adds
 // t⁰(Λ) − t⁰(Λ̂) = b ΔΛ (2 + ℓ − log b) with ΔΛ = α(λ_ij − λ̂_ij), and its
 // derivative in log b, b ΔΛ (1 + ℓ − log b), to the pair's d_q. Far pairs
-// carry |λ − λ̂| ≤ c/(2L) (TestGridSoftChannels); on the four clusters'
-// soft labels at L = 8 it was 0.0024 on average and 0.07 at the 99th
-// percentile, and the stress is off by about 1e-4 relative, the gradient
-// by 6e-3 (TestGridSoftRounding). Labels already on the 1/L lattice are
-// exact (TestGridStressAgainstBH's "lattice" cases).
+// carry |λ − λ̂| ≤ c/(2L) (TestGridSoftChannels); each weight is rounded
+// on its own, so a row's levels may sum to more than L and λ̂ exceed 1 by
+// as much (1/8 for thirds at L = 8), for far pairs only. On the four
+// clusters' soft labels at L = 8, |λ − λ̂| was 0.0024 on average and 0.07
+// at the 99th percentile; on TestGridSoftRounding's random soft labels
+// the stress is off by about 1e-4 relative and the gradient by 6e-3.
+// Labels already on the 1/L lattice are exact (TestGridStressAgainstBH's
+// "lattice" cases).
 
 // DefaultGridSoftLevels is GridStress's default SoftLevels.
 const DefaultGridSoftLevels = 8
