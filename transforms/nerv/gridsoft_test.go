@@ -9,8 +9,8 @@ import (
 
 // TestGridSoftChannels checks the channels against their definition on
 // every pair: Σ_m w_m 1[i ∈ M_m] 1[j ∈ M_m] = λ̂_ij = Σ_c min(r_ic, r_jc)/L,
-// λ̂_ii the self weight, |λ_ij − λ̂_ij| ≤ c/(2L); and hard labels make one
-// channel of weight 1 per class.
+// λ̂_ii = 1 the self weight, |λ_ij − λ̂_ij| < c/L and λ̂_ij ≤ 1; and hard
+// labels make one channel of weight 1 per class.
 func TestGridSoftChannels(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -63,8 +63,11 @@ func TestGridSoftChannels(t *testing.T) {
 				if math.Abs(sum-hat) > 1e-12 {
 					t.Fatalf("%s: pair (%d, %d): channels give %g, λ̂ = %g", tc.name, i, j, sum, hat)
 				}
-				if i == j && math.Abs(cs.self[i]-hat) > 1e-12 {
-					t.Fatalf("%s: row %d: self weight %g, λ̂_ii = %g", tc.name, i, cs.self[i], hat)
+				if i == j && (math.Abs(cs.self[i]-hat) > 1e-12 || math.Abs(hat-1) > 1e-12) {
+					t.Fatalf("%s: row %d: self weight %g, λ̂_ii = %g, want 1", tc.name, i, cs.self[i], hat)
+				}
+				if hat > 1+1e-12 {
+					t.Fatalf("%s: pair (%d, %d): λ̂ = %g > 1", tc.name, i, j, hat)
 				}
 				var exact float64
 				for k := range c {
@@ -73,13 +76,13 @@ func TestGridSoftChannels(t *testing.T) {
 				worst = max(worst, math.Abs(exact-hat))
 			}
 		}
-		bound := float64(c) / float64(2*tc.levels)
+		bound := float64(c) / float64(tc.levels)
 		if tc.labels == "hard" {
 			bound = 0
 		}
 		t.Logf("%s: %d channels, %d memberships, max |λ − λ̂| %.3g (bound %.3g)", tc.name, len(cs.weight), len(cs.point), worst, bound)
-		if worst > bound+1e-12 {
-			t.Errorf("%s: max |λ − λ̂| = %g, want ≤ %g", tc.name, worst, bound)
+		if (bound == 0 && worst != 0) || (bound > 0 && worst >= bound) {
+			t.Errorf("%s: max |λ − λ̂| = %g, want below %g (0 for hard labels)", tc.name, worst, bound)
 		}
 	}
 }

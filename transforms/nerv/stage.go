@@ -96,7 +96,7 @@ are rounded to eighths and taken as one field per class and level (a row in abou
 Its cost does not grow with the density of the map (9 times faster than cutoff at
 10⁵ rows, 65 times on a crowded map; soft labels cost about twice hard ones, 3 to 5
 times faster than cutoff), its relative error is about 1e-7 (stress) and 1e-5
-(gradient), 1e-4 and 1e-2 with soft labels' rounding, and a map whose grid would be
+(gradient), 3e-5 and 1e-2 with soft labels' rounding, and a map whose grid would be
 too large (far outliers) takes cutoff's sums, with a warning.
 
 Start: PCA, or above 50,000 rows with bh, cutoff and grid (--start auto) a fitted sample:
