@@ -94,8 +94,8 @@ fields are read back with the same window, per class for hard labels; soft label
 are rounded to eighths and taken as one field per class and level (a row in about
 8), for the pairs beyond the neighbour lists only, which keep their exact weights.
 Its cost does not grow with the density of the map (9 times faster than cutoff at
-10⁵ rows, 65 times on a crowded map; soft labels cost about twice hard ones, 3 to 5
-times faster than cutoff), its relative error is about 1e-7 (stress) and 1e-5
+10⁵ rows, 65 times on a crowded map; soft labels cost 1.35 to 2.7 times hard ones,
+4 to 5 times faster than cutoff), its relative error is about 1e-7 (stress) and 1e-5
 (gradient), 3e-5 and 1e-2 with soft labels' rounding, and a map whose grid would be
 too large (far outliers) takes cutoff's sums, with a warning.
 

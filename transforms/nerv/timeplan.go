@@ -15,10 +15,10 @@ const (
 	// (four clusters), 8.5 at 10⁵ (overlap), 7 at 53,940 (diamonds).
 	gridRowSeconds = 8.5e-6
 	// gridSoftFactor scales a grid evaluation for soft labels (gridsoft.go:
-	// a field per channel, a row in about L of them): 1.6 times the hard
+	// a field per channel, a row in about L of them): 1.35 times the hard
 	// labels' whole fit at 10⁵ rows of four clusters (soft labels p_*),
-	// 2.9 times on flights, whose soft labels are nearly uniform.
-	gridSoftFactor = 2
+	// 1.7 at 10⁶, 2.7 on flights, whose soft labels are nearly uniform.
+	gridSoftFactor = 1.8
 	// sparseRowSeconds is one cut-off or Barnes–Hut evaluation per row:
 	// 3.9 s an iteration at 10⁵ rows of four clusters with the cut-off, hard
 	// and soft labels alike (the converged map holds about 85 points within
