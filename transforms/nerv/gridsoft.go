@@ -43,7 +43,7 @@ const DefaultGridSoftLevels = 8
 
 // gridSoft holds the channels of soft labels.
 type gridSoft struct {
-	level   []uint8   // r_ic = round(L·ω_ic), n×c (labelled rows)
+	level   []uint8   // r_ic, ⌊L·ω_ic⌋ or one more (roundRow), n×c (labelled rows)
 	self    []float64 // λ̂_ii = Σ_c r_ic/L
 	weight  []float64 // w_m
 	point   []int32   // the memberships: point and channel
