@@ -83,11 +83,7 @@ func (x *exaggeration) add(ctx context.Context, grad, y []float64) (float64, err
 			yi := y[i*dims : (i+1)*dims]
 			for q := i * k; q < (i+1)*k; q++ {
 				j := int(in.Idx[q])
-				lam, ok := x.hard.pair(i, j)
-				if !ok {
-					lam = pairTradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
-				}
-				w := x.coef * lam * in.Beta[q]
+				w := x.coef * x.hard.tradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j) * in.Beta[q]
 				yj := y[j*dims : (j+1)*dims]
 				for t, v := range yi {
 					dv := v - yj[t]

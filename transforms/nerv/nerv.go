@@ -105,10 +105,11 @@ func (o Options) resolveMethod(ctx context.Context, n int, soft []float64, c int
 	if o.Method != Auto || m != Grid {
 		return m
 	}
+	sf := softFields(soft, c, o)
 	fits := func(m Method) bool {
 		oo := o
 		oo.Method = m
-		return transforms.Reserve(ctx, memoryPlan(n, oo, softFields(soft, c, o)).bytes(), "", "") == nil
+		return transforms.Reserve(ctx, memoryPlan(n, oo, sf).bytes(), "", "") == nil
 	}
 	if !fits(Grid) && fits(Cutoff) {
 		return Cutoff

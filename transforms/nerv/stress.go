@@ -180,10 +180,7 @@ type nervRows struct {
 // tradeoff returns Λ_ij as Input.tradeoff does, bit for bit, without the
 // loop over the classes when both labels are one-hot.
 func (r *nervRows) tradeoff(in *Input, i, j int) float64 {
-	if lam, ok := r.pair(i, j); ok {
-		return lam
-	}
-	return in.tradeoff(i, j)
+	return r.hardLabels.tradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
 }
 
 // hardLabels is the ClassNeRV shortcut for Λ: class is each row's class if its
@@ -198,6 +195,15 @@ type hardLabels struct {
 func newHardLabels(soft []float64, n, c int, alpha, gamma float64) hardLabels {
 	return hardLabels{class: hardClasses(soft, n, c),
 		lamSame: (1-alpha)*gamma + alpha*1, lamOther: (1-alpha)*gamma + alpha*0}
+}
+
+// tradeoff returns Λ_ij of the n×c soft labels (pairTradeoff), bit for
+// bit, without the loop over the classes when rows i and j are one-hot.
+func (h *hardLabels) tradeoff(soft []float64, c int, alpha, gamma float64, i, j int) float64 {
+	if lam, ok := h.pair(i, j); ok {
+		return lam
+	}
+	return pairTradeoff(soft, c, alpha, gamma, i, j)
 }
 
 // pair returns Λ_ij when rows i and j are both one-hot (ok), with the bits

@@ -385,10 +385,8 @@ func (w *nervBHWalk) cellTradeoff(i, nd int, n float64) float64 {
 // tradeoff returns Λ_ij, without the loop over the classes when both rows
 // are one-hot.
 func (w *nervBHWalk) tradeoff(i, j int) float64 {
-	if lam, ok := w.pair(i, j); ok {
-		return lam
-	}
-	return w.in.tradeoff(i, j)
+	in := w.in
+	return w.hardLabels.tradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j)
 }
 
 // accept reports whether node nd may be summed at its centre of mass for
