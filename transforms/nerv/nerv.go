@@ -120,8 +120,7 @@ func (o Options) resolveMethod(ctx context.Context, n int, soft []float64, c int
 // gridSoftPointBytes bounds GridStress's per-point state for soft labels
 // (gridsoft.go): a row's levels (c bytes, at most 8 counted here) and
 // self weight, and its memberships of 16 bytes (point, channel, order and
-// sort key), at most L + c/2 of them (the rounding of c shares), counted
-// as L + 4.
+// sort key), L of them for a normalised row (roundRow), counted as L + 4.
 const gridSoftPointBytes = 16 + 16*(DefaultGridSoftLevels+4)
 
 // softFields reports whether a fit with the n×c soft and o has soft labels
