@@ -66,8 +66,14 @@ func (g *GridStress) softLevels() int {
 // setChannels rounds the labelled rows' soft labels to L levels and lists
 // the channels and their members (see the top of the file).
 func (g *GridStress) setChannels(in *SparseInput) {
-	n, c, cs := in.N, in.C, &g.soft
-	levels := g.softLevels()
+	g.soft.set(in, g.softLevels())
+}
+
+// set rounds the labelled rows' soft labels of in to levels levels and
+// lists the channels and their members (see the top of the file); one-hot
+// rows give one channel per class.
+func (cs *gridSoft) set(in *SparseInput, levels int) {
+	n, c := in.N, in.C
 	cs.levels = levels
 	cs.level = kernels.Grow(cs.level, n*c)
 	cs.self = kernels.Grow(cs.self, n)

@@ -1,0 +1,354 @@
+package nerv
+
+import (
+	"context"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// The sparse-input NeRV stress with Student's t output kernel (TStress;
+// Options.OutputKernel KernelT).
+//
+// It keeps everything of BH's objective (the sparse β, the floors log ε_i,
+// Λ, the generalised KL per row, the 1/n) but the output neighbourhood:
+//
+//	b_ij = w_ij / Z_i,  w_ij = 1/(1 + a_ij),  a_ij = h·D²_ij,  h = 1/(2s²),
+//
+// still normalised per row, as NeRV's retrieval of each point's
+// neighbours is (Venna et al.'s t-NeRV, JMLR 2010, normalises over all
+// pairs instead; an exact prototype, scripts/nervbh/tkernel.py, kept
+// the rows). The kernel's heavy tail lets a 2-D map keep the local
+// neighbourhoods of many dimensions apart without crowding them, which a
+// Gaussian of one width cannot (BENCHMARKS.md, "What the T(10) gap is made
+// of"). In the units u = √h·y the sums every row needs run over all
+// points, and tinterp.go interpolates them, per plane: with u_ij = 1 − Λ_ij
+// written as (1 − γ) + [both labelled](γ − τ_out) − α Σ_m w_m [i, j ∈ M_m]
+// over the label channels M_m (gridsoft.go; one-hot rows give one channel
+// per class of weight 1, ClassNeRV), the planes are all points (weight
+// 1 − γ, and Z_i), the labelled points (γ − τ_out; folded into the first
+// when every row is labelled) and each channel (−α w_m). Row i's far
+// terms are then, with U_i = Σ_j u_ij w_ij and V_i = Σ_j u_ij w_ij L_ij
+// (L = log(1 + a) = −log w),
+//
+//	Σ_j t⁰_ij = 1 − (U_i (2 + log Z_i + ℓ_i) + V_i)/Z_i,
+//	G_i = Σ_j g⁰_ij = 1 − (U_i (1 + log Z_i + ℓ_i) + V_i)/Z_i,
+//
+// the listed pairs corrected exactly as in BH (their field part taken with
+// the rounded Λ̂ the planes carry, so soft labels' rounding touches only
+// the far pairs). With ∂ζ_i/∂a_ij = c_ij w_ij (log w = −log(1 + a)), the
+// far forces are, in u,
+//
+//	∂ζ_i/∂u_i = 2 Σ_j c⁰_ij w_ij (u_i − u_j)
+//	          = 2 ((G_i − 1) Σ w²r + (1 + log Z_i + ℓ_i) Σ u w²r + Σ u w²L r)/Z_i,
+//
+// r = u_i − u_j, and each point l is the source of every row's sum: the
+// same kernels with charges A_j = (G_j − 1)/Z_j on all points and
+// B_j = (1 + log Z_j + ℓ_j)/Z_j, C_j = 1/Z_j on every plane by its weight.
+// Two passes of the interpolation per evaluation: the fields F0, F1, G0,
+// G1 of unit charges, then G0 and G1 of the charges.
+
+// TStress holds the reusable state of t-kernel NeRV stresses. The zero
+// value is ready to use; it is not safe for concurrent use.
+type TStress struct {
+	// NodesPerInterval is the interpolation's number of Lagrange nodes per
+	// interval and axis (0: tNodesPerInterval).
+	NodesPerInterval int
+
+	interp tInterp
+	soft   gridSoft
+	planes []tPlane
+	key    *SparseInput // the input the planes were built for
+	hard   hardLabels
+	rounds bool // some labels are soft: the planes carry a rounded Λ̂
+	u      []float64    // the map in kernel units
+	pt     []float64    // per point: Z, U, V, Σw²r, Σu w²r, Σu w²L r
+	row    []float64    // per point: A, B, C (pass 2), then stress
+	out    []float64    // a plane's sums, by member
+	chg    []float64    // a plane's charges, by member
+	slots  []float64    // the rows' chunk accumulators
+	work   []nervBHScratch
+}
+
+// tPlane is one plane: its members (who are also its readers) and its
+// weight in u_ij; all is the plane of every point (Z and the A charges).
+type tPlane struct {
+	members []int32
+	weight  float64
+	all     bool
+}
+
+// tRec is the number of per-point values of pass 1.
+func tRec(dims int) int { return 3 + 3*dims }
+
+// Stress returns the stress ζ (with the 1/n of the exact Stress) of y
+// (n×dims, dims ≤ MaxInterpDims) under the t kernel and, if grad is not nil,
+// writes its gradient into grad. Rows are split into 16 fixed chunks, each
+// with its own accumulator, and every plane sums in member order, so
+// results are bit-identical for any thread count. It panics on wrong
+// lengths or parameters, and returns ctx.Err() if cancelled.
+func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *SparseInput, threads int) (float64, error) {
+	if done, err := in.begin(ctx, grad, y, dims, 0); done {
+		return 0, err
+	}
+	if dims > gridMaxDims {
+		panic("nerv: the t kernel needs dims ≤ 2")
+	}
+	n := in.N
+	t.interp.p = t.NodesPerInterval
+	if t.key != in {
+		t.setPlanes(in)
+	}
+	sq := 1 / (math.Sqrt2 * in.Scale) // √h
+	t.u = kernels.Grow(t.u, n*dims)
+	for k, v := range y {
+		t.u[k] = v * sq
+	}
+	t.interp.setGrid(t.u, n, dims)
+	if err := t.pass1(ctx, dims, threads); err != nil {
+		return 0, err
+	}
+	stress, err := t.rows(ctx, grad, dims, in, threads)
+	if err != nil || grad == nil {
+		return stress, err
+	}
+	if err := t.pass2(ctx, dims, threads); err != nil {
+		return 0, err
+	}
+	// grad holds the rows' own and listed forces in u; add the far
+	// reactions, then turn ∂/∂u into ∂/∂y (1/n of the stress included).
+	rec := tRec(dims)
+	f := sq / float64(n)
+	for i := range n {
+		p2 := t.pt[i*rec+3 : i*rec+3+dims]
+		for c := range dims {
+			grad[i*dims+c] = f * (grad[i*dims+c] + 2*p2[c])
+		}
+	}
+	return stress, nil
+}
+
+// setPlanes lists the planes of in.
+func (t *TStress) setPlanes(in *SparseInput) {
+	n := in.N
+	t.key = in
+	t.hard = newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma)
+	t.rounds = in.Soft != nil && in.Alpha != 0 && !labelsOneHot(in.Soft, in.C)
+	t.planes = t.planes[:0]
+	all := make([]int32, n)
+	var lab []int32
+	for i := range n {
+		all[i] = int32(i)
+		if in.labelled(i) {
+			lab = append(lab, int32(i))
+		}
+	}
+	tauOut := (1 - in.Alpha) * in.Gamma
+	w0, wl := 1-in.Gamma, in.Gamma-tauOut
+	if len(lab) == n {
+		w0, wl = w0+wl, 0
+	}
+	t.planes = append(t.planes, tPlane{members: all, weight: w0, all: true})
+	if wl != 0 && len(lab) > 0 {
+		t.planes = append(t.planes, tPlane{members: lab, weight: wl})
+	}
+	if in.Alpha == 0 || len(lab) == 0 {
+		return
+	}
+	t.soft.set(in, DefaultGridSoftLevels)
+	counts := make([]int, len(t.soft.weight))
+	for _, m := range t.soft.channel {
+		counts[m]++
+	}
+	first := len(t.planes)
+	for m, c := range counts {
+		t.planes = append(t.planes, tPlane{members: make([]int32, 0, c), weight: -in.Alpha * t.soft.weight[m]})
+	}
+	for k, m := range t.soft.channel {
+		p := &t.planes[first+int(m)]
+		p.members = append(p.members, t.soft.point[k])
+	}
+}
+
+// lamHat is Λ̂_ij, the trade-off the planes carry for the pair: Λ_ij with
+// the soft labels rounded (gridsoft.go), exact for one-hot rows.
+func (t *TStress) lamHat(in *SparseInput, i, j int) float64 {
+	if in.Alpha == 0 || !in.labelled(i) || !in.labelled(j) {
+		return in.Gamma
+	}
+	return (1-in.Alpha)*in.Gamma + in.Alpha*t.soft.lamHat(i, j, in.C)
+}
+
+// pass1 sums the unit-charge fields of every plane into t.pt.
+func (t *TStress) pass1(ctx context.Context, dims, threads int) error {
+	k, rec := tFields(dims), tRec(dims)
+	n := len(t.u) / dims
+	t.pt = kernels.Grow(t.pt, n*rec)
+	clear(t.pt[:n*rec])
+	comps := tComps(dims, 0, k)
+	for _, p := range t.planes {
+		m := len(p.members)
+		t.out = kernels.Grow(t.out, m*k)
+		out := t.out[:m*k]
+		if err := t.interp.sums(ctx, out, t.u, p.members, nil, comps, threads); err != nil {
+			return err
+		}
+		for r, i := range p.members {
+			v := out[r*k : (r+1)*k]
+			d := t.pt[int(i)*rec : int(i+1)*rec]
+			if p.all {
+				d[0] += v[0]
+				for c := range dims {
+					d[3+c] += v[2+c]
+				}
+			}
+			d[1] += p.weight * v[0]
+			d[2] += p.weight * v[1]
+			for c := range dims {
+				d[3+dims+c] += p.weight * v[2+c]
+				d[3+2*dims+c] += p.weight * v[2+dims+c]
+			}
+		}
+	}
+	return nil
+}
+
+// tComps returns the field indices lo … hi−1.
+func tComps(dims, lo, hi int) []int {
+	c := make([]int, 0, hi-lo)
+	for f := lo; f < hi; f++ {
+		c = append(c, f)
+	}
+	return c
+}
+
+// rows computes every row's stress, its own far forces and the listed
+// pairs' forces (into grad, in u units, without the 1/n), and the charges
+// A, B, C of pass 2.
+func (t *TStress) rows(ctx context.Context, grad []float64, dims int, in *SparseInput, threads int) (float64, error) {
+	n, k, rec := in.N, in.K, tRec(dims)
+	grain := max(nervGrain, (n+nervBHChunks-1)/nervBHChunks)
+	chunks := kernels.NumChunks(n, grain)
+	m := n * dims
+	if grad != nil {
+		t.slots = kernels.Grow(t.slots, chunks*m)
+	}
+	t.row = kernels.Grow(t.row, 4*n)
+	for len(t.work) < kernels.Workers(n, threads, grain) {
+		t.work = append(t.work, nervBHScratch{})
+	}
+	hard := &t.hard
+	err := kernels.ParallelForWorker(ctx, n, threads, grain, func(wk, lo, hi int) {
+		sc := &t.work[wk]
+		var acc []float64
+		if grad != nil {
+			acc = t.slots[(lo/grain)*m : (lo/grain+1)*m]
+			clear(acc)
+		}
+		for i := lo; i < hi; i++ {
+			d := t.pt[i*rec : (i+1)*rec]
+			z, uu, vv := d[0], d[1], d[2]
+			logZ := math.Log(z)
+			lbeta, lf := in.rowLogBeta(sc, i)
+			st := 1 - (uu*(2+logZ+lf)+vv)/z
+			sumG := 1 - (uu*(1+logZ+lf)+vv)/z
+			ui := t.u[i*dims : (i+1)*dims]
+			var gi []float64
+			if acc != nil {
+				gi = acc[i*dims : (i+1)*dims]
+			}
+			beta := in.Beta[i*k : (i+1)*k]
+			for q, j := range in.Idx[i*k : (i+1)*k] {
+				uj := t.u[int(j)*dims : int(j+1)*dims]
+				a := kernels.EmbedSqDist(ui, uj)
+				w := 1 / (1 + a)
+				logb := -math.Log1p(a) - logZ
+				b := math.Exp(logb)
+				lam := hard.tradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, int(j))
+				ds, dg := gridListed(beta[q], lbeta[q], lf, b, logb, lam)
+				if t.rounds {
+					if hat := t.lamHat(in, i, int(j)); hat != lam {
+						c := b * (lam - hat)
+						ds += c * (2 + lf - logb)
+						dg += c * (1 + lf - logb)
+					}
+				}
+				st += ds
+				sumG += dg
+				if acc != nil {
+					f := -2 * dg * w
+					gj := acc[int(j)*dims : int(j+1)*dims]
+					for c := range gi {
+						v := f * (ui[c] - uj[c])
+						gi[c] += v
+						gj[c] -= v
+					}
+				}
+			}
+			t.row[4*i+3] = st
+			pb := (1 + logZ + lf) / z
+			t.row[4*i], t.row[4*i+1], t.row[4*i+2] = (sumG-1)/z, pb, 1/z
+			if acc != nil {
+				g0, ug0, ug1 := d[3:3+dims], d[3+dims:3+2*dims], d[3+2*dims:3+3*dims]
+				for c := range gi {
+					gi[c] += 2 * ((sumG-1)*g0[c] + (1+logZ+lf)*ug0[c] + ug1[c]) / z
+				}
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	var stress float64
+	for i := range n {
+		stress += t.row[4*i+3]
+	}
+	if grad != nil {
+		copy(grad, t.slots[:m])
+		for c := m; c < chunks*m; c += m {
+			for q, v := range t.slots[c : c+m] {
+				grad[q] += v
+			}
+		}
+	}
+	return stress / float64(n), nil
+}
+
+// pass2 sums every plane's fields of the charges A, B, C into the first
+// dims values of each point's record (pass 1's are spent).
+func (t *TStress) pass2(ctx context.Context, dims, threads int) error {
+	k, rec := tFields(dims), tRec(dims)
+	n := len(t.u) / dims
+	for i := range n {
+		clear(t.pt[i*rec+3 : i*rec+3+dims])
+	}
+	g0, g1 := tComps(dims, 2, 2+dims), tComps(dims, 2+dims, k)
+	for _, p := range t.planes {
+		m := len(p.members)
+		t.out = kernels.Grow(t.out, m*dims)
+		t.chg = kernels.Grow(t.chg, m)
+		out, chg := t.out[:m*dims], t.chg[:m]
+		for pass, comps := range [][]int{g0, g1} {
+			for r, j := range p.members {
+				if pass == 0 {
+					chg[r] = p.weight * t.row[4*j+1]
+					if p.all {
+						chg[r] += t.row[4*j]
+					}
+				} else {
+					chg[r] = p.weight * t.row[4*j+2]
+				}
+			}
+			if err := t.interp.sums(ctx, out, t.u, p.members, chg, comps, threads); err != nil {
+				return err
+			}
+			for r, i := range p.members {
+				d := t.pt[int(i)*rec+3 : int(i)*rec+3+dims]
+				for c := range dims {
+					d[c] += out[r*dims+c]
+				}
+			}
+		}
+	}
+	return nil
+}

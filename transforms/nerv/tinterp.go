@@ -1,0 +1,464 @@
+package nerv
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/ordinate/ordinate/kernels"
+)
+
+// Student-t kernel sums by FFT-accelerated interpolation (FIt-SNE,
+// Linderman et al., Nature Methods 2019), for the t output kernel
+// (stresst.go). For the members M of a plane (all points, the labelled
+// ones, one class) at every member i, in map units (the caller divides the
+// map by its scale):
+//
+//	F0_i = Σ_{j∈M, j≠i} w_ij,          F1_i = Σ w_ij L_ij,
+//	G0_i = Σ w_ij² (y_i − y_j),         G1_i = Σ w_ij² L_ij (y_i − y_j),
+//	w = 1/(1 + D²),  L = log(1 + D²) = −log w.
+//
+// One grid of intervals covers the whole map (setGrid): exactly
+// tIntervalWidth wide, centred, once an axis spans more than tMinIntervals
+// of them (then the node spacing, and with it the kernels' spectra, stays
+// put while the map grows), tMaxIntervals at most. Each interval holds
+// tNodesPerInterval equispaced Lagrange nodes at offsets (k + ½)/p, as in
+// transforms/tsne's interpolation. A plane takes the window of intervals
+// its members occupy, so a class that fills a corner of the map costs its
+// corner: each member spreads a unit charge onto the p^dims nodes of its
+// interval with its Lagrange weights, the window is convolved with the
+// 2 + 2·dims kernels w, w·L, w²·x_c and w²·L·x_c by a zero-padded FFT, and
+// each member reads the fields back with the same weights. The FFT lengths
+// are rounded up to 2^k or 3·2^k, so that planes and iterations share the
+// kernels' spectra, which are kept per length while the node spacing stays.
+// The own term of F0 and F1 is what the scheme gives for a source at y_i
+// itself (the weights' autocorrelation against the kernel at the node
+// offsets), not w(0) = 1 and L(0) = 0; those of G0 and G1 vanish, the
+// autocorrelation being even and the kernels odd. Planes of at most
+// tDirectMax members are summed directly.
+
+// The interpolation's settings: openTSNE's n_interpolation_points,
+// min_num_intervals and ints_in_interval; the cap bounds the kernels'
+// spectra (six of 2·(p·tMaxIntervals)² complex values in 2-D, 26 MB each).
+const (
+	tNodesPerInterval = 3
+	tMinIntervals     = 50
+	tIntervalWidth    = 1.0
+	tMaxIntervals     = 300
+	tDirectMax        = 256
+	tMaxNodes         = 10
+)
+
+// tFields returns the number of sums per member: F0, F1, G0 and G1.
+func tFields(dims int) int { return 2 + 2*dims }
+
+// tInterp holds the grid of one evaluation and reusable buffers. The zero
+// value is ready to use; it is not safe for concurrent use.
+type tInterp struct {
+	p int // nodes per interval; 0 means tNodesPerInterval
+
+	dims    int
+	lo, w   [2]float64 // origin of interval 0 and interval width per axis
+	h       [2]float64 // node spacing
+	nb      [2]int     // intervals per axis
+	den     [tMaxNodes]float64
+	selfW   [(2*tMaxNodes - 1) * (2*tMaxNodes - 1)]float64 // w at the node offsets
+	selfL   [(2*tMaxNodes - 1) * (2*tMaxNodes - 1)]float64 // w·L at the node offsets
+	cell    []int32                                        // n×dims interval of each point
+	lw      []float64                                      // n×dims×p Lagrange weights
+	charge  []float64
+	pot     []float64
+	qs, wk  []complex128
+	fft     kernels.RealFFT2
+	spectra []tSpectra
+	stamp   int // setGrid calls, for the spectra's last use
+	all     []float64
+	one     [1]float64
+}
+
+// tSpectra are the kernels' spectra for one FFT size.
+type tSpectra struct {
+	p0, p1 int
+	h      [2]float64
+	data   []complex128
+	used   int // the stamp of its last use
+}
+
+func (t *tInterp) nodes() int {
+	if t.p == 0 {
+		return tNodesPerInterval
+	}
+	if t.p < 1 || t.p > tMaxNodes {
+		panic(fmt.Sprintf("nerv: %d interpolation nodes per interval, want 1 … %d", t.p, tMaxNodes))
+	}
+	return t.p
+}
+
+// setGrid lays the intervals over the map y (n×dims, map units) and
+// locates every point in them.
+func (t *tInterp) setGrid(y []float64, n, dims int) {
+	p := t.nodes()
+	t.dims = dims
+	t.stamp++
+	t.one[0] = 1
+	for k := range p {
+		d := 1.0
+		for m := range p {
+			if m != k {
+				d *= float64(k-m) / float64(p)
+			}
+		}
+		t.den[k] = 1 / d
+	}
+	t.nb = [2]int{1, 1}
+	t.w, t.h, t.lo = [2]float64{1, 1}, [2]float64{1, 1}, [2]float64{}
+	for c := range dims {
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for i := range n {
+			v := y[i*dims+c]
+			lo, hi = min(lo, v), max(hi, v)
+		}
+		ext := hi - lo
+		if !(ext > 0) || math.IsInf(ext, 0) {
+			lo, ext = 0, 1
+			if n > 0 && !math.IsInf(y[c], 0) && !math.IsNaN(y[c]) {
+				lo = y[c] - 0.5
+			}
+		}
+		nb, w := tMinIntervals, ext/tMinIntervals
+		if need := math.Ceil(ext / tIntervalWidth); need > tMaxIntervals {
+			nb, w = tMaxIntervals, ext/tMaxIntervals
+		} else if need > tMinIntervals {
+			nb, w = int(need), tIntervalWidth
+			lo -= (float64(nb)*w - ext) / 2
+		}
+		t.lo[c], t.nb[c], t.w[c], t.h[c] = lo, nb, w, w/float64(p)
+	}
+	s := 2*p - 1
+	for d1 := range s {
+		x1 := 0.0
+		if dims == 2 {
+			x1 = float64(d1-p+1) * t.h[1]
+		}
+		for d0 := range s {
+			x0 := float64(d0-p+1) * t.h[0]
+			d2 := x0*x0 + x1*x1
+			w := 1 / (1 + d2)
+			t.selfW[d1*s+d0] = w
+			t.selfL[d1*s+d0] = w * math.Log1p(d2)
+		}
+	}
+	t.cell = kernels.Grow(t.cell, n*dims)
+	t.lw = kernels.Grow(t.lw, n*dims*p)
+	for i := range n * dims {
+		t.cell[i] = int32(t.locate(y[i], i%dims, t.lw[i*p:(i+1)*p]))
+	}
+}
+
+// locate returns the interval of coordinate v on axis c and writes the
+// Lagrange weights of its position in it to wts.
+func (t *tInterp) locate(v float64, c int, wts []float64) int {
+	u := (v - t.lo[c]) / t.w[c]
+	b := int(u)
+	if !(u >= 0) {
+		b = 0 // and NaN
+	}
+	b = min(b, t.nb[c]-1)
+	x := u - float64(b)
+	p := len(wts)
+	inv := 1 / float64(p)
+	for k := range p {
+		l := t.den[k]
+		for m := range p {
+			if m != k {
+				l *= x - (float64(m)+0.5)*inv
+			}
+		}
+		wts[k] = l
+	}
+	return b
+}
+
+// tFFTSize returns the smallest of 2^k and 3·2^k (k ≥ 1) at least n.
+func tFFTSize(n int) int {
+	m := 2
+	for m < n {
+		if 3*m/2 >= n && m >= 4 {
+			return 3 * m / 2
+		}
+		m *= 2
+	}
+	return m
+}
+
+// sums writes to dst (len(members)×len(comps), in the order of members)
+// the fields comps (indices into F0, F1, G0, G1: 0, 1, 2 … 1+dims, 2+dims
+// … 1+2·dims) of the plane of members at each of them, each source j
+// weighted by charge[r] (r its position in members; nil: 1), for the map y
+// on which setGrid last ran.
+func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, charge []float64, comps []int, threads int) error {
+	dims, m, nc := t.dims, len(members), len(comps)
+	k := tFields(dims)
+	if len(dst) != m*nc || (charge != nil && len(charge) != m) {
+		panic(fmt.Sprintf("nerv: len(dst) = %d, want %d; %d charges for %d members", len(dst), m*nc, len(charge), m))
+	}
+	if m <= tDirectMax {
+		t.all = kernels.Grow(t.all, k)
+		tDirect(dst, y, dims, members, charge, comps, t.all)
+		return ctx.Err()
+	}
+	p := t.nodes()
+	// The window of intervals the members occupy.
+	var i0, i1 [2]int32
+	i0, i1 = [2]int32{math.MaxInt32, math.MaxInt32}, [2]int32{0, 0}
+	for _, j := range members {
+		for c := range dims {
+			b := t.cell[int(j)*dims+c]
+			i0[c], i1[c] = min(i0[c], b), max(i1[c], b)
+		}
+	}
+	n0, n1 := int(i1[0]-i0[0]+1)*p, 1
+	p0, p1 := tFFTSize(2*n0-1), 1
+	if dims == 2 {
+		n1 = int(i1[1]-i0[1]+1) * p
+		p1 = tFFTSize(2*n1 - 1)
+	}
+	t.charge = kernels.Grow(t.charge, n0*n1)
+	q := t.charge[:n0*n1]
+	clear(q)
+	for r, j := range members {
+		a, b := t.weights(int(j))
+		qj := 1.0
+		if charge != nil {
+			qj = charge[r]
+		}
+		o0 := int(t.cell[int(j)*dims]-i0[0]) * p
+		o1 := 0
+		if dims == 2 {
+			o1 = int(t.cell[int(j)*dims+1]-i0[1]) * p
+		}
+		for m1, wb := range b {
+			row := q[(o1+m1)*n0+o0 : (o1+m1)*n0+o0+p]
+			for m0, wa := range a {
+				row[m0] += qj * wb * wa
+			}
+		}
+	}
+	t.fft.Setup(p0, p1, threads)
+	_, _, h0 := t.fft.Size()
+	size := p1 * h0
+	t.qs = kernels.Grow(t.qs, size)
+	t.wk = kernels.Grow(t.wk, size)
+	qs, wk := t.qs[:size], t.wk[:size]
+	if err := t.fft.Forward(ctx, qs, func(r int, row []float64) bool {
+		if r >= n1 {
+			return false
+		}
+		copy(row, q[r*n0:(r+1)*n0])
+		return true
+	}); err != nil {
+		return err
+	}
+	spec, err := t.spectrum(ctx, p0, p1)
+	if err != nil {
+		return err
+	}
+	t.pot = kernels.Grow(t.pot, n0*n1*nc)
+	pot := t.pot[:n0*n1*nc]
+	scale := complex(1/float64(p0*p1), 0)
+	for f, comp := range comps {
+		for i, v := range spec[comp*size : (comp+1)*size] {
+			wk[i] = v * qs[i] * scale
+		}
+		if err := t.fft.Inverse(ctx, wk, n1, func(r int, row []float64) {
+			out := pot[r*n0*nc : (r+1)*n0*nc]
+			for i, v := range row[:n0] {
+				out[i*nc+f] = v
+			}
+		}); err != nil {
+			return err
+		}
+	}
+	return kernels.ParallelFor(ctx, m, threads, 256, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			qr := 1.0
+			if charge != nil {
+				qr = charge[r]
+			}
+			t.gather(dst[r*nc:(r+1)*nc], pot, int(members[r]), qr, comps, i0, n0)
+		}
+	})
+}
+
+// weights returns point j's Lagrange weights on axes 0 and 1 (a single 1
+// on axis 1 in 1-D).
+func (t *tInterp) weights(j int) (a, b []float64) {
+	p, dims := t.nodes(), t.dims
+	a = t.lw[j*dims*p : j*dims*p+p]
+	if dims == 2 {
+		return a, t.lw[j*dims*p+p : (j+1)*dims*p]
+	}
+	return a, t.one[:]
+}
+
+// gather interpolates the fields comps at point j into out and removes
+// its own terms (charge q) from F0 and F1.
+func (t *tInterp) gather(out, pot []float64, j int, q float64, comps []int, i0 [2]int32, n0 int) {
+	p, dims, k := t.nodes(), t.dims, len(comps)
+	a, b := t.weights(j)
+	o0 := int(t.cell[j*dims]-i0[0]) * p
+	o1 := 0
+	if dims == 2 {
+		o1 = int(t.cell[j*dims+1]-i0[1]) * p
+	}
+	clear(out)
+	for m1, wb := range b {
+		base := ((o1+m1)*n0 + o0) * k
+		for m0, wa := range a {
+			f := wb * wa
+			v := pot[base+m0*k : base+(m0+1)*k]
+			for c := range out {
+				out[c] += f * v[c]
+			}
+		}
+	}
+	if comps[0] >= 2 {
+		return // no own terms
+	}
+	var sa, sb [2*tMaxNodes - 1]float64
+	s := 2*p - 1
+	autocorr(sa[:s], a)
+	sb[p-1] = 1
+	if dims == 2 {
+		autocorr(sb[:s], b)
+	}
+	var selfW, selfL float64
+	for d1, c1 := range sb[:s] {
+		if c1 == 0 {
+			continue
+		}
+		var w, l float64
+		for d0, c0 := range sa[:s] {
+			w += c0 * t.selfW[d1*s+d0]
+			l += c0 * t.selfL[d1*s+d0]
+		}
+		selfW += c1 * w
+		selfL += c1 * l
+	}
+	for f, comp := range comps {
+		switch comp {
+		case 0:
+			out[f] -= q * selfW
+		case 1:
+			out[f] -= q * selfL
+		}
+	}
+}
+
+// autocorr sets dst[d+p−1] = Σ_m a_m·a_{m+d} for |d| < p = len(a).
+func autocorr(dst, a []float64) {
+	p := len(a)
+	for d := -(p - 1); d < p; d++ {
+		var c float64
+		for m := max(0, -d); m < min(p, p-d); m++ {
+			c += a[m] * a[m+d]
+		}
+		dst[d+p-1] = c
+	}
+}
+
+// spectrum returns the kernels' spectra for FFT lengths p0×p1 at the
+// current node spacing, from the kept ones when it can.
+func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error) {
+	k := tFields(t.dims)
+	// Keep the spectra of this node spacing used by this map or the one
+	// before: a plane's window changes size slowly.
+	keep := t.spectra[:0]
+	for _, s := range t.spectra {
+		if s.h == t.h && s.used >= t.stamp-1 {
+			keep = append(keep, s)
+		}
+	}
+	clear(t.spectra[len(keep):])
+	t.spectra = keep
+	for q := range t.spectra {
+		if s := &t.spectra[q]; s.p0 == p0 && s.p1 == p1 {
+			s.used = t.stamp
+			return s.data, nil
+		}
+	}
+	_, _, h0 := t.fft.Size()
+	size := p1 * h0
+	data := make([]complex128, k*size)
+	h := t.h
+	for comp := range k {
+		err := t.fft.Forward(ctx, data[comp*size:(comp+1)*size], func(r int, row []float64) bool {
+			d1 := r
+			if r > p1/2 {
+				d1 = r - p1
+			}
+			x1 := float64(d1) * h[1]
+			if t.dims == 1 {
+				x1 = 0
+			}
+			for i := range row {
+				d0 := i
+				if i > p0/2 {
+					d0 = i - p0
+				}
+				x0 := float64(d0) * h[0]
+				d2 := x0*x0 + x1*x1
+				w := 1 / (1 + d2)
+				switch {
+				case comp == 0:
+					row[i] = w
+				case comp == 1:
+					row[i] = w * math.Log1p(d2)
+				case comp < 2+t.dims:
+					row[i] = w * w * [2]float64{x0, x1}[comp-2]
+				default:
+					row[i] = w * w * math.Log1p(d2) * [2]float64{x0, x1}[comp-2-t.dims]
+				}
+			}
+			return true
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	t.spectra = append(t.spectra, tSpectra{p0: p0, p1: p1, h: h, data: data, used: t.stamp})
+	return data, nil
+}
+
+// tDirect writes the sums of sums by direct summation; all is scratch of
+// tFields(dims) values.
+func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comps []int, all []float64) {
+	nc := len(comps)
+	for r, i := range members {
+		clear(all)
+		yi := y[int(i)*dims : int(i+1)*dims]
+		for s, j := range members {
+			if j == i {
+				continue
+			}
+			q := 1.0
+			if charge != nil {
+				q = charge[s]
+			}
+			yj := y[int(j)*dims : int(j+1)*dims]
+			d2 := kernels.EmbedSqDist(yi, yj)
+			w := 1 / (1 + d2)
+			l := math.Log1p(d2)
+			all[0] += q * w
+			all[1] += q * w * l
+			for c := range dims {
+				g := q * w * w * (yi[c] - yj[c])
+				all[2+c] += g
+				all[2+dims+c] += g * l
+			}
+		}
+		for f, comp := range comps {
+			dst[r*nc+f] = all[comp]
+		}
+	}
+}
