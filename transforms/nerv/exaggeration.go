@@ -21,7 +21,10 @@ import (
 //
 // with w_ij = Λ_ij β_ij, over the listed pairs of the sparse input (the
 // 1/n is the stress's mean over rows). X is a sum of springs, convex, and
-// costs O(N·K) per evaluation, nothing beside the stress's own sums.
+// costs O(N·K) per evaluation, nothing beside the stress's own sums. With
+// the t kernel the attraction is Λ_ij β_ij log(1 + a_ij), so X sums
+// (E − 1)·(1/n)·Λ_ij β_ij log(1 + h D²_ij), each pair's force divided by
+// 1 + a_ij.
 
 const (
 	// startExaggeration is E for the full map after the sample start and
@@ -55,14 +58,16 @@ type exaggeration struct {
 	hard      hardLabels
 	dims      int
 	coef      float64 // (E − 1)·h/n
+	h         float64
+	t         bool // the t kernel's log(1 + a) attraction
 	threads   int
 	acc, part []float64
 }
 
-func newExaggeration(in *SparseInput, dims int, e float64, threads int) *exaggeration {
+func newExaggeration(in *SparseInput, dims int, e float64, kernel Kernel, threads int) *exaggeration {
 	h := 1 / (2 * in.Scale * in.Scale)
 	return &exaggeration{in: in, hard: newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma), dims: dims,
-		coef: (e - 1) * h / float64(in.N), threads: threads}
+		coef: (e - 1) * h / float64(in.N), h: h, t: kernel == KernelT, threads: threads}
 }
 
 // add adds X(y) to the returned value and its gradient to grad (n×dims).
@@ -85,6 +90,17 @@ func (x *exaggeration) add(ctx context.Context, grad, y []float64) (float64, err
 				j := int(in.Idx[q])
 				w := x.coef * x.hard.tradeoff(in.Soft, in.C, in.Alpha, in.Gamma, i, j) * in.Beta[q]
 				yj := y[j*dims : (j+1)*dims]
+				if x.t {
+					a := x.h * kernels.EmbedSqDist(yi, yj)
+					s += w * math.Log1p(a) / x.h
+					f := 2 * w / (1 + a)
+					for t, v := range yi {
+						dv := v - yj[t]
+						acc[i*dims+t] += f * dv
+						acc[j*dims+t] -= f * dv
+					}
+					continue
+				}
 				for t, v := range yi {
 					dv := v - yj[t]
 					s += w * dv * dv
@@ -135,7 +151,7 @@ func exaggerate(ctx context.Context, eval func(y, g []float64) float64, in *Spar
 	if iters == 0 {
 		return y, 0, 0, scale0, nil
 	}
-	x := newExaggeration(in, o.Dims, startExaggeration, o.Threads)
+	x := newExaggeration(in, o.Dims, startExaggeration, o.kernel(), o.Threads)
 	exag := func(y, g []float64) float64 {
 		s := eval(y, g)
 		v, err := x.add(ctx, g, y)

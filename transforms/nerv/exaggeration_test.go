@@ -11,7 +11,7 @@ import (
 // exaggerationBrute is X written from its definition, with Λ as
 // Σ_c min(ω_ic, ω_jc) (the class community of probability vectors) and
 // γ for an unlabelled row.
-func exaggerationBrute(y []float64, dims int, in *SparseInput, e float64) float64 {
+func exaggerationBrute(y []float64, dims int, in *SparseInput, e float64, kernel Kernel) float64 {
 	h := 1 / (2 * in.Scale * in.Scale)
 	var total float64
 	for i := range in.N {
@@ -30,7 +30,11 @@ func exaggerationBrute(y []float64, dims int, in *SparseInput, e float64) float6
 				d := y[i*dims+t] - y[j*dims+t]
 				d2 += d * d
 			}
-			total += (e - 1) * lam * in.Beta[i*in.K+q] * h * d2
+			a := h * d2
+			if kernel == KernelT {
+				a = math.Log1p(a) // the t kernel's attraction log(1 + a)
+			}
+			total += (e - 1) * lam * in.Beta[i*in.K+q] * a
 		}
 	}
 	return total / float64(in.N)
@@ -45,16 +49,19 @@ func TestExaggerationBrute(t *testing.T) {
 		n, k   int
 		dims   int
 		e      float64
+		kernel Kernel
 	}{
-		{"soft", 60, 12, 2, 4},
-		{"hard", 60, 12, 2, 4},
-		{"unlabelled", 50, 9, 3, 12},
-		{"none", 40, 10, 1, 2},
+		{"soft", 60, 12, 2, 4, KernelGaussian},
+		{"hard", 60, 12, 2, 4, KernelGaussian},
+		{"unlabelled", 50, 9, 3, 12, KernelGaussian},
+		{"none", 40, 10, 1, 2, KernelGaussian},
+		{"hard", 60, 12, 2, 4, KernelT},
+		{"soft", 60, 12, 1, 4, KernelT},
 	} {
 		rng := rand.New(rand.NewPCG(7, uint64(tc.n)))
 		in := nervSparseOnly(t, rng, tc.n, tc.k, 4, float64(tc.k)/3, tc.labels)
 		y := nervRandomY(rng, tc.n, tc.dims)
-		x := newExaggeration(in, tc.dims, tc.e, 2)
+		x := newExaggeration(in, tc.dims, tc.e, tc.kernel, 2)
 		grad := make([]float64, len(y))
 		for p := range grad {
 			grad[p] = 1
@@ -63,20 +70,20 @@ func TestExaggerationBrute(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := exaggerationBrute(y, tc.dims, in, tc.e); math.Abs(v-want) > 1e-12*math.Abs(want) || want <= 0 {
-			t.Errorf("%s: X = %.15g, brute force %.15g", tc.labels, v, want)
+		if want := exaggerationBrute(y, tc.dims, in, tc.e, tc.kernel); math.Abs(v-want) > 1e-12*math.Abs(want) || want <= 0 {
+			t.Errorf("%s %s: X = %.15g, brute force %.15g", tc.labels, tc.kernel, v, want)
 		}
 		const step = 1e-6
 		for p := range y {
 			old := y[p]
 			y[p] = old + step
-			up := exaggerationBrute(y, tc.dims, in, tc.e)
+			up := exaggerationBrute(y, tc.dims, in, tc.e, tc.kernel)
 			y[p] = old - step
-			down := exaggerationBrute(y, tc.dims, in, tc.e)
+			down := exaggerationBrute(y, tc.dims, in, tc.e, tc.kernel)
 			y[p] = old
 			fd := (up - down) / (2 * step)
 			if got := grad[p] - 1; math.Abs(got-fd) > 1e-6*(1+math.Abs(fd)) {
-				t.Errorf("%s: ∂X/∂y[%d] = %.10g, central difference %.10g", tc.labels, p, got, fd)
+				t.Errorf("%s %s: ∂X/∂y[%d] = %.10g, central difference %.10g", tc.labels, tc.kernel, p, got, fd)
 			}
 		}
 	}
@@ -87,7 +94,7 @@ func TestExaggerationThreads(t *testing.T) {
 	in := nervSparseOnly(t, rng, 3000, 15, 3, 5, "soft")
 	y := nervRandomY(rng, 3000, 2)
 	checkThreadsBitIdentical(t, len(y), func(grad []float64, threads int) (float64, error) {
-		return newExaggeration(in, 2, 4, threads).add(context.Background(), grad, y)
+		return newExaggeration(in, 2, 4, KernelGaussian, threads).add(context.Background(), grad, y)
 	})
 }
 
@@ -97,7 +104,7 @@ func TestExaggerationCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	y := nervRandomY(rng, 200, 2)
-	if _, err := newExaggeration(in, 2, 4, 2).add(ctx, make([]float64, len(y)), y); !errors.Is(err, context.Canceled) {
+	if _, err := newExaggeration(in, 2, 4, KernelGaussian, 2).add(ctx, make([]float64, len(y)), y); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled add returned %v, want context.Canceled", err)
 	}
 }
@@ -123,7 +130,7 @@ func TestExaggerateBudget(t *testing.T) {
 	}
 	exag := func(y []float64) float64 {
 		g := make([]float64, len(y))
-		v, err := newExaggeration(in, 2, startExaggeration, 2).add(ctx, g, y)
+		v, err := newExaggeration(in, 2, startExaggeration, KernelGaussian, 2).add(ctx, g, y)
 		if err != nil {
 			t.Fatal(err)
 		}

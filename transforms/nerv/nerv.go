@@ -33,6 +33,24 @@ const (
 // Values lists the output scales.
 func (OutputScale) Values() []string { return []string{"auto", "transfer", "global"} }
 
+// Kernel chooses the output neighbourhood's kernel.
+type Kernel string
+
+const (
+	// KernelGaussian is the papers' output neighbourhood, b_ij ∝
+	// exp(−D²_ij/(2s²)).
+	KernelGaussian Kernel = "gaussian"
+	// KernelT is Student's t with one degree of freedom, b_ij ∝ 1/(1 +
+	// D²_ij/(2s²)), still normalised per row (TStress, stresst.go): a
+	// heavy tail against the crowding of many dimensions' neighbourhoods
+	// in a 2-D map. Method grid (its sums interpolated) in 1 or 2
+	// dimensions, at any N.
+	KernelT Kernel = "t"
+)
+
+// Values lists the kernels.
+func (Kernel) Values() []string { return []string{"gaussian", "t"} }
+
 // Method chooses how the stress is evaluated.
 type Method string
 
@@ -81,6 +99,9 @@ const AutoExactMax = 400
 func (o Options) ResolveMethod(n int, soft []float64, c int) Method {
 	if o.Method != Auto {
 		return o.Method
+	}
+	if o.OutputKernel == KernelT {
+		return Grid
 	}
 	exactOnly := o.Dims > kernels.MaxBHDims || o.OutputScale == Transfer
 	if o.Start != StartSample && (n <= AutoExactMax || exactOnly) {
@@ -208,6 +229,8 @@ type Options struct {
 	// SampleStartAbove).
 	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the sample map's own density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
 	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh, cutoff and grid)"`
+	// OutputKernel is the output neighbourhood's kernel.
+	OutputKernel Kernel `opt:"output-kernel" help:"output neighbourhood: gaussian (the papers') or t (Student's t, heavy-tailed: local neighbourhoods kept apart without crowding, as t-SNE's; method grid or auto, 1 or 2 dims, at any N)"`
 	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
 	// the relative cost decrease over 10 iterations (doc.go, "Stopping
 	// rule").
@@ -244,7 +267,7 @@ type Options struct {
 // doc.go; standardisation off.
 func DefaultOptions() Options {
 	return Options{Columns: transforms.DefaultColumns(), Dims: 2, Alpha: 0.5, Gamma: 0.5, Perplexity: 32, Multiscale: true,
-		Method: Auto, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto,
+		Method: Auto, Neighbors: kernels.KNNAuto, BHTol: DefaultBHTol, CutoffTol: DefaultCutoffTol, Start: StartAuto, OutputScale: ScaleAuto, OutputKernel: KernelGaussian,
 		MaxIter: 150, Tol: 1e-4, NeighbourTol: DefaultNeighbourTol, CoarseMaxIter: 30, CoarseTol: 1e-3}
 }
 
@@ -262,10 +285,25 @@ func (o *Options) Validate() error {
 		return transforms.Optionf("start", "sample needs method bh, cutoff or grid (the exact method's cost is its O(N²) iterations, not its start)")
 	case o.Start == StartSample && o.Method == Auto && (o.Dims > kernels.MaxBHDims || o.OutputScale == Transfer):
 		return transforms.Optionf("start", "sample needs method bh, cutoff or grid, which support neither more than %d output dimensions nor output-scale transfer", kernels.MaxBHDims)
+	case o.OutputKernel == KernelT && o.Method != Auto && o.Method != Grid:
+		return transforms.Optionf("output-kernel", "t runs with method grid or auto, not %s", o.Method)
+	case o.OutputKernel == KernelT && o.Dims > gridMaxDims:
+		return transforms.Optionf("dims", "output kernel t supports at most %d output dimensions, not %d", gridMaxDims, o.Dims)
+	case o.OutputKernel == KernelT && o.OutputScale == Transfer:
+		return transforms.Optionf("output-scale", "transfer needs the Gaussian kernel and method exact; output kernel t takes one global width")
 	case o.Method.sparse() && o.OutputScale == Transfer:
 		return transforms.Optionf("output-scale", "transfer needs method exact: methods bh, cutoff and grid need one global width")
 	}
 	return nil
+}
+
+// kernel returns the output kernel, the Gaussian when unset (an Options
+// literal without it).
+func (o Options) kernel() Kernel {
+	if o.OutputKernel == "" {
+		return KernelGaussian
+	}
+	return o.OutputKernel
 }
 
 // outputScale resolves ScaleAuto: Transfer for the exact method, Global for
@@ -314,6 +352,9 @@ type Level struct {
 	// (each costs about one iteration's time).
 	Evaluations int    `json:"evaluations"`
 	Status      string `json:"status"`
+	// Kernel is the output kernel of the level: the Gaussian, or the t
+	// kernel of the last stage of a fit with output kernel t.
+	Kernel Kernel `json:"kernel,omitempty"`
 }
 
 // Result is a fitted embedding.
@@ -334,6 +375,8 @@ type Result struct {
 	// OutputScale is the output scale that ran: Options.OutputScale with
 	// ScaleAuto resolved.
 	OutputScale OutputScale
+	// OutputKernel is the output kernel of the map (Options.OutputKernel).
+	OutputKernel Kernel
 	// Width is the global output width s of the finest scale (the mean
 	// σᵢ), or 0 with Transfer (each point's own σᵢ).
 	Width float64
@@ -434,7 +477,7 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale, Method: o.Method}
+	res := &Result{KNN: kernels.KNNExact, OutputScale: o.OutputScale, Method: o.Method, OutputKernel: o.kernel()}
 	levels := o.Levels(n)
 	var mon *neighbourMonitor
 	for h, k := range levels {
@@ -482,6 +525,18 @@ func Fit(ctx context.Context, x []float64, n, d int, soft []float64, c int, o Op
 		res.Levels = append(res.Levels, Level{Perplexity: k, Stress: r.F, Iterations: r.Iterations, Exaggerated: exaggerated, Evaluations: r.Evaluations + exagEvals, Status: r.Status})
 		if o.Progress != nil {
 			o.Progress(k, r.F, r.Iterations)
+		}
+	}
+	if o.kernel() == KernelT {
+		sl := lv.(*sparseLevels)
+		lvl, yt, err := sl.refineT(y, x, d, o, rep)
+		if err != nil {
+			return nil, err
+		}
+		y = yt
+		res.Levels = append(res.Levels, lvl)
+		if mon, err = lastMonitor(ctx, lv, true, x, n, d, soft, c, o); err != nil {
+			return nil, err
 		}
 	}
 	res.Y = y
@@ -581,6 +636,7 @@ type sparseLevels struct {
 	bh    BH
 	cut   CutoffStress
 	grid  GridStress
+	tst   TStress
 	cur   *SparseInput // the input of the most recent call of level (for exaggerate)
 	// gridFallbacks counts Grid's evaluations whose grid would have been
 	// too large, which the cut-off took (Result.GridFallbacks).
@@ -655,10 +711,10 @@ func (l *sparseLevels) level(k float64, last bool) (func(y, grad []float64) floa
 	cutoff := func(g, y []float64) (float64, error) {
 		return l.cut.Stress(l.ctx, g, y, l.o.Dims, in, l.o.CutoffTol, l.o.BHTol, l.o.Threads)
 	}
-	switch l.o.Method {
-	case Cutoff:
+	switch {
+	case l.o.Method == Cutoff:
 		stress = cutoff
-	case Grid:
+	case l.o.Method == Grid:
 		stress = func(g, y []float64) (float64, error) {
 			s, err := l.grid.Stress(l.ctx, g, y, l.o.Dims, in, l.o.Threads)
 			if errors.Is(err, ErrGridTooLarge) {

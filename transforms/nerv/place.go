@@ -56,6 +56,11 @@ type PlaceOptions struct {
 	MaxIter       int     `json:"max_iter,omitempty"`       // L-BFGS iterations per row (DefaultPlaceMaxIter; at most MaxPlaceMaxIter)
 	Tol           float64 `json:"tol,omitempty"`            // gradient s·|∂ζ/∂y| that stops a row (DefaultPlaceTol)
 	InitNeighbors int     `json:"init_neighbors,omitempty"` // neighbours of the median start (DefaultPlaceInitNeighbors)
+	// Kernel is the map's output kernel ("" or KernelGaussian, KernelT).
+	// With the t kernel a row's sums run over every reference row, the
+	// kernel having no reach beyond which to drop them: O(N) a
+	// evaluation.
+	Kernel Kernel `json:"kernel,omitempty"`
 }
 
 // NeRV places new rows into a fitted NeRV-family map by minimising each
@@ -98,6 +103,10 @@ func NewPlacer(ref placement.Reference, soft []float64, c int, o PlaceOptions) (
 		return nil, fmt.Errorf("nerv: place: NeRV max iterations %d, tolerance %g and init neighbours %d must be positive", o.MaxIter, o.Tol, o.InitNeighbors)
 	case o.MaxIter > MaxPlaceMaxIter:
 		return nil, fmt.Errorf("nerv: place: NeRV max iterations %d: want at most %d per row", o.MaxIter, MaxPlaceMaxIter)
+	case o.Kernel != "" && o.Kernel != KernelGaussian && o.Kernel != KernelT:
+		return nil, fmt.Errorf("nerv: place: NeRV output kernel %q: want %q or %q", o.Kernel, KernelGaussian, KernelT)
+	case o.Kernel == KernelT && !(o.Scale > 0):
+		return nil, fmt.Errorf("nerv: place: NeRV output kernel t needs the map's global output scale, not %g", o.Scale)
 	case soft != nil && (c < 1 || len(soft) != ref.N*c):
 		return nil, fmt.Errorf("nerv: place: %d label weights for %d reference rows × %d classes", len(soft), ref.N, c)
 	}
@@ -282,6 +291,9 @@ func (p *Placer) gather(s *PlaceScratch, y []float64) {
 	s.nearD = math.Sqrt(d2)
 	m := nervMargin * s.s
 	s.rad = math.Sqrt((s.nearD+m)*(s.nearD+m)+2*PlaceCutoff*s.s*s.s) + m
+	if p.o.Kernel == KernelT {
+		s.rad = math.Inf(1) // every reference row, once
+	}
 	all := p.idx.within(s.cand[:0], y, s.rad*s.rad)
 	// Drop the listed rows (both lists by ascending rank).
 	cand, q := all[:0], 0
@@ -337,6 +349,9 @@ func (p *Placer) eval(s *PlaceScratch, y, grad []float64) float64 {
 	amin := math.Inf(1)
 	sqDists(s.aL, y, s.yL, h, &amin)
 	sqDists(s.aC, y, s.yC, h, &amin)
+	if p.o.Kernel == KernelT {
+		return p.evalT(s, y, grad)
+	}
 	lim := amin + PlaceCutoff
 	var z float64
 	for t, a := range s.aC {
@@ -421,4 +436,56 @@ func sqDists(dst, y, pts []float64, h float64, amin *float64) {
 		}
 	}
 	*amin = m
+}
+
+// evalT is eval under the t kernel: b_j ∝ w_j = 1/(1 + a_j) over every
+// reference row (the candidates are all the unlisted ones), and
+// ∂ζ/∂a_j = c_j w_j, so ∂ζ/∂y = 2h Σ_j (b_j G − g_j) w_j (y − y_j).
+func (p *Placer) evalT(s *PlaceScratch, y, grad []float64) float64 {
+	var z float64
+	for t, a := range s.aC {
+		s.eC[t] = 1 / (1 + a)
+		z += s.eC[t]
+	}
+	for q, a := range s.aL {
+		s.eL[q] = 1 / (1 + a)
+		z += s.eL[q]
+	}
+	logZ, invZ := math.Log(z), 1/z
+	var zeta, gsum float64
+	bv, wv := s.bv, s.wv
+	clear(bv)
+	clear(wv)
+	dims, lf := len(y), s.lf
+	add := func(pts []float64, t int, b, g, w float64) {
+		if grad == nil {
+			return
+		}
+		yj := pts[t*dims : (t+1)*dims]
+		for c, v := range y {
+			d := (v - yj[c]) * w
+			bv[c] += b * d
+			wv[c] += g * d
+		}
+	}
+	for t, w := range s.eC {
+		b, logb := w*invZ, -math.Log1p(s.aC[t])-logZ
+		lam := s.lamC[t]
+		zeta += lam*b + (1-lam)*b*(logb-lf-1)
+		g := lam*b + (1-lam)*b*(logb-lf)
+		gsum += g
+		add(s.yC, t, b, g, w)
+	}
+	for q, w := range s.eL {
+		b, logb := w*invZ, -math.Log1p(s.aL[q])-logZ
+		beta, lbeta, lam := s.beta[q], s.lb[q], s.lamL[q]
+		zeta += lam*(beta*(lbeta-logb)+b-beta) + (1-lam)*(b*(logb-lbeta)+beta-b)
+		g := lam*(b-beta) + (1-lam)*b*(logb-lbeta)
+		gsum += g
+		add(s.yL, q, b, g, w)
+	}
+	for c := range grad {
+		grad[c] = 2 * s.h * (gsum*bv[c] - wv[c])
+	}
+	return zeta
 }

@@ -458,3 +458,86 @@ func TestNeRVFewNeighbours(t *testing.T) {
 		t.Errorf("all distances 0: %v at %v", err, dst)
 	}
 }
+
+// fullStressT is ζ of the row set up in s under the t kernel, summed over
+// all N reference points straight from the formulas.
+func fullStressT(p *Placer, s *PlaceScratch, y []float64) float64 {
+	n := p.ref.N
+	w := make([]float64, n)
+	var z float64
+	for j := range n {
+		w[j] = 1 / (1 + kernels.EmbedSqDist(y, p.ref.Row(int32(j)))/(2*s.s*s.s))
+		z += w[j]
+	}
+	beta, lbeta := make([]float64, n), make([]float64, n)
+	for j := range lbeta {
+		lbeta[j] = s.lf
+	}
+	for q, j := range s.nbr {
+		beta[j], lbeta[j] = s.beta[q], s.lb[q]
+	}
+	var zeta float64
+	for j := range n {
+		b := w[j] / z
+		logb := math.Log(b)
+		lam := p.tradeoff(s, int32(j))
+		zeta += lam*(beta[j]*(lbeta[j]-logb)+b-beta[j]) + (1-lam)*(b*(logb-lbeta[j])+beta[j]-b)
+	}
+	return zeta
+}
+
+// TestNeRVStressT checks the row stress under the t kernel against the
+// plain sum over every reference point, and its gradient against central
+// differences, near the start and far from any point.
+func TestNeRVStressT(t *testing.T) {
+	for _, dims := range []int{2, 1} {
+		f := newNeRVFixture(600, dims, 1)
+		for _, tc := range nervCases {
+			if !tc.global {
+				continue // the t kernel takes one global width
+			}
+			name := fmt.Sprintf("%s, dims %d", tc.name, dims)
+			o := PlaceOptions{Perplexity: 10, Alpha: tc.alpha, Gamma: 0.4, Scale: f.globalScale(10), Kernel: KernelT}
+			var soft, row []float64
+			switch tc.labels {
+			case "hard":
+				soft, row = f.soft(true), []float64{0, 1, 0}
+			case "soft":
+				soft, row = f.soft(false), []float64{0.2, 0.5, 0.3}
+			}
+			p, err := NewPlacer(f.ref, soft, 3, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z := []float64{6, 3, 0.5, -0.5}
+			nbr, d2 := f.neighbours(z, p.Neighbors())
+			var s PlaceScratch
+			if err := p.setup(nbr, d2, row, &s); err != nil {
+				t.Fatal(err)
+			}
+			y0 := make([]float64, dims)
+			placement.MedianInit(y0, p.ref, nbr[:p.o.InitNeighbors], nil)
+			for q, off := range []float64{0, 2, 60} {
+				y := slices.Clone(y0)
+				y[0] += off
+				g := make([]float64, dims)
+				zeta := p.eval(&s, y, g)
+				if wz := fullStressT(p, &s, y); math.Abs(zeta-wz) > 1e-12*math.Abs(wz) {
+					t.Errorf("%s, point %d: stress %.15g, full sum %.15g", name, q, zeta, wz)
+				}
+				h := 1e-5 * s.s
+				fd := make([]float64, dims)
+				for k := range y {
+					yp, ym := slices.Clone(y), slices.Clone(y)
+					yp[k] += h
+					ym[k] -= h
+					fd[k] = (fullStressT(p, &s, yp) - fullStressT(p, &s, ym)) / (2 * h)
+				}
+				// 1e-5: far from the map the stress is flat to 1e-9.
+				if e := relErr(g, fd); !(e <= 1e-5) {
+					t.Errorf("%s, point %d: gradient %v, finite differences %v (rel. error %.2g)", name, q, g, fd, e)
+				}
+			}
+		}
+	}
+}

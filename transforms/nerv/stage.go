@@ -204,7 +204,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	for _, l := range res.Levels {
 		iters += l.Iterations
 	}
-	env.Figures(map[string]any{"mode": mode, "method": string(res.Method), "output_scale": string(res.OutputScale),
+	env.Figures(map[string]any{"mode": mode, "method": string(res.Method), "output_scale": string(res.OutputScale), "output_kernel": string(res.OutputKernel),
 		"stress": res.Stress, "levels": res.Levels, "iterations": iters, "classes": classes, "knn": string(res.KNN), "grid_fallbacks": res.GridFallbacks, "plan": plan,
 		"start": startFigure(res), "quality": qualityFigure(res.Quality)})
 	if q := res.Quality; q != nil {
@@ -218,7 +218,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	if !env.Has("model-out") {
 		return nil
 	}
-	method := &placeMethod{o: PlaceOptions{Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma, Scale: res.Width,
+	method := &placeMethod{o: PlaceOptions{Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma, Scale: res.Width, Kernel: res.OutputKernel,
 		MaxIter: DefaultPlaceMaxIter, Tol: DefaultPlaceTol, InitNeighbors: DefaultPlaceInitNeighbors}}
 	model, err := placement.NewFromFeatures(ctx, "nerv", method, ft, o.Standardize, res.Y, o.Dims, res.NeighborIdx, res.NeighborK, env.Threads)
 	if err != nil {

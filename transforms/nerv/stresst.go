@@ -2,9 +2,13 @@ package nerv
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 
+	"github.com/ordinate/ordinate/internal/lbfgs"
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // The sparse-input NeRV stress with Student's t output kernel (TStress;
@@ -60,14 +64,15 @@ type TStress struct {
 	planes []tPlane
 	key    *SparseInput // the input the planes were built for
 	hard   hardLabels
-	rounds bool // some labels are soft: the planes carry a rounded Λ̂
-	u      []float64    // the map in kernel units
-	pt     []float64    // per point: Z, U, V, Σw²r, Σu w²r, Σu w²L r
-	row    []float64    // per point: A, B, C (pass 2), then stress
-	out    []float64    // a plane's sums, by member
-	chg    []float64    // a plane's charges, by member
-	slots  []float64    // the rows' chunk accumulators
+	rounds bool      // some labels are soft: the planes carry a rounded Λ̂
+	u      []float64 // the map in kernel units
+	pt     []float64 // per point: Z, U, V, Σw²r, Σu w²r, Σu w²L r
+	row    []float64 // per point: A, B, C (pass 2), then stress
+	out    []float64 // a plane's sums, by member
+	chg    []float64 // a plane's charges, by member
+	slots  []float64 // the rows' chunk accumulators
 	work   []nervBHScratch
+	cells  CellGrid // the map in kernel units, for the near pairs
 }
 
 // tPlane is one plane: its members (who are also its readers) and its
@@ -99,13 +104,25 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 	if t.key != in {
 		t.setPlanes(in)
 	}
+	for len(t.work) < kernels.Workers(n, threads, 1) {
+		t.work = append(t.work, nervBHScratch{})
+	}
 	sq := 1 / (math.Sqrt2 * in.Scale) // √h
 	t.u = kernels.Grow(t.u, n*dims)
 	for k, v := range y {
 		t.u[k] = v * sq
 	}
 	t.interp.setGrid(t.u, n, dims)
+	if !t.cells.Build(t.u, n, dims, t.interp.r) {
+		for k := range grad {
+			grad[k] = math.NaN()
+		}
+		return math.NaN(), nil
+	}
 	if err := t.pass1(ctx, dims, threads); err != nil {
+		return 0, err
+	}
+	if err := t.near(ctx, in, dims, false, threads); err != nil {
 		return 0, err
 	}
 	stress, err := t.rows(ctx, grad, dims, in, threads)
@@ -113,6 +130,9 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 		return stress, err
 	}
 	if err := t.pass2(ctx, dims, threads); err != nil {
+		return 0, err
+	}
+	if err := t.near(ctx, in, dims, true, threads); err != nil {
 		return 0, err
 	}
 	// grad holds the rows' own and listed forces in u; add the far
@@ -234,9 +254,6 @@ func (t *TStress) rows(ctx context.Context, grad []float64, dims int, in *Sparse
 		t.slots = kernels.Grow(t.slots, chunks*m)
 	}
 	t.row = kernels.Grow(t.row, 4*n)
-	for len(t.work) < kernels.Workers(n, threads, grain) {
-		t.work = append(t.work, nervBHScratch{})
-	}
 	hard := &t.hard
 	err := kernels.ParallelForWorker(ctx, n, threads, grain, func(wk, lo, hi int) {
 		sc := &t.work[wk]
@@ -247,12 +264,23 @@ func (t *TStress) rows(ctx context.Context, grad []float64, dims int, in *Sparse
 		}
 		for i := lo; i < hi; i++ {
 			d := t.pt[i*rec : (i+1)*rec]
+			ui := t.u[i*dims : (i+1)*dims]
+			// The listed neighbours' kernels bound Z from below: where the
+			// interpolation's error passes Z itself (a row far from all
+			// others on a coarse grid), the bound stands in.
+			var zl float64
+			for _, j := range in.Idx[i*k : (i+1)*k] {
+				zl += 1 / (1 + kernels.EmbedSqDist(ui, t.u[int(j)*dims:int(j+1)*dims]))
+			}
 			z, uu, vv := d[0], d[1], d[2]
+			if !(z >= zl) {
+				z = zl
+				uu, vv = min(max(uu, 0), z), max(vv, 0)
+			}
 			logZ := math.Log(z)
 			lbeta, lf := in.rowLogBeta(sc, i)
 			st := 1 - (uu*(2+logZ+lf)+vv)/z
 			sumG := 1 - (uu*(1+logZ+lf)+vv)/z
-			ui := t.u[i*dims : (i+1)*dims]
 			var gi []float64
 			if acc != nil {
 				gi = acc[i*dims : (i+1)*dims]
@@ -351,4 +379,198 @@ func (t *TStress) pass2(ctx context.Context, dims, threads int) error {
 		}
 	}
 	return nil
+}
+
+// tMapScale is the t kernel's map scale: the median row's mean distance to
+// its ten nearest listed neighbours, in kernel widths, at the start of the
+// t level, whose spread then stays (doc.go, "Quality against t-SNE, and
+// the t kernel": 1, 3 and 10 gave T(10) 0.897, 0.920 and 0.913 on 3,000
+// rows of overlap).
+const tMapScale = 3
+
+// refineT runs the t kernel's level of a fit with output kernel t: the
+// map y of the Gaussian levels, scaled to tMapScale, optimised under
+// TStress on the last level's input with its spread held (heldSpread).
+func (l *sparseLevels) refineT(y, x []float64, d int, o Options, rep transforms.Progress) (Level, []float64, error) {
+	in, dims, n := l.cur, o.Dims, l.n
+	m := min(10, in.K)
+	near := make([]float64, n)
+	for i := range n {
+		var sum float64
+		for _, j := range in.Idx[i*in.K : i*in.K+m] {
+			sum += math.Sqrt(kernels.EmbedSqDist(y[i*dims:(i+1)*dims], y[int(j)*dims:int(j+1)*dims]))
+		}
+		near[i] = sum / float64(m)
+	}
+	slices.Sort(near)
+	f := 1.0
+	if med := near[n/2]; med > 0 {
+		f = tMapScale * math.Sqrt2 * in.Scale / med
+	}
+
+	yt := make([]float64, len(y))
+	var mean [gridMaxDims]float64
+	for i := range n {
+		for c := range dims {
+			mean[c] += y[i*dims+c] / float64(n)
+		}
+	}
+	for i := range n {
+		for c := range dims {
+			yt[i*dims+c] = (y[i*dims+c] - mean[c]) * f
+		}
+	}
+	r0 := tSpread(yt, n, dims, nil)
+	eval := heldSpread(func(v, g []float64) float64 {
+		s, err := l.tst.Stress(l.ctx, g, v, dims, in, o.Threads)
+		if err != nil {
+			return math.NaN()
+		}
+		return s
+	}, n, dims, r0)
+	rep.Start("optimising the t kernel", int64(o.MaxIter))
+	defer rep.Finish()
+	set := lbfgs.Settings{MaxIter: o.MaxIter, Store: 10, Tol: o.Tol, Step: func(int, float64) { rep.Add(1) }}
+	mon, err := lastMonitor(l.ctx, l, true, x, n, d, l.soft, l.c, o)
+	if err != nil {
+		return Level{}, nil, err
+	}
+	if mon != nil {
+		set.Converged = func(it int, y []float64, _ float64) bool { return mon.converged(l.ctx, it, y) }
+	}
+	r, err := lbfgs.Run(l.ctx, eval, yt, set)
+	if err != nil {
+		return Level{}, nil, err
+	}
+	if err := l.ctx.Err(); err != nil {
+		return Level{}, nil, err
+	}
+	if math.IsNaN(r.F) || math.IsInf(r.F, 0) {
+		return Level{}, nil, fmt.Errorf("nerv: stress became %g under the t kernel", r.F)
+	}
+	status := r.Status
+	if status == lbfgs.StatusConverged {
+		status = StatusNeighbours
+	}
+	lv := Level{Perplexity: o.Perplexity, Stress: r.F, Iterations: r.Iterations, Evaluations: r.Evaluations, Status: status, Kernel: KernelT}
+	out := r.X
+	f = r0 / tSpread(out, n, dims, nil)
+	for k := range out {
+		out[k] *= f
+	}
+	return lv, out, nil
+}
+
+// heldSpread returns f with the map's spread held at r0: it evaluates f
+// at v = r0·y/r(y), r the root mean square distance from the centroid, and
+// turns the gradient at v into the gradient in y, from which the scale's
+// direction drops out (the result is the same for every multiple of y).
+func heldSpread(f func(v, g []float64) float64, n, dims int, r0 float64) func(y, g []float64) float64 {
+	v := make([]float64, n*dims)
+	return func(y, g []float64) float64 {
+		var mean [gridMaxDims]float64
+		r := tSpread(y, n, dims, mean[:])
+		for k, x := range y {
+			v[k] = x * r0 / r
+		}
+		s := f(v, g)
+		if g == nil {
+			return s
+		}
+		// ∂v_k/∂y_m = (r0/r)(δ_km − (y_k − ȳ)(y_m − ȳ)/(n r²)).
+		var radial float64
+		for i := range n {
+			for c := range dims {
+				radial += g[i*dims+c] * (y[i*dims+c] - mean[c])
+			}
+		}
+		radial /= float64(n) * r * r
+		for i := range n {
+			for c := range dims {
+				g[i*dims+c] = r0 / r * (g[i*dims+c] - radial*(y[i*dims+c]-mean[c]))
+			}
+		}
+		return s
+	}
+}
+
+// tSpread returns the root mean square distance of the n points of y from
+// their centroid, which it writes to mean when mean is not nil.
+func tSpread(y []float64, n, dims int, mean []float64) float64 {
+	var m [gridMaxDims]float64
+	for i := range n {
+		for c := range dims {
+			m[c] += y[i*dims+c]
+		}
+	}
+	for c := range dims {
+		m[c] /= float64(n)
+	}
+	var ss float64
+	for i := range n {
+		for c := range dims {
+			d := y[i*dims+c] - m[c]
+			ss += d * d
+		}
+	}
+	if mean != nil {
+		copy(mean, m[:dims])
+	}
+	return math.Sqrt(ss / float64(n))
+}
+
+// uHat is 1 − Λ̂_ij, the weight the planes give the pair (lamHat).
+func (t *TStress) uHat(in *SparseInput, i, j int) float64 {
+	if lam, ok := t.hard.pair(i, j); ok {
+		return 1 - lam
+	}
+	return 1 - t.lamHat(in, i, j)
+}
+
+// near adds to every point's record the near parts K·(1 − S) of its sums
+// over the points within the near radius R (tinterp.go): pass 1's sums, or with
+// second pass 2's charged ones.
+func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
+	n, rec := in.N, tRec(dims)
+	r := t.interp.r
+	r2 := r * r
+	return kernels.ParallelForWorker(ctx, n, threads, 256, func(wk, lo, hi int) {
+		sc := &t.work[wk]
+		for i := lo; i < hi; i++ {
+			ui := t.u[i*dims : (i+1)*dims]
+			d := t.pt[i*rec : (i+1)*rec]
+			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, r)
+			for _, run := range sc.runs {
+				for p := run[0]; p < run[1]; p++ {
+					j := int(t.cells.Perm[p])
+					uj := t.cells.Pos[int(p)*dims : int(p+1)*dims]
+					a := kernels.EmbedSqDist(ui, uj)
+					if j == i || a >= r2 {
+						continue
+					}
+					kn := 1 - tSplit(a, r)
+					w := 1 / (1 + a)
+					l := math.Log1p(a)
+					u := t.uHat(in, i, j)
+					w2 := w * w * kn
+					if second {
+						ch := t.row[4*j] + u*t.row[4*j+1] + u*t.row[4*j+2]*l
+						for c := range dims {
+							d[3+c] += ch * w2 * (ui[c] - uj[c])
+						}
+						continue
+					}
+					d[0] += w * kn
+					d[1] += u * w * kn
+					d[2] += u * w * l * kn
+					for c := range dims {
+						g := w2 * (ui[c] - uj[c])
+						d[3+c] += g
+						d[3+dims+c] += u * g
+						d[3+2*dims+c] += u * g * l
+					}
+				}
+			}
+		}
+	})
 }

@@ -2,10 +2,14 @@ package nerv
 
 import (
 	"context"
+	"errors"
 	"math"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/ordinate/ordinate/internal/synth"
 	"github.com/ordinate/ordinate/kernels"
+	"github.com/ordinate/ordinate/transforms"
 )
 
 // nervSparseBruteT is the t-kernel stress written plainly: b_ij =
@@ -142,6 +146,112 @@ func TestTStressAgainstBrute(t *testing.T) {
 				t.Errorf("%s, %d nodes: gradient against the plain formula's central differences: relative error %.2g, want ≤ %g", tc.name, nodes, e, gTol)
 			}
 			t.Logf("%s, %d nodes: stress error %.2g, gradient error %.2g", tc.name, nodes, math.Abs(s-want)/math.Abs(want), gradRelErr(got, num))
+		}
+	}
+}
+
+// TestHeldSpread: the held-spread stress is the same for every multiple
+// of a map, its gradient has no radial part, and it matches central
+// differences.
+func TestHeldSpread(t *testing.T) {
+	ctx := context.Background()
+	tc := gridCase{name: "hard", n: 150, k: 30, dims: 2, labels: "hard", alpha: 0.5, layout: "converged"}
+	in, y := gridFixture(t, tc, 9)
+	var ts TStress
+	r0 := 7.0 * in.Scale
+	f := heldSpread(func(v, g []float64) float64 {
+		s, err := ts.Stress(ctx, g, v, 2, in, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}, tc.n, 2, r0)
+	g := make([]float64, len(y))
+	s := f(y, g)
+	big := make([]float64, len(y))
+	for k, v := range y {
+		big[k] = 3.5 * v
+	}
+	if s2 := f(big, nil); math.Abs(s2-s) > 1e-12*math.Abs(s) {
+		t.Errorf("stress %.15g at y, %.15g at 3.5·y", s, s2)
+	}
+	var mean [2]float64
+	tSpread(y, tc.n, 2, mean[:])
+	var radial, norm float64
+	for i := range tc.n {
+		for c := range 2 {
+			radial += g[i*2+c] * (y[i*2+c] - mean[c])
+			norm += g[i*2+c] * g[i*2+c]
+		}
+	}
+	if r := math.Abs(radial) / (math.Sqrt(norm) * tSpread(y, tc.n, 2, nil) * math.Sqrt(float64(tc.n))); r > 1e-12 {
+		t.Errorf("radial part of the gradient %.3g of its norm", r)
+	}
+	num := make([]float64, len(y))
+	for q := range y {
+		step := 1e-5 * in.Scale
+		v := y[q]
+		y[q] = v + step
+		sp := f(y, nil)
+		y[q] = v - step
+		sm := f(y, nil)
+		y[q] = v
+		num[q] = (sp - sm) / (2 * step)
+	}
+	if e := gradRelErr(g, num); e > 1e-6 {
+		t.Errorf("gradient against central differences: relative error %.2g", e)
+	}
+}
+
+// TestFitT: a fit with output kernel t ends with a level under the t
+// kernel whose stress is the plain t formula's at the returned map, and
+// the options the kernel cannot take are errors naming them.
+func TestFitT(t *testing.T) {
+	ctx := context.Background()
+	const per, c = 150, 6
+	n := 4 * per
+	x, soft := synth.FourClusters(rand.New(rand.NewPCG(1, 2)), per)
+	hard, _ := hardOf(soft, n, c)
+	o := DefaultOptions()
+	o.Perplexity, o.Threads, o.OutputKernel = 15, 2, KernelT
+	r, err := Fit(ctx, x, n, 3, hard, c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := r.Levels[len(r.Levels)-1]
+	if r.OutputKernel != KernelT || last.Kernel != KernelT || r.Method != Grid {
+		t.Fatalf("kernel %q, last level %+v, method %s", r.OutputKernel, last, r.Method)
+	}
+	sl, err := newSparseLevels(ctx, x, n, 3, hard, c, Options{Method: Grid, Perplexity: o.Perplexity, Alpha: o.Alpha, Gamma: o.Gamma,
+		Dims: 2, Threads: 2, Neighbors: o.Neighbors, Multiscale: false}, transforms.NoProgress{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := sl.level(o.Perplexity, true); err != nil {
+		t.Fatal(err)
+	}
+	want := nervSparseBruteT(r.Y, 2, sl.cur)
+	// 1e-3: this sparse map's rows interpolate worst (1.6e-4 measured).
+	if e := math.Abs(r.Stress-want) / want; e > 1e-3 {
+		t.Errorf("final stress %.8g, the plain t formula at the map %.8g: %.2g apart", r.Stress, want, e)
+	}
+	t.Logf("t level: %d iterations, %d evaluations, %s; stress %.6g", last.Iterations, last.Evaluations, last.Status, r.Stress)
+	for _, tc := range []struct {
+		name   string
+		mod    func(*Options)
+		option string
+	}{
+		{"method cutoff", func(o *Options) { o.Method = Cutoff }, "output-kernel"},
+		{"method exact", func(o *Options) { o.Method = Exact }, "output-kernel"},
+		{"three dims", func(o *Options) { o.Dims = 3 }, "dims"},
+		{"transferred widths", func(o *Options) { o.OutputScale = Transfer }, "output-scale"},
+	} {
+		oo := o
+		tc.mod(&oo)
+		_, err := Fit(ctx, x, n, 3, hard, c, oo)
+		var oe *transforms.OptionError
+		if !errors.As(err, &oe) || oe.Option != tc.option {
+			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
 		}
 	}
 }

@@ -18,6 +18,16 @@ import (
 //	G0_i = Σ w_ij² (y_i − y_j),         G1_i = Σ w_ij² L_ij (y_i − y_j),
 //	w = 1/(1 + D²),  L = log(1 + D²) = −log w.
 //
+// The kernel's core, one unit wide, is where equispaced nodes a third of a
+// unit apart interpolate it worst (relative gradient errors of 1e-2, which
+// leave L-BFGS's line searches failing within 20 iterations), so the sums
+// split as particle–particle particle–mesh methods split them: every
+// kernel K = K·S + K·(1 − S) with the smooth step S(D) = 1 − (1 − D²/R²)³
+// below R = tNearRadius and 1 beyond (twice continuously differentiable,
+// and ≈ 3D²/R² at 0). This file interpolates the far part K·S, whose
+// features are R wide, and TStress sums the near part, which vanishes
+// beyond R, exactly over the pairs a cell list finds (tNear).
+//
 // One grid of intervals covers the whole map (setGrid): exactly
 // tIntervalWidth wide, centred, once an axis spans more than tMinIntervals
 // of them (then the node spacing, and with it the kernels' spectra, stays
@@ -37,17 +47,38 @@ import (
 // autocorrelation being even and the kernels odd. Planes of at most
 // tDirectMax members are summed directly.
 
-// The interpolation's settings: openTSNE's n_interpolation_points,
-// min_num_intervals and ints_in_interval; the cap bounds the kernels'
-// spectra (six of 2·(p·tMaxIntervals)² complex values in 2-D, 26 MB each).
+// The interpolation's settings: openTSNE's min_num_intervals and
+// ints_in_interval, and five nodes per interval where openTSNE has three:
+// with three, the gradient's error (1e-3 relative after the near/far split)
+// still left L-BFGS's line searches failing after about 30 iterations on
+// 3,000 rows; with five and with eight the monitor ended the level at 50
+// iterations, five taking about twice the evaluations. The cap bounds the
+// kernels' spectra (six of (2·p·tMaxIntervals)²/2 complex values in 2-D,
+// 72 MB each at five nodes).
 const (
-	tNodesPerInterval = 3
+	tNodesPerInterval = 5
 	tMinIntervals     = 50
 	tIntervalWidth    = 1.0
-	tMaxIntervals     = 300
+	tMaxIntervals     = 150
 	tDirectMax        = 256
 	tMaxNodes         = 10
+	// tNearRadius is R, in kernel units, at intervals one unit wide (six
+	// interval widths otherwise): on a 600-row map five nodes gave the
+	// stress to 9e-4 at R = 3, 1.6e-4 at 6 and 8e-5 at 9 (relative), and a
+	// converged map's rows have some 40 points within 6 (refineT's scale).
+	tNearRadius = 6.0
 )
+
+// tSplit returns S(D) for the squared distance d2 and near radius r (see
+// the top of the file).
+func tSplit(d2, r float64) float64 {
+	x := d2 / (r * r)
+	if x >= 1 {
+		return 1
+	}
+	c := 1 - x
+	return 1 - c*c*c
+}
 
 // tFields returns the number of sums per member: F0, F1, G0 and G1.
 func tFields(dims int) int { return 2 + 2*dims }
@@ -60,6 +91,7 @@ type tInterp struct {
 	dims    int
 	lo, w   [2]float64 // origin of interval 0 and interval width per axis
 	h       [2]float64 // node spacing
+	r       float64    // the near radius R
 	nb      [2]int     // intervals per axis
 	den     [tMaxNodes]float64
 	selfW   [(2*tMaxNodes - 1) * (2*tMaxNodes - 1)]float64 // w at the node offsets
@@ -134,6 +166,13 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 		}
 		t.lo[c], t.nb[c], t.w[c], t.h[c] = lo, nb, w, w/float64(p)
 	}
+	// The far kernels' features are R wide: R grows with the intervals, so
+	// that a capped grid over a wide map keeps its accuracy and the near
+	// pairs take up the difference.
+	t.r = tNearRadius * max(1, t.w[0]/tIntervalWidth, t.w[1]/tIntervalWidth)
+	if dims == 1 {
+		t.r = tNearRadius * max(1, t.w[0]/tIntervalWidth)
+	}
 	s := 2*p - 1
 	for d1 := range s {
 		x1 := 0.0
@@ -143,7 +182,7 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 		for d0 := range s {
 			x0 := float64(d0-p+1) * t.h[0]
 			d2 := x0*x0 + x1*x1
-			w := 1 / (1 + d2)
+			w := tSplit(d2, t.r) / (1 + d2)
 			t.selfW[d1*s+d0] = w
 			t.selfL[d1*s+d0] = w * math.Log1p(d2)
 		}
@@ -192,7 +231,7 @@ func tFFTSize(n int) int {
 }
 
 // sums writes to dst (len(members)×len(comps), in the order of members)
-// the fields comps (indices into F0, F1, G0, G1: 0, 1, 2 … 1+dims, 2+dims
+// the far parts of the fields comps (indices into F0, F1, G0, G1: 0, 1, 2 … 1+dims, 2+dims
 // … 1+2·dims) of the plane of members at each of them, each source j
 // weighted by charge[r] (r its position in members; nil: 1), for the map y
 // on which setGrid last ran.
@@ -204,7 +243,7 @@ func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, c
 	}
 	if m <= tDirectMax {
 		t.all = kernels.Grow(t.all, k)
-		tDirect(dst, y, dims, members, charge, comps, t.all)
+		tDirect(dst, y, dims, members, charge, comps, t.all, t.r)
 		return ctx.Err()
 	}
 	p := t.nodes()
@@ -409,15 +448,16 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 				x0 := float64(d0) * h[0]
 				d2 := x0*x0 + x1*x1
 				w := 1 / (1 + d2)
+				sp := tSplit(d2, t.r)
 				switch {
 				case comp == 0:
-					row[i] = w
+					row[i] = sp * w
 				case comp == 1:
-					row[i] = w * math.Log1p(d2)
+					row[i] = sp * w * math.Log1p(d2)
 				case comp < 2+t.dims:
-					row[i] = w * w * [2]float64{x0, x1}[comp-2]
+					row[i] = sp * w * w * [2]float64{x0, x1}[comp-2]
 				default:
-					row[i] = w * w * math.Log1p(d2) * [2]float64{x0, x1}[comp-2-t.dims]
+					row[i] = sp * w * w * math.Log1p(d2) * [2]float64{x0, x1}[comp-2-t.dims]
 				}
 			}
 			return true
@@ -430,9 +470,10 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 	return data, nil
 }
 
-// tDirect writes the sums of sums by direct summation; all is scratch of
-// tFields(dims) values.
-func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comps []int, all []float64) {
+// tDirect writes the far parts of the sums for near radius r by direct
+// summation (whole kernels with r = 0); all is scratch of tFields(dims)
+// values.
+func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comps []int, all []float64, radius float64) {
 	nc := len(comps)
 	for r, i := range members {
 		clear(all)
@@ -447,6 +488,9 @@ func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comp
 			}
 			yj := y[int(j)*dims : int(j+1)*dims]
 			d2 := kernels.EmbedSqDist(yi, yj)
+			if radius > 0 {
+				q *= tSplit(d2, radius)
+			}
 			w := 1 / (1 + d2)
 			l := math.Log1p(d2)
 			all[0] += q * w

@@ -21,13 +21,13 @@ func TestTInterpAgainstDirect(t *testing.T) {
 		p          int
 		charged    bool
 	}{
-		{"2-D small map, all points", 1500, 2, 3, nil, 2e-4, 2e-3, 0, false},
-		{"2-D large map, all points", 3000, 2, 80, nil, 2e-3, 2e-2, 0, false},
-		{"2-D large map, five nodes", 3000, 2, 80, nil, 2e-3, 2e-2, 5, false},
-		{"2-D large map, a corner", 3000, 2, 80, func(i int) bool { return i%3 == 0 }, 2e-3, 2e-2, 0, false},
-		{"2-D mixed class", 3000, 2, 30, func(i int) bool { return i%2 == 0 }, 2e-3, 2e-2, 0, false},
-		{"1-D", 2000, 1, 60, nil, 1e-3, 1e-2, 0, false},
-		{"2-D charged", 3000, 2, 30, nil, 2e-3, 2e-2, 0, true},
+		{"2-D small map, all points", 1500, 2, 3, nil, 1e-7, 1e-6, 0, false},
+		{"2-D large map, all points", 3000, 2, 80, nil, 1e-4, 5e-3, 0, false},
+		{"2-D large map, three nodes", 3000, 2, 80, nil, 1e-3, 5e-2, 3, false},
+		{"2-D large map, a corner", 3000, 2, 80, func(i int) bool { return i%3 == 0 }, 1e-4, 5e-3, 0, false},
+		{"2-D mixed class", 3000, 2, 30, func(i int) bool { return i%2 == 0 }, 1e-4, 5e-3, 0, false},
+		{"1-D", 2000, 1, 60, nil, 1e-4, 5e-3, 0, false},
+		{"2-D charged", 3000, 2, 30, nil, 1e-4, 5e-3, 0, true},
 	}
 	for _, tc := range cases {
 		rng := rand.New(rand.NewPCG(7, uint64(tc.n)))
@@ -61,11 +61,11 @@ func TestTInterpAgainstDirect(t *testing.T) {
 				charge[r] = rng.Float64()*2 - 0.5
 			}
 		}
-		want := make([]float64, len(members)*k)
-		tDirect(want, y, tc.dims, members, charge, comps, make([]float64, k))
 		var ti tInterp
 		ti.p = tc.p
 		ti.setGrid(y, tc.n, tc.dims)
+		want := make([]float64, len(members)*k)
+		tDirect(want, y, tc.dims, members, charge, comps, make([]float64, k), ti.r)
 		got := make([]float64, len(members)*k)
 		if err := ti.sums(context.Background(), got, y, members, charge, comps, 2); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
