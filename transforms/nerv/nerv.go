@@ -43,8 +43,8 @@ const (
 	// KernelT is Student's t with one degree of freedom, b_ij ∝ 1/(1 +
 	// D²_ij/(2s²)), still normalised per row (TStress, stresst.go): a
 	// heavy tail against the crowding of many dimensions' neighbourhoods
-	// in a 2-D map. Method grid (its sums interpolated) in 1 or 2
-	// dimensions, at any N.
+	// in a 2-D map. A last level after the Gaussian ones (doc.go), method
+	// grid, 1 or 2 dimensions.
 	KernelT Kernel = "t"
 )
 
@@ -230,7 +230,7 @@ type Options struct {
 	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the sample map's own density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
 	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh, cutoff and grid)"`
 	// OutputKernel is the output neighbourhood's kernel.
-	OutputKernel Kernel `opt:"output-kernel" help:"output neighbourhood: gaussian (the papers') or t (Student's t, heavy-tailed: local neighbourhoods kept apart without crowding, as t-SNE's; method grid or auto, 1 or 2 dims, at any N)"`
+	OutputKernel Kernel `opt:"output-kernel" help:"output neighbourhood: gaussian (the papers') or t (a last level under Student's t, heavy-tailed, whose maps keep neighbourhoods apart without crowding, T(10) near t-SNE's; costs a plane per class, 2 minutes at 20,000 rows of 30 classes; method grid or auto, 1 or 2 dims)"`
 	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
 	// the relative cost decrease over 10 iterations (doc.go, "Stopping
 	// rule").
@@ -848,6 +848,16 @@ func memoryPlan(n int, o Options, soft bool) plan {
 				p.pairs += gridSoftPointBytes * float64(n)
 			}
 			p.what += " and its grids"
+			if o.kernel() == KernelT {
+				// The t level's interpolation, besides the Gaussian grids
+				// the levels before it hold (and have let go of by then;
+				// counted both, as the collector may not have).
+				p.pairs += tGridBytes() + tPointBytes*float64(n)
+				if soft {
+					p.pairs += float64(8*tFields(2)*DefaultGridSoftLevels) * float64(n)
+				}
+				p.what += " and the t kernel's interpolation"
+			}
 		}
 		p.fix = "use a smaller perplexity, or fewer rows"
 	} else {

@@ -116,6 +116,9 @@ func (o Options) sampleOptions() Options {
 	so.Progress = nil
 	so.Start = StartAuto
 	so.MaxIter, so.Tol = o.stopping(0, 2)
+	// The sample only starts the Gaussian levels of the full map; a t
+	// level there would be undone by them.
+	so.OutputKernel = KernelGaussian
 	return so
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/ordinate/ordinate/kernels"
 )
@@ -62,6 +63,9 @@ const (
 	tMaxIntervals     = 150
 	tDirectMax        = 256
 	tMaxNodes         = 10
+	// tKeptSpectra bounds the sets of kernel spectra kept (one per FFT
+	// size in use).
+	tKeptSpectra = 4
 	// tNearRadius is R, in kernel units, at intervals one unit wide (six
 	// interval widths otherwise): on a 600-row map five nodes gave the
 	// stress to 9e-4 at R = 3, 1.6e-4 at 6 and 8e-5 at 9 (relative), and a
@@ -466,6 +470,17 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 			return nil, err
 		}
 	}
+	if len(t.spectra) >= tKeptSpectra {
+		// Drop the least recently used: the memory plan counts
+		// tKeptSpectra sets at the cap.
+		old := 0
+		for q := range t.spectra {
+			if t.spectra[q].used < t.spectra[old].used {
+				old = q
+			}
+		}
+		t.spectra = slices.Delete(t.spectra, old, old+1)
+	}
 	t.spectra = append(t.spectra, tSpectra{p0: p0, p1: p1, h: h, data: data, used: t.stamp})
 	return data, nil
 }
@@ -506,3 +521,19 @@ func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comp
 		}
 	}
 }
+
+// tGridBytes bounds the interpolation's memory at the cap: tKeptSpectra
+// sets of spectra, the two spectra of a transform, and the charges and
+// fields on the nodes (2-D).
+func tGridBytes() float64 {
+	nodes := tNodesPerInterval * tMaxIntervals
+	p := float64(tFFTSize(2*nodes - 1))
+	spectrum := 16 * p * (p/2 + 1)
+	return spectrum*float64(tKeptSpectra*tFields(2)+2) + 8*float64(nodes*nodes)*float64(1+tFields(2))
+}
+
+// tPointBytes bounds TStress's per-point state: the map in kernel units,
+// the passes' records, a plane's sums and charges (a point in up to
+// three planes with hard labels), the Lagrange weights, the cell list and
+// the rows' chunk accumulators (16 of n×2).
+const tPointBytes = 16 + 8*(9+4) + 3*8*7 + 8 + 8*2*tNodesPerInterval + 24 + 16*16
