@@ -137,15 +137,7 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 	t.dims = dims
 	t.stamp++
 	t.one[0] = 1
-	for k := range p {
-		d := 1.0
-		for m := range p {
-			if m != k {
-				d *= float64(k-m) / float64(p)
-			}
-		}
-		t.den[k] = 1 / d
-	}
+	kernels.LagrangeDenominators(t.den[:p])
 	t.nb = [2]int{1, 1}
 	t.w, t.h, t.lo = [2]float64{1, 1}, [2]float64{1, 1}, [2]float64{}
 	for c := range dims {
@@ -207,18 +199,7 @@ func (t *tInterp) locate(v float64, c int, wts []float64) int {
 		b = 0 // and NaN
 	}
 	b = min(b, t.nb[c]-1)
-	x := u - float64(b)
-	p := len(wts)
-	inv := 1 / float64(p)
-	for k := range p {
-		l := t.den[k]
-		for m := range p {
-			if m != k {
-				l *= x - (float64(m)+0.5)*inv
-			}
-		}
-		wts[k] = l
-	}
+	kernels.LagrangeWeights(wts, t.den[:len(wts)], u-float64(b))
 	return b
 }
 
@@ -370,10 +351,10 @@ func (t *tInterp) gather(out, pot []float64, j int, q float64, comps []int, i0 [
 	}
 	var sa, sb [2*tMaxNodes - 1]float64
 	s := 2*p - 1
-	autocorr(sa[:s], a)
+	kernels.Autocorr(sa[:s], a)
 	sb[p-1] = 1
 	if dims == 2 {
-		autocorr(sb[:s], b)
+		kernels.Autocorr(sb[:s], b)
 	}
 	var selfW, selfL float64
 	for d1, c1 := range sb[:s] {
@@ -395,18 +376,6 @@ func (t *tInterp) gather(out, pot []float64, j int, q float64, comps []int, i0 [
 		case 1:
 			out[f] -= q * selfL
 		}
-	}
-}
-
-// autocorr sets dst[d+p−1] = Σ_m a_m·a_{m+d} for |d| < p = len(a).
-func autocorr(dst, a []float64) {
-	p := len(a)
-	for d := -(p - 1); d < p; d++ {
-		var c float64
-		for m := max(0, -d); m < min(p, p-d); m++ {
-			c += a[m] * a[m+d]
-		}
-		dst[d+p-1] = c
 	}
 }
 

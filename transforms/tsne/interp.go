@@ -177,15 +177,7 @@ func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
 	set := g.InterpSettings
 	gr := interpGrid{dims: dims, p: set.NodesPerInterval}
 	minI, maxI, width := set.MinIntervals, set.MaxIntervals, set.IntervalWidth
-	for k := range gr.p {
-		d := 1.0
-		for m := range gr.p {
-			if m != k {
-				d *= float64(k-m) / float64(gr.p)
-			}
-		}
-		gr.den[k] = 1 / d
-	}
+	kernels.LagrangeDenominators(gr.den[:gr.p])
 	gr.nodes = [2]int{1, 1}
 	for c := range dims {
 		lo, hi := math.Inf(1), math.Inf(-1)
@@ -241,18 +233,7 @@ func (gr *interpGrid) locate(v float64, c int, wts *[MaxNodesPerInterval]float64
 		b = 0 // and NaN
 	}
 	b = min(b, gr.nb[c]-1) // the maximum itself
-	t := u - float64(b)
-	p := gr.p
-	inv := 1 / float64(p)
-	for k := range p {
-		l := gr.den[k]
-		for m := range p {
-			if m != k {
-				l *= t - (float64(m)+0.5)*inv
-			}
-		}
-		wts[k] = l
-	}
+	kernels.LagrangeWeights(wts[:gr.p], gr.den[:gr.p], u-float64(b))
 	return b
 }
 
@@ -444,7 +425,7 @@ func (g *InterpGradient) interpolate(gr *interpGrid, rep, yi []float64) float64 
 	pot := g.pot
 	b0 := gr.locate(yi[0], 0, (*[MaxNodesPerInterval]float64)(a[:]))
 	s := 2*p - 1
-	autocorr(sa[:s], a[:p])
+	kernels.Autocorr(sa[:s], a[:p])
 	if gr.dims == 1 {
 		var z, r0, self float64
 		v := pot[b0*p*2 : (b0*p+p)*2]
@@ -459,7 +440,7 @@ func (g *InterpGradient) interpolate(gr *interpGrid, rep, yi []float64) float64 
 		return z - self
 	}
 	b1 := gr.locate(yi[1], 1, (*[MaxNodesPerInterval]float64)(b[:]))
-	autocorr(sb[:s], b[:p])
+	kernels.Autocorr(sb[:s], b[:p])
 	var self float64
 	for d1, c1 := range sb[:s] {
 		var t float64
@@ -484,18 +465,6 @@ func (g *InterpGradient) interpolate(gr *interpGrid, rep, yi []float64) float64 
 	}
 	rep[0], rep[1] = r0, r1
 	return z - self
-}
-
-// autocorr sets dst[d+p−1] = Σ_m a_m·a_{m+d} for |d| < p = len(a).
-func autocorr(dst, a []float64) {
-	p := len(a)
-	for d := -(p - 1); d < p; d++ {
-		var c float64
-		for m := max(0, -d); m < min(p, p-d); m++ {
-			c += a[m] * a[m+d]
-		}
-		dst[d+p-1] = c
-	}
 }
 
 // The interpGrow functions return s resized to n, reallocated with a
