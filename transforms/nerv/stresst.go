@@ -59,8 +59,12 @@ type TStress struct {
 	// interval and axis (0: tNodesPerInterval).
 	NodesPerInterval int
 
-	interp tInterp
+	interp tInterp // all points and the labelled ones
+	coarse tInterp // the class (channel) planes
 	soft   gridSoft
+	w0, wl float64 // the weights of the planes of all points and of the labelled ones
+	byCls  []CellGrid // hard labels: each class's points, for the class planes' near pairs
+	clsIdx [][]int32  // their indices
 	planes []tPlane
 	key    *SparseInput // the input the planes were built for
 	hard   hardLabels
@@ -81,6 +85,7 @@ type tPlane struct {
 	members []int32
 	weight  float64
 	all     bool
+	class   bool // a class (channel) plane, on the coarse grid
 }
 
 // tRec is the number of per-point values of pass 1.
@@ -100,7 +105,7 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 		panic("nerv: the t kernel needs dims ≤ 2")
 	}
 	n := in.N
-	t.interp.p = t.NodesPerInterval
+	t.interp.p, t.coarse.p, t.coarse.maxI = t.NodesPerInterval, t.NodesPerInterval, tClassIntervals
 	if t.key != in {
 		t.setPlanes(in)
 	}
@@ -113,7 +118,8 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 		t.u[k] = v * sq
 	}
 	t.interp.setGrid(t.u, n, dims)
-	if !t.cells.Build(t.u, n, dims, t.interp.r) {
+	t.coarse.setGrid(t.u, n, dims)
+	if !t.cells.Build(t.u, n, dims, t.interp.r) || !t.buildClasses(dims) {
 		for k := range grad {
 			grad[k] = math.NaN()
 		}
@@ -168,6 +174,10 @@ func (t *TStress) setPlanes(in *SparseInput) {
 	if len(lab) == n {
 		w0, wl = w0+wl, 0
 	}
+	t.w0, t.wl = w0, 0
+	if wl != 0 && len(lab) > 0 {
+		t.wl = wl
+	}
 	t.planes = append(t.planes, tPlane{members: all, weight: w0, all: true})
 	if wl != 0 && len(lab) > 0 {
 		t.planes = append(t.planes, tPlane{members: lab, weight: wl})
@@ -182,7 +192,7 @@ func (t *TStress) setPlanes(in *SparseInput) {
 	}
 	first := len(t.planes)
 	for m, c := range counts {
-		t.planes = append(t.planes, tPlane{members: make([]int32, 0, c), weight: -in.Alpha * t.soft.weight[m]})
+		t.planes = append(t.planes, tPlane{members: make([]int32, 0, c), weight: -in.Alpha * t.soft.weight[m], class: true})
 	}
 	for k, m := range t.soft.channel {
 		p := &t.planes[first+int(m)]
@@ -210,7 +220,7 @@ func (t *TStress) pass1(ctx context.Context, dims, threads int) error {
 		m := len(p.members)
 		t.out = kernels.Grow(t.out, m*k)
 		out := t.out[:m*k]
-		if err := t.interp.sums(ctx, out, t.u, p.members, nil, comps, threads); err != nil {
+		if err := t.grid(p).sums(ctx, out, t.u, p.members, nil, comps, threads); err != nil {
 			return err
 		}
 		for r, i := range p.members {
@@ -367,7 +377,7 @@ func (t *TStress) pass2(ctx context.Context, dims, threads int) error {
 					chg[r] = p.weight * t.row[4*j+2]
 				}
 			}
-			if err := t.interp.sums(ctx, out, t.u, p.members, chg, comps, threads); err != nil {
+			if err := t.grid(p).sums(ctx, out, t.u, p.members, chg, comps, threads); err != nil {
 				return err
 			}
 			for r, i := range p.members {
@@ -527,50 +537,169 @@ func (t *TStress) uHat(in *SparseInput, i, j int) float64 {
 	return 1 - t.lamHat(in, i, j)
 }
 
+// grid returns the interpolation of plane p.
+func (t *TStress) grid(p tPlane) *tInterp {
+	if p.class {
+		return &t.coarse
+	}
+	return &t.interp
+}
+
+// buildClasses builds, for one-hot labels, each class's cell list over
+// the map in kernel units with the coarse grid's near radius; it reports
+// false for a map with non-finite coordinates.
+func (t *TStress) buildClasses(dims int) bool {
+	cls := t.hard.class
+	if cls == nil || !t.hasClassPlanes() || t.rounds {
+		return true
+	}
+	c := 0
+	for _, k := range cls {
+		c = max(c, int(k)+1)
+	}
+	for len(t.byCls) < c {
+		t.byCls = append(t.byCls, CellGrid{})
+		t.clsIdx = append(t.clsIdx, nil)
+	}
+	for k := range c {
+		t.clsIdx[k] = t.clsIdx[k][:0]
+	}
+	for i, k := range cls {
+		if k >= 0 {
+			t.clsIdx[k] = append(t.clsIdx[k], int32(i))
+		}
+	}
+	var pos []float64
+	for k := range c {
+		pos = pos[:0]
+		for _, i := range t.clsIdx[k] {
+			pos = append(pos, t.u[int(i)*dims:int(i+1)*dims]...)
+		}
+		if !t.byCls[k].Build(pos, len(t.clsIdx[k]), dims, t.coarse.r) {
+			return false
+		}
+	}
+	return true
+}
+
+// hasClassPlanes reports whether the planes include class (channel) ones.
+func (t *TStress) hasClassPlanes() bool {
+	for _, p := range t.planes {
+		if p.class {
+			return true
+		}
+	}
+	return false
+}
+
 // near adds to every point's record the near parts K·(1 − S) of its sums
-// over the points within the near radius R (tinterp.go): pass 1's sums, or with
-// second pass 2's charged ones.
+// (tinterp.go): over the points within the fine near radius for the planes
+// of all points and of the labelled ones (weight w0 + wl·[both
+// labelled]), and over the points within the coarse grid's radius for the
+// class planes (weight −α·λ̂_ij; with one-hot labels only the row's own
+// class, from its cell list). Pass 1's sums, or with second pass 2's
+// charged ones.
 func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
-	n, rec := in.N, tRec(dims)
-	r := t.interp.r
-	r2 := r * r
+	n := in.N
+	rf, rc := t.interp.r, t.coarse.r
+	classes := t.hasClassPlanes()
 	return kernels.ParallelForWorker(ctx, n, threads, 256, func(wk, lo, hi int) {
 		sc := &t.work[wk]
 		for i := lo; i < hi; i++ {
 			ui := t.u[i*dims : (i+1)*dims]
-			d := t.pt[i*rec : (i+1)*rec]
-			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, r)
+			labI := in.labelled(i)
+			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rf)
 			for _, run := range sc.runs {
 				for p := run[0]; p < run[1]; p++ {
 					j := int(t.cells.Perm[p])
-					uj := t.cells.Pos[int(p)*dims : int(p+1)*dims]
-					a := kernels.EmbedSqDist(ui, uj)
-					if j == i || a >= r2 {
+					if j == i {
 						continue
 					}
-					kn := 1 - tSplit(a, r)
-					w := 1 / (1 + a)
-					l := math.Log1p(a)
-					u := t.uHat(in, i, j)
-					w2 := w * w * kn
-					if second {
-						ch := t.row[4*j] + u*t.row[4*j+1] + u*t.row[4*j+2]*l
-						for c := range dims {
-							d[3+c] += ch * w2 * (ui[c] - uj[c])
+					u := t.w0
+					if labI && in.labelled(j) {
+						u += t.wl
+					}
+					t.nearPair(i, j, ui, t.cells.Pos[int(p)*dims:int(p+1)*dims], rf, u, true, second)
+				}
+			}
+			if !classes || !labI {
+				continue
+			}
+			if k := t.classOf(i); k >= 0 {
+				g := &t.byCls[k]
+				sc.runs = g.AppendRuns(sc.runs[:0], ui, rc)
+				for _, run := range sc.runs {
+					for p := run[0]; p < run[1]; p++ {
+						j := int(t.clsIdx[k][g.Perm[p]])
+						if j != i {
+							t.nearPair(i, j, ui, g.Pos[int(p)*dims:int(p+1)*dims], rc, -in.Alpha, false, second)
 						}
+					}
+				}
+				continue
+			}
+			// Soft rows: every labelled point within rc, by λ̂.
+			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rc)
+			for _, run := range sc.runs {
+				for p := run[0]; p < run[1]; p++ {
+					j := int(t.cells.Perm[p])
+					if j == i || !in.labelled(j) {
 						continue
 					}
-					d[0] += w * kn
-					d[1] += u * w * kn
-					d[2] += u * w * l * kn
-					for c := range dims {
-						g := w2 * (ui[c] - uj[c])
-						d[3+c] += g
-						d[3+dims+c] += u * g
-						d[3+2*dims+c] += u * g * l
+					if lam := t.soft.lamHat(i, j, in.C); lam > 0 {
+						t.nearPair(i, j, ui, t.cells.Pos[int(p)*dims:int(p+1)*dims], rc, -in.Alpha*lam, false, second)
 					}
 				}
 			}
 		}
 	})
+}
+
+// classOf returns row i's class with one-hot labels and class cell lists,
+// else −1.
+func (t *TStress) classOf(i int) int {
+	if t.hard.class == nil || t.rounds || len(t.byCls) == 0 {
+		return -1
+	}
+	return int(t.hard.class[i])
+}
+
+// nearPair adds pair (i, j)'s near part within radius r to row i's record
+// with weight u on the u-weighted sums, and with all also to Z and Σw²r
+// (the planes of all points), or pass 2's charged sum with second.
+func (t *TStress) nearPair(i, j int, ui, uj []float64, r, u float64, all, second bool) {
+	dims := len(ui)
+	a := kernels.EmbedSqDist(ui, uj)
+	if a >= r*r {
+		return
+	}
+	rec := tRec(dims)
+	d := t.pt[i*rec : (i+1)*rec]
+	kn := 1 - tSplit(a, r)
+	w := 1 / (1 + a)
+	l := math.Log1p(a)
+	w2 := w * w * kn
+	if second {
+		ch := u*t.row[4*j+1] + u*t.row[4*j+2]*l
+		if all {
+			ch += t.row[4*j]
+		}
+		for c := range dims {
+			d[3+c] += ch * w2 * (ui[c] - uj[c])
+		}
+		return
+	}
+	if all {
+		d[0] += w * kn
+	}
+	d[1] += u * w * kn
+	d[2] += u * w * l * kn
+	for c := range dims {
+		g := w2 * (ui[c] - uj[c])
+		if all {
+			d[3+c] += g
+		}
+		d[3+dims+c] += u * g
+		d[3+2*dims+c] += u * g * l
+	}
 }

@@ -23,11 +23,14 @@ import (
 // unit apart interpolate it worst (relative gradient errors of 1e-2, which
 // leave L-BFGS's line searches failing within 20 iterations), so the sums
 // split as particle–particle particle–mesh methods split them: every
-// kernel K = K·S + K·(1 − S) with the smooth step S(D) = 1 − (1 − D²/R²)³
-// below R = tNearRadius and 1 beyond (twice continuously differentiable,
-// and ≈ 3D²/R² at 0). This file interpolates the far part K·S, whose
-// features are R wide, and TStress sums the near part, which vanishes
-// beyond R, exactly over the pairs a cell list finds (tNear).
+// kernel K = K·S + K·(1 − S) with S the quintic smooth step in x = D²/R²,
+// S = x³(10 − 15x + 6x²) below R and 1 beyond (twice continuously
+// differentiable, and 10D⁶/R⁶ at 0, so the far part keeps nothing of the
+// core: with S = 1 − (1 − x)³, 3D²/R² at 0, a grid of intervals 6.7 units
+// wide erred by 4e-2 in the gradient fields, by 2e-5 with the quintic).
+// This file interpolates the far part K·S, whose features are R wide, and
+// TStress sums the near part, which vanishes beyond R, exactly over the
+// pairs a cell list finds (near).
 //
 // One grid of intervals covers the whole map (setGrid): exactly
 // tIntervalWidth wide, centred, once an axis spans more than tMinIntervals
@@ -50,10 +53,12 @@ import (
 
 // The interpolation's settings: openTSNE's min_num_intervals and
 // ints_in_interval, and five nodes per interval where openTSNE has three:
-// with three, the gradient's error (1e-3 relative after the near/far split)
-// still left L-BFGS's line searches failing after about 30 iterations on
-// 3,000 rows; with five and with eight the monitor ended the level at 50
-// iterations, five taking about twice the evaluations. The cap bounds the
+// with three, the gradient's error (1e-3 relative after a first, weaker
+// near/far split) still left L-BFGS's line searches failing after about
+// 30 iterations on 3,000 rows; with five the monitor ended the level at
+// 50. With the quintic split three nodes give 3e-4 and five 3e-5 on
+// TestTInterpAgainstDirect's wide map, eight 2e-4 (Runge's oscillation
+// on equispaced nodes). The cap bounds the
 // kernels' spectra (six of (2·p·tMaxIntervals)²/2 complex values in 2-D,
 // 72 MB each at five nodes).
 const (
@@ -61,6 +66,12 @@ const (
 	tMinIntervals     = 50
 	tIntervalWidth    = 1.0
 	tMaxIntervals     = 150
+	// tClassIntervals caps the grid of the class (channel) planes: their
+	// far fields take a coarser grid and a wider near radius, whose pairs
+	// are a class's own (a per-class cell list): on 20,000 rows of 30
+	// classes the FFTs of 31 full planes took nine tenths of an
+	// evaluation's 19 s.
+	tClassIntervals = 40
 	tDirectMax        = 256
 	tMaxNodes         = 10
 	// tKeptSpectra bounds the sets of kernel spectra kept (one per FFT
@@ -80,8 +91,7 @@ func tSplit(d2, r float64) float64 {
 	if x >= 1 {
 		return 1
 	}
-	c := 1 - x
-	return 1 - c*c*c
+	return x * x * x * (10 + x*(6*x-15))
 }
 
 // tFields returns the number of sums per member: F0, F1, G0 and G1.
@@ -90,7 +100,8 @@ func tFields(dims int) int { return 2 + 2*dims }
 // tInterp holds the grid of one evaluation and reusable buffers. The zero
 // value is ready to use; it is not safe for concurrent use.
 type tInterp struct {
-	p int // nodes per interval; 0 means tNodesPerInterval
+	p    int // nodes per interval; 0 means tNodesPerInterval
+	maxI int // intervals per axis at most; 0 means tMaxIntervals
 
 	dims    int
 	lo, w   [2]float64 // origin of interval 0 and interval width per axis
@@ -153,10 +164,14 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 				lo = y[c] - 0.5
 			}
 		}
-		nb, w := tMinIntervals, ext/tMinIntervals
-		if need := math.Ceil(ext / tIntervalWidth); need > tMaxIntervals {
-			nb, w = tMaxIntervals, ext/tMaxIntervals
-		} else if need > tMinIntervals {
+		minI, maxI := tMinIntervals, tMaxIntervals
+		if t.maxI > 0 {
+			minI, maxI = min(minI, t.maxI), t.maxI
+		}
+		nb, w := minI, ext/float64(minI)
+		if need := math.Ceil(ext / tIntervalWidth); need > float64(maxI) {
+			nb, w = maxI, ext/float64(maxI)
+		} else if need > float64(minI) {
 			nb, w = int(need), tIntervalWidth
 			lo -= (float64(nb)*w - ext) / 2
 		}

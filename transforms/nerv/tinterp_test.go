@@ -22,12 +22,12 @@ func TestTInterpAgainstDirect(t *testing.T) {
 		charged    bool
 	}{
 		{"2-D small map, all points", 1500, 2, 3, nil, 1e-7, 1e-6, 0, false},
-		{"2-D large map, all points", 3000, 2, 80, nil, 1e-4, 5e-3, 0, false},
-		{"2-D large map, three nodes", 3000, 2, 80, nil, 1e-3, 5e-2, 3, false},
-		{"2-D large map, a corner", 3000, 2, 80, func(i int) bool { return i%3 == 0 }, 1e-4, 5e-3, 0, false},
-		{"2-D mixed class", 3000, 2, 30, func(i int) bool { return i%2 == 0 }, 1e-4, 5e-3, 0, false},
-		{"1-D", 2000, 1, 60, nil, 1e-4, 5e-3, 0, false},
-		{"2-D charged", 3000, 2, 30, nil, 1e-4, 5e-3, 0, true},
+		{"2-D large map, all points", 3000, 2, 80, nil, 5e-5, 5e-4, 0, false},
+		{"2-D large map, three nodes", 3000, 2, 80, nil, 2e-4, 2e-3, 3, false},
+		{"2-D large map, a corner", 3000, 2, 80, func(i int) bool { return i%3 == 0 }, 5e-5, 5e-4, 0, false},
+		{"2-D mixed class", 3000, 2, 30, func(i int) bool { return i%2 == 0 }, 5e-5, 5e-4, 0, false},
+		{"1-D", 2000, 1, 60, nil, 5e-5, 5e-4, 0, false},
+		{"2-D charged", 3000, 2, 30, nil, 5e-5, 5e-4, 0, true},
 	}
 	for _, tc := range cases {
 		rng := rand.New(rand.NewPCG(7, uint64(tc.n)))
