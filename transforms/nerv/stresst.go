@@ -62,7 +62,7 @@ type TStress struct {
 	interp tInterp // all points and the labelled ones
 	coarse tInterp // the class (channel) planes
 	soft   gridSoft
-	w0, wl float64 // the weights of the planes of all points and of the labelled ones
+	w0, wl float64    // the weights of the planes of all points and of the labelled ones
 	byCls  []CellGrid // hard labels: each class's points, for the class planes' near pairs
 	clsIdx [][]int32  // their indices
 	planes []tPlane

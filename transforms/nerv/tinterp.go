@@ -72,8 +72,8 @@ const (
 	// classes the FFTs of 31 full planes took nine tenths of an
 	// evaluation's 19 s.
 	tClassIntervals = 40
-	tDirectMax        = 256
-	tMaxNodes         = 10
+	tDirectMax      = 256
+	tMaxNodes       = 10
 	// tKeptSpectra bounds the sets of kernel spectra kept (one per FFT
 	// size in use).
 	tKeptSpectra = 4
