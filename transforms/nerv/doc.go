@@ -279,9 +279,12 @@
 // from below), and L-BFGS expands the map without end, its grid with it:
 // a 3,000-row map reached 10⁴ widths. Held at 1, 3 and 10 widths, that
 // sample (exact sums, 300 iterations) scored T(10) 0.897, 0.920 and 0.913
-// (TestRefineTScale keeps the choice). The sums are interpolated per plane
-// (tinterp.go) with the near pairs exact, O(N·K + nodes·planes) an
-// evaluation; with soft labels a plane per channel, as the grid has.
+// (tMapScale). The sums are interpolated per plane (tinterp.go) with the
+// near pairs exact: the planes of all points and of the labelled ones on a
+// grid of at most 150 intervals per axis, the class (channel) planes on
+// one of at most 40 with a near radius as much wider, whose pairs each
+// class's own cell list finds; with soft labels a plane per channel, as
+// the grid has, and their near pairs over all labelled points.
 // Placing new rows (below) sums over every reference row under the t
 // kernel.
 //

@@ -35,7 +35,8 @@ import (
 // One grid of intervals covers the whole map (setGrid): exactly
 // tIntervalWidth wide, centred, once an axis spans more than tMinIntervals
 // of them (then the node spacing, and with it the kernels' spectra, stays
-// put while the map grows), tMaxIntervals at most. Each interval holds
+// put while the map grows), tMaxIntervals at most (tInterp.maxI: the
+// class planes' coarser grid). Each interval holds
 // tNodesPerInterval equispaced Lagrange nodes at offsets (k + ½)/p, as in
 // transforms/tsne's interpolation. A plane takes the window of intervals
 // its members occupy, so a class that fills a corner of the map costs its
