@@ -183,7 +183,7 @@ func (Stage) Run(ctx context.Context, env *transforms.Env, opts transforms.Optio
 	kn, knn := o.neighbourPlan(ft.N, ft.K())
 	softFields := softFields(soft, len(classes), o)
 	planBytes := memoryPlan(ft.N, o, softFields).bytes()
-	took := o.timePlan(ft.N, ft.K(), env.Threads, softFields, len(classes))
+	took := o.timePlan(ft.N, ft.K(), env.Threads, softFields)
 	env.Log.Info("nerv plan", "rows", ft.N, "method", string(o.Method), "auto", auto, "levels", len(o.Levels(ft.N)), "start", startPlan(o, ft.N),
 		"neighbours", kn, "knn", string(knn), "memory", transforms.FormatBytes(planBytes), "time", took.String())
 	plan := map[string]any{"method": string(o.Method), "levels": len(o.Levels(ft.N)), "start": startPlan(o, ft.N),

@@ -49,18 +49,21 @@ const (
 	// coarseMinIter is the iterations of an earlier level that meets its
 	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
 	coarseMinIter = 20
-	// tPlaneRowSeconds is one t-kernel evaluation per row and plane
-	// (stresst.go: all points, and one plane per class): 2.4 s at 20,000
-	// rows of overlap's 30 classes, 0.31 s at 3,000. tMinIter is the t
-	// level's iterations when the monitor stops it at its first chance
-	// (30 at 20,000 rows, 50 at 3,000), tEvalsPerIter its evaluations per
-	// iteration (38 for 30, 55 for 50). The high end counts tHighIter
-	// iterations, not MaxIter: the monitor stopped every measured t level
-	// by 50, and a level run to 150 would take up to twice the plan.
-	tPlaneRowSeconds = 3.5e-6
-	tMinIter         = 30
-	tHighIter        = 75
-	tEvalsPerIter    = 1.3
+	// tRowSeconds is one t-kernel evaluation per row (stresst.go): 0.37 s
+	// at 3,000 rows of overlap's 30 classes, 2.0 s at 20,000 (the class
+	// planes on their coarse grid cost little beside the plane of all
+	// points and the near pairs). tMinIter is the t level's iterations
+	// when the monitor stops it at its first chance (30 at 20,000 rows, 50
+	// at 3,000), tEvalsPerIter its evaluations per iteration (39 for 30,
+	// 56 for 50). The high end counts tHighIter iterations, not MaxIter:
+	// the monitor stopped every measured t level by 50, and a level run to
+	// 150 would take up to twice the plan. Not fitted above 20,000 rows:
+	// 10⁵ rows of the four clusters had not finished the t level in 12
+	// minutes, where this model says 6.
+	tRowSeconds   = 1e-4
+	tMinIter      = 30
+	tHighIter     = 75
+	tEvalsPerIter = 1.3
 )
 
 // TimePlan is the expected wall time of a fit, in seconds: Low if the last
@@ -95,25 +98,24 @@ func (t TimePlan) String() string {
 	}
 }
 
-// timePlan models the time of a fit of n rows of d features and classes
-// classes with the resolved o on threads threads: the neighbour search,
+// timePlan models the time of a fit of n rows of d features with the
+// resolved o on threads threads: the neighbour search,
 // the levels' evaluations, a sample start's own fit, recursively, and the
 // t kernel's level; soft says the labels are soft (softFields). Two
 // threads are what the costs were measured on; others scale them by
 // 2/threads.
-func (o Options) timePlan(n, d, threads int, soft bool, classes int) TimePlan {
+func (o Options) timePlan(n, d, threads int, soft bool) TimePlan {
 	var t TimePlan
 	if o.kernel() == KernelT {
-		planes := 1 + classes
+		per := tRowSeconds * float64(n) * tEvalsPerIter
 		if soft {
-			planes = 1 + classes*DefaultGridSoftLevels/2
+			per *= gridSoftFactor
 		}
-		per := tPlaneRowSeconds * float64(n) * float64(planes) * tEvalsPerIter
 		t.Low, t.High = per*float64(min(tMinIter, o.MaxIter)), per*float64(min(tHighIter, o.MaxIter))
 	}
 	low, high := min(monitorMinIter, o.MaxIter), o.MaxIter
 	if o.fromSample(n) {
-		s := o.sampleOptions().timePlan(n/sampleFraction, d, 2, soft, classes)
+		s := o.sampleOptions().timePlan(n/sampleFraction, d, 2, soft)
 		t.Low, t.High = t.Low+s.Low, t.High+s.High
 		// The monitor's first chance: its second check after the exaggeration.
 		low = min(exaggerationIters(n, o.MaxIter)+2*monitorEvery, o.MaxIter)
