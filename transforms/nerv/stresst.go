@@ -70,7 +70,7 @@ type TStress struct {
 	byCls  []CellGrid // hard labels: each class's points, for the class planes' near pairs
 	clsIdx [][]int32  // their indices
 	planes []tPlane
-	key    *SparseInput // the input the planes were built for
+	key    tKey // the input the planes were built for
 	hard   hardLabels
 	rounds bool      // some labels are soft: the planes carry a rounded Λ̂
 	u      []float64 // the map in kernel units
@@ -92,6 +92,23 @@ type tPlane struct {
 	class   bool // a class (channel) plane, on the coarse grid
 }
 
+// tKey identifies what the planes depend on: the input and its labels
+// (a pointer alone could be an old input's address reused).
+type tKey struct {
+	in           *SparseInput
+	n, c         int
+	soft         *float64
+	alpha, gamma float64
+}
+
+func newTKey(in *SparseInput) tKey {
+	k := tKey{in: in, n: in.N, c: in.C, alpha: in.Alpha, gamma: in.Gamma}
+	if len(in.Soft) > 0 {
+		k.soft = &in.Soft[0]
+	}
+	return k
+}
+
 // tRec is the number of per-point values of pass 1.
 func tRec(dims int) int { return 3 + 3*dims }
 
@@ -110,8 +127,9 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 	}
 	n := in.N
 	t.interp.p, t.coarse.p, t.coarse.maxI = t.NodesPerInterval, t.NodesPerInterval, tClassIntervals
-	if t.key != in {
+	if key := newTKey(in); t.key != key {
 		t.setPlanes(in)
+		t.key = key
 	}
 	for len(t.work) < kernels.Workers(n, threads, 1) {
 		t.work = append(t.work, nervBHScratch{})
@@ -161,7 +179,6 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 // setPlanes lists the planes of in.
 func (t *TStress) setPlanes(in *SparseInput) {
 	n := in.N
-	t.key = in
 	t.hard = newHardLabels(in.Soft, in.N, in.C, in.Alpha, in.Gamma)
 	t.rounds = in.Soft != nil && in.Alpha != 0 && !labelsOneHot(in.Soft, in.C)
 	t.planes = t.planes[:0]
@@ -531,14 +548,6 @@ func tSpread(y []float64, n, dims int, mean []float64) float64 {
 		copy(mean, m[:dims])
 	}
 	return math.Sqrt(ss / float64(n))
-}
-
-// uHat is 1 − Λ̂_ij, the weight the planes give the pair (lamHat).
-func (t *TStress) uHat(in *SparseInput, i, j int) float64 {
-	if lam, ok := t.hard.pair(i, j); ok {
-		return 1 - lam
-	}
-	return 1 - t.lamHat(in, i, j)
 }
 
 // grid returns the interpolation of plane p.

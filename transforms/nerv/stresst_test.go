@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/ordinate/ordinate/internal/synth"
@@ -292,6 +293,34 @@ func TestFitT(t *testing.T) {
 		var oe *transforms.OptionError
 		if !errors.As(err, &oe) || oe.Option != tc.option {
 			t.Errorf("%s: error %v, want an option error naming %q", tc.name, err, tc.option)
+		}
+	}
+}
+
+// TestTStressThreads: the same bits for any thread count.
+func TestTStressThreads(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []gridCase{
+		{name: "hard, wide", n: 1500, k: 30, dims: 2, labels: "hard+unlabelled", alpha: 0.6, layout: "wide"},
+		{name: "soft", n: 1500, k: 30, dims: 2, labels: "soft", alpha: 0.6, layout: "converged"},
+	} {
+		in, y := tFixture(t, tc, 11)
+		var want []float64
+		var ws float64
+		for _, threads := range []int{1, 2, 3} {
+			var ts TStress
+			g := make([]float64, len(y))
+			s, err := ts.Stress(ctx, g, y, 2, in, threads)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want, ws = g, s
+				continue
+			}
+			if s != ws || !slices.Equal(g, want) {
+				t.Errorf("%s: %d threads: stress %v, gradient differs from one thread's (%v)", tc.name, threads, s, ws)
+			}
 		}
 	}
 }
