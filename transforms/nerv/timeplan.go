@@ -50,20 +50,21 @@ const (
 	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
 	coarseMinIter = 20
 	// tRowSeconds is one t-kernel evaluation per row (stresst.go): 0.37 s
-	// at 3,000 rows of overlap's 30 classes, 2.0 s at 20,000 (the class
-	// planes on their coarse grid cost little beside the plane of all
-	// points and the near pairs). tMinIter is the t level's iterations
-	// when the monitor stops it at its first chance (30 at 20,000 rows, 50
-	// at 3,000), tEvalsPerIter its evaluations per iteration (39 for 30,
-	// 56 for 50). The high end counts tHighIter iterations, not MaxIter:
-	// the monitor stopped every measured t level by 50, and a level run to
-	// 150 would take up to twice the plan. Not fitted above 20,000 rows:
-	// 10⁵ rows of the four clusters had not finished the t level in 12
-	// minutes, where this model says 6.
-	tRowSeconds   = 1e-4
-	tMinIter      = 30
-	tHighIter     = 75
-	tEvalsPerIter = 1.3
+	// at 3,000 rows of overlap's 30 classes, 1.5 s at 20,000 (35
+	// evaluations in 54 s), 2.5 s at 20,000 rows of the four clusters (the
+	// class planes on their coarse grid cost little beside the plane of all
+	// points and the near pairs). The monitor stopped the measured t levels
+	// at 30 iterations (overlap at 20,000 rows) and 50 (3,000 rows, and the
+	// four clusters), with 35, 56 and 58 evaluations; the plan counts
+	// tMinIter to tHighIter iterations of tEvalsPerIter evaluations, fitted
+	// to bracket those three runs (a level run to MaxIter = 150 would take
+	// up to 2.5 times the high end). Not fitted above 20,000 rows: 10⁵ rows of the four
+	// clusters had not finished the t level in 12 minutes (at the scale
+	// before tMapScale grew with N), where this model says 5.
+	tRowSeconds   = 9e-5
+	tMinIter      = 25
+	tHighIter     = 60
+	tEvalsPerIter = 1.2
 )
 
 // TimePlan is the expected wall time of a fit, in seconds: Low if the last

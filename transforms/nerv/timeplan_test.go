@@ -38,7 +38,8 @@ func TestTimePlan(t *testing.T) {
 		{"diamonds, 3,000 rows, exact (seven levels)", 3000, 7, Exact, 0, 49.9, false, ""},
 		{"diamonds, 1,000 rows, exact", 1000, 7, Exact, 0, 2.86, false, ""},
 		{"overlap, 3,000 × 50, t kernel (30 classes)", 3000, 50, Grid, 0, 24.8, false, KernelT},
-		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 101.0, false, KernelT},
+		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 78.5, false, KernelT},
+		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 161.5, false, KernelT},
 	} {
 		o := DefaultOptions()
 		o.Method = tc.method
