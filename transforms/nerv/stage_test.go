@@ -26,9 +26,14 @@ func TestSizeWarning(t *testing.T) {
 		{"bh at 10⁴", BarnesHut, StartAuto, 10_001, 0, ""},
 		{"cutoff at the limit", Cutoff, StartAuto, bhWarnAbove, 0, ""},
 		{"cutoff above", Cutoff, StartAuto, bhWarnAbove + 1, 0, "tsne is faster"},
+		{"t kernel at the limit", Grid, StartAuto, tMeasuredRows, 0, ""},
+		{"t kernel above", Grid, StartAuto, tMeasuredRows + 1, 0, "output kernel t at N = 20001"},
 	} {
 		o := DefaultOptions()
 		o.Method, o.Start = tc.m, tc.start
+		if strings.HasPrefix(tc.name, "t kernel") {
+			o.OutputKernel = KernelT
+		}
 		if tc.maxIter > 0 {
 			o.MaxIter = tc.maxIter
 		}

@@ -61,7 +61,10 @@ const (
 	// up to 2.5 times the high end). Not fitted above 20,000 rows: 10⁵ rows of the four
 	// clusters had not finished the t level in 12 minutes (at the scale
 	// before tMapScale grew with N), where this model says 5.
-	tRowSeconds   = 9e-5
+	tRowSeconds = 9e-5
+	// tMeasuredRows is the most rows the t level was measured at; the stage
+	// warns above it (sizeWarning).
+	tMeasuredRows = 20_000
 	tMinIter      = 25
 	tHighIter     = 60
 	tEvalsPerIter = 1.2
