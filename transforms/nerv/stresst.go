@@ -69,6 +69,16 @@ type TStress struct {
 	w0, wl float64    // the weights of the planes of all points and of the labelled ones
 	byCls  []CellGrid // hard labels: each class's points, for the class planes' near pairs
 	clsIdx [][]int32  // their indices
+	// Per hard class, for this map (chooseGrids): the class plane's
+	// interval width in fine intervals (1: on the fine grid, its near
+	// pairs a subset of the fine ones, found in the same scan; more: on a
+	// grid of its own over its members), and its near radius.
+	factor []int32
+	clsR   []float64
+	own    tInterp   // a hard class plane's own grid
+	ownU   []float64 // its members' map, in kernel units
+	ownIdx []int32   // 0 … m−1
+	count  []int32   // nearPairs' cells
 	planes []tPlane
 	key    tKey // the input the planes were built for
 	hard   hardLabels
@@ -89,7 +99,8 @@ type tPlane struct {
 	members []int32
 	weight  float64
 	all     bool
-	class   bool // a class (channel) plane, on the coarse grid
+	class   bool  // a class (channel) plane
+	cls     int32 // its hard class, or −1 (soft labels)
 }
 
 // tKey identifies what the planes depend on: the input and its labels
@@ -127,6 +138,7 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 	}
 	n := in.N
 	t.interp.p, t.coarse.p, t.coarse.maxI = t.NodesPerInterval, t.NodesPerInterval, tClassIntervals
+	t.interp.capI, t.coarse.capI = tMaxFineIntervals, tClassIntervals
 	if key := newTKey(in); t.key != key {
 		t.setPlanes(in)
 		t.key = key
@@ -139,8 +151,13 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 	for k, v := range y {
 		t.u[k] = v * sq
 	}
+	t.interp.maxI = 0
 	t.interp.setGrid(t.u, n, dims)
-	t.coarse.setGrid(t.u, n, dims)
+	t.chooseFine()
+	if t.rounds {
+		t.coarse.setGrid(t.u, n, dims)
+	}
+	t.chooseGrids()
 	if !t.cells.Build(t.u, n, dims, t.interp.r) || !t.buildClasses(dims) {
 		for k := range grad {
 			grad[k] = math.NaN()
@@ -213,11 +230,19 @@ func (t *TStress) setPlanes(in *SparseInput) {
 	}
 	first := len(t.planes)
 	for m, c := range counts {
-		t.planes = append(t.planes, tPlane{members: make([]int32, 0, c), weight: -in.Alpha * t.soft.weight[m], class: true})
+		t.planes = append(t.planes, tPlane{members: make([]int32, 0, c), weight: -in.Alpha * t.soft.weight[m], class: true, cls: -1})
 	}
 	for k, m := range t.soft.channel {
 		p := &t.planes[first+int(m)]
 		p.members = append(p.members, t.soft.point[k])
+	}
+	if t.hard.class == nil || t.rounds {
+		return
+	}
+	for q := first; q < len(t.planes); q++ {
+		if p := &t.planes[q]; len(p.members) > 0 {
+			p.cls = t.hard.class[p.members[0]]
+		}
 	}
 }
 
@@ -241,7 +266,7 @@ func (t *TStress) pass1(ctx context.Context, dims, threads int) error {
 		m := len(p.members)
 		t.out = kernels.Grow(t.out, m*k)
 		out := t.out[:m*k]
-		if err := t.grid(p).sums(ctx, out, t.u, p.members, nil, comps, threads); err != nil {
+		if err := t.planeSums(ctx, p, out, nil, comps, threads); err != nil {
 			return err
 		}
 		for r, i := range p.members {
@@ -398,7 +423,7 @@ func (t *TStress) pass2(ctx context.Context, dims, threads int) error {
 					chg[r] = p.weight * t.row[4*j+2]
 				}
 			}
-			if err := t.grid(p).sums(ctx, out, t.u, p.members, chg, comps, threads); err != nil {
+			if err := t.planeSums(ctx, p, out, chg, comps, threads); err != nil {
 				return err
 			}
 			for r, i := range p.members {
@@ -554,12 +579,184 @@ func tSpread(y []float64, n, dims int, mean []float64) float64 {
 	return math.Sqrt(ss / float64(n))
 }
 
-// grid returns the interpolation of plane p.
-func (t *TStress) grid(p tPlane) *tInterp {
-	if p.class {
-		return &t.coarse
+// planeSums writes the far parts of plane p's fields comps, sources
+// weighted by charge, to out (tInterp.sums) on the plane's grid.
+func (t *TStress) planeSums(ctx context.Context, p tPlane, out, charge []float64, comps []int, threads int) error {
+	switch {
+	case !p.class:
+		return t.interp.sums(ctx, out, t.u, p.members, charge, comps, threads)
+	case p.cls < 0:
+		return t.coarse.sums(ctx, out, t.u, p.members, charge, comps, threads)
+	case t.factor[p.cls] == 1:
+		return t.interp.sums(ctx, out, t.u, p.members, charge, comps, threads)
 	}
-	return &t.interp
+	dims, m := t.interp.dims, len(p.members)
+	t.ownU = kernels.Grow(t.ownU, m*dims)
+	for r, j := range p.members {
+		copy(t.ownU[r*dims:(r+1)*dims], t.u[int(j)*dims:int(j+1)*dims])
+	}
+	for len(t.ownIdx) < m {
+		t.ownIdx = append(t.ownIdx, int32(len(t.ownIdx)))
+	}
+	t.own.p, t.own.width = t.interp.p, float64(t.factor[p.cls])*t.fineWidth()
+	t.own.setGrid(t.ownU[:m*dims], m, dims)
+	return t.own.sums(ctx, out, t.ownU[:m*dims], t.ownIdx[:m], charge, comps, threads)
+}
+
+// fineWidth returns the fine grid's widest interval.
+func (t *TStress) fineWidth() float64 {
+	if t.interp.dims == 1 {
+		return t.interp.w[0]
+	}
+	return max(t.interp.w[0], t.interp.w[1])
+}
+
+// The cost model that lays the grids (chooseGrids, chooseFine), per
+// evaluation on two threads: a node of a plane's window, its share of the
+// 19 transforms of the two passes and the kernels' spectra; a near pair,
+// both passes (BenchmarkNeRVTStress, BenchmarkGridConvolution).
+const (
+	tNodeSeconds = 0.3e-6
+	tPairSeconds = 0.057e-6
+)
+
+// chooseGrids gives every hard class plane the grid of least cost
+// (tNodeSeconds, tPairSeconds): the fine grid, whose near pairs are among
+// the fine ones already (no cost of their own), or a grid of its own of
+// intervals 2^k fine ones wide over its members, whose nodes are fewer
+// and near pairs, within a wider radius, its own. A compact class (as
+// ClassNeRV's maps make them) takes the fine grid; a class spread over the
+// map a coarse one, where its own pairs are few. (One coarse grid over
+// the whole map for every class, as soft labels' channels have, took a
+// near radius over whole compact classes: 3,300 pairs a row on 100,000
+// rows of 30 classes, BenchmarkNeRVTStress, four fifths of an
+// evaluation.)
+func (t *TStress) chooseGrids() {
+	t.factor, t.clsR = t.factor[:0], t.clsR[:0]
+	if t.hard.class == nil || t.rounds {
+		return
+	}
+	p, dims, wf := t.interp.nodes(), t.interp.dims, t.fineWidth()
+	for _, pl := range t.planes {
+		if pl.cls < 0 {
+			continue
+		}
+		for len(t.factor) <= int(pl.cls) {
+			t.factor = append(t.factor, 1)
+			t.clsR = append(t.clsR, 0)
+		}
+		var i0, i1 [2]int32
+		i0 = [2]int32{math.MaxInt32, math.MaxInt32}
+		for _, j := range pl.members {
+			for c := range dims {
+				b := t.interp.cell[int(j)*dims+c]
+				i0[c], i1[c] = min(i0[c], b), max(i1[c], b)
+			}
+		}
+		best, bestCost := 1, math.Inf(1)
+		for f := 1; f <= 1<<20; f *= 2 {
+			nodes, fits := 1.0, true
+			for c := range dims {
+				// The window's extent in intervals of f fine widths, with
+				// one to spare for the alignment of its own grid.
+				k := math.Ceil(float64(i1[c]-i0[c]+1)*t.interp.w[c]/(float64(f)*wf)) + 1
+				if f == 1 {
+					k = float64(i1[c] - i0[c] + 1)
+				}
+				nodes *= k * float64(p)
+				fits = fits && k <= tMaxIntervals
+			}
+			if !fits {
+				continue
+			}
+			cost := nodes * tNodeSeconds
+			if f > 1 {
+				cost += t.nearPairs(pl.members, t.ownRadius(f)) * tPairSeconds
+			}
+			if cost < bestCost {
+				best, bestCost = f, cost
+			}
+			if nodes <= float64(len(pl.members)) {
+				break // coarser grids cost more in pairs than they save
+			}
+		}
+		t.factor[pl.cls] = int32(best)
+		t.clsR[pl.cls] = t.interp.r
+		if best > 1 {
+			t.clsR[pl.cls] = t.ownRadius(best)
+		}
+	}
+}
+
+// tFineCaps are the fine grid's intervals per axis that chooseFine
+// weighs, where the map is wider than tMaxIntervals units.
+var tFineCaps = [...]int{tMaxIntervals, 212, tMaxFineIntervals}
+
+// chooseFine lays the fine grid again with more intervals when the cost
+// model (tNodeSeconds, tPairSeconds) finds it cheaper: on a wide map the
+// intervals, and with them the near radius, grow with the map, and its
+// near pairs with their square (100,000 rows: 1,220 a row at 150
+// intervals a side, 5.6 s an evaluation against 7.3 s at 300; at 20,000
+// rows the 150 are cheaper, 1.3 s against 2.2 s).
+func (t *TStress) chooseFine() {
+	w := t.fineWidth()
+	if w <= tIntervalWidth || t.planes == nil {
+		return
+	}
+	all := t.planes[0].members
+	best, bestCost := tMaxIntervals, math.Inf(1)
+	for _, c := range tFineCaps {
+		f := float64(tMaxIntervals) / float64(c)
+		if w*f < tIntervalWidth {
+			break
+		}
+		nodes := 1.0
+		for a := range t.interp.dims {
+			nodes *= float64(t.interp.nb[a]) / f * float64(t.interp.nodes())
+		}
+		cost := nodes*tNodeSeconds + t.nearPairs(all, tNearRadius*w*f)*tPairSeconds
+		if cost < bestCost {
+			best, bestCost = c, cost
+		}
+	}
+	if best != tMaxIntervals {
+		t.interp.maxI = best
+		t.interp.setGrid(t.u, len(all), t.interp.dims)
+	}
+}
+
+// ownRadius is the near radius of a class's own grid of intervals f fine
+// ones wide.
+func (t *TStress) ownRadius(f int) float64 {
+	return tNearRadius * max(1, float64(f)*t.fineWidth()/tIntervalWidth)
+}
+
+// nearPairs estimates the ordered pairs of members within r of each
+// other: Σ c(c − 1)·π/4 over square cells 2r wide (a uniform density in
+// each), c the members in a cell.
+func (t *TStress) nearPairs(members []int32, r float64) float64 {
+	dims, side := t.interp.dims, 2*r
+	var nc [2]int
+	nc[1] = 1
+	for c := range dims {
+		nc[c] = int(float64(t.interp.nb[c])*t.interp.w[c]/side) + 1
+	}
+	t.count = kernels.Grow(t.count, nc[0]*nc[1])
+	cnt := t.count[:nc[0]*nc[1]]
+	clear(cnt)
+	for _, j := range members {
+		k := 0
+		for c := dims - 1; c >= 0; c-- {
+			b := int((t.u[int(j)*dims+c] - t.interp.lo[c]) / side)
+			k = k*nc[c] + min(max(b, 0), nc[c]-1)
+		}
+		cnt[k]++
+	}
+	var pairs float64
+	for _, c := range cnt {
+		pairs += float64(c) * float64(c-1)
+	}
+	return pairs * math.Pi / 4
 }
 
 // buildClasses builds, for one-hot labels, each class's cell list over
@@ -588,11 +785,14 @@ func (t *TStress) buildClasses(dims int) bool {
 	}
 	var pos []float64
 	for k := range c {
+		if k >= len(t.factor) || t.factor[k] == 1 {
+			continue
+		}
 		pos = pos[:0]
 		for _, i := range t.clsIdx[k] {
 			pos = append(pos, t.u[int(i)*dims:int(i+1)*dims]...)
 		}
-		if !t.byCls[k].Build(pos, len(t.clsIdx[k]), dims, t.coarse.r) {
+		if !t.byCls[k].Build(pos, len(t.clsIdx[k]), dims, t.clsR[k]) {
 			return false
 		}
 	}
@@ -625,6 +825,10 @@ func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bo
 		for i := lo; i < hi; i++ {
 			ui := t.u[i*dims : (i+1)*dims]
 			labI := in.labelled(i)
+			// Row i's class plane on the fine grid: its near pairs are
+			// the fine ones of its class, by weight −α.
+			k := t.classOf(i)
+			fine := k >= 0 && k < len(t.factor) && t.factor[k] == 1
 			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rf)
 			for _, run := range sc.runs {
 				for p := run[0]; p < run[1]; p++ {
@@ -633,23 +837,27 @@ func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bo
 						continue
 					}
 					u := t.w0
-					if labI && in.labelled(j) {
+					if t.wl != 0 && labI && in.labelled(j) {
 						u += t.wl
+					}
+					if fine && t.hard.class[j] == int32(k) {
+						u -= in.Alpha
 					}
 					t.nearPair(i, j, ui, t.cells.Pos[int(p)*dims:int(p+1)*dims], rf, u, true, second)
 				}
 			}
-			if !classes || !labI {
+			if !classes || !labI || fine {
 				continue
 			}
-			if k := t.classOf(i); k >= 0 {
+			if k >= 0 {
 				g := &t.byCls[k]
-				sc.runs = g.AppendRuns(sc.runs[:0], ui, rc)
+				r := t.clsR[k]
+				sc.runs = g.AppendRuns(sc.runs[:0], ui, r)
 				for _, run := range sc.runs {
 					for p := run[0]; p < run[1]; p++ {
 						j := int(t.clsIdx[k][g.Perm[p]])
 						if j != i {
-							t.nearPair(i, j, ui, g.Pos[int(p)*dims:int(p+1)*dims], rc, -in.Alpha, false, second)
+							t.nearPair(i, j, ui, g.Pos[int(p)*dims:int(p+1)*dims], r, -in.Alpha, false, second)
 						}
 					}
 				}

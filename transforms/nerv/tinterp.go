@@ -67,6 +67,9 @@ const (
 	tMinIntervals     = 50
 	tIntervalWidth    = 1.0
 	tMaxIntervals     = 150
+	// tMaxFineIntervals is the fine grid's cap on a wide map where its
+	// near pairs cost more than its nodes (TStress.chooseFine).
+	tMaxFineIntervals = 300
 	// tClassIntervals caps the grid of the class (channel) planes: their
 	// far fields take a coarser grid and a wider near radius, whose pairs
 	// are a class's own (a per-class cell list): on 20,000 rows of 30
@@ -74,10 +77,10 @@ const (
 	// evaluation's 19 s.
 	tClassIntervals = 40
 	tDirectMax      = 256
-	tMaxNodes       = 10
-	// tKeptSpectra bounds the sets of kernel spectra kept (one per FFT
-	// size in use).
-	tKeptSpectra = 4
+	// tClassNodesPerMember bounds the window of a hard class plane, in
+	// nodes a member (TStress.chooseGrids).
+	tClassNodesPerMember = 24
+	tMaxNodes            = 10
 	// tNearRadius is R, in kernel units, at intervals one unit wide (six
 	// interval widths otherwise): on a 600-row map five nodes gave the
 	// stress to 9e-4 at R = 3, 1.6e-4 at 6 and 8e-5 at 9 (relative), and a
@@ -101,8 +104,10 @@ func tFields(dims int) int { return 2 + 2*dims }
 // tInterp holds the grid of one evaluation and reusable buffers. The zero
 // value is ready to use; it is not safe for concurrent use.
 type tInterp struct {
-	p    int // nodes per interval; 0 means tNodesPerInterval
-	maxI int // intervals per axis at most; 0 means tMaxIntervals
+	p     int     // nodes per interval; 0 means tNodesPerInterval
+	maxI  int     // intervals per axis at most; 0 means tMaxIntervals
+	capI  int     // the most maxI will be (the spectra's budget); 0 means tMaxIntervals
+	width float64 // > 0: intervals exactly this wide (a class's own grid)
 
 	dims    int
 	lo, w   [2]float64 // origin of interval 0 and interval width per axis
@@ -170,8 +175,17 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 			minI, maxI = min(minI, t.maxI), t.maxI
 		}
 		nb, w := minI, ext/float64(minI)
-		if need := math.Ceil(ext / tIntervalWidth); need > float64(maxI) {
-			nb, w = maxI, ext/float64(maxI)
+		if t.width > 0 {
+			// The caller keeps ext/width within maxI.
+			nb, w = int(math.Ceil(ext/t.width)), t.width
+			lo -= (float64(nb)*w - ext) / 2
+		} else if need := math.Ceil(ext / tIntervalWidth); need > float64(maxI) {
+			// Widths on a ladder of 2^(1/8) steps, so that the node
+			// spacing, and with it the kernels' spectra, stays while the
+			// map's extent changes a little.
+			w = math.Exp2(math.Ceil(8*math.Log2(ext/float64(maxI))) / 8)
+			nb = min(maxI, int(math.Ceil(ext/w)))
+			lo -= (float64(nb)*w - ext) / 2
 		} else if need > float64(minI) {
 			nb, w = int(need), tIntervalWidth
 			lo -= (float64(nb)*w - ext) / 2
@@ -399,18 +413,8 @@ func (t *tInterp) gather(out, pot []float64, j int, q float64, comps []int, i0 [
 // current node spacing, from the kept ones when it can.
 func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error) {
 	k := tFields(t.dims)
-	// Keep the spectra of this node spacing used by this map or the one
-	// before: a plane's window changes size slowly.
-	keep := t.spectra[:0]
-	for _, s := range t.spectra {
-		if s.h == t.h && s.used >= t.stamp-1 {
-			keep = append(keep, s)
-		}
-	}
-	clear(t.spectra[len(keep):])
-	t.spectra = keep
 	for q := range t.spectra {
-		if s := &t.spectra[q]; s.p0 == p0 && s.p1 == p1 {
+		if s := &t.spectra[q]; s.p0 == p0 && s.p1 == p1 && s.h == t.h {
 			s.used = t.stamp
 			return s.data, nil
 		}
@@ -455,15 +459,20 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 			return nil, err
 		}
 	}
-	if len(t.spectra) >= tKeptSpectra {
-		// Drop the least recently used: the memory plan counts
-		// tKeptSpectra sets at the cap.
+	// Drop the least recently used beyond the budget (the memory plan
+	// counts it, tGridBytes).
+	kept := 16 * float64(len(data))
+	for _, sp := range t.spectra {
+		kept += 16 * float64(len(sp.data))
+	}
+	for len(t.spectra) > 0 && kept > t.keepBytes() {
 		old := 0
 		for q := range t.spectra {
 			if t.spectra[q].used < t.spectra[old].used {
 				old = q
 			}
 		}
+		kept -= 16 * float64(len(t.spectra[old].data))
 		t.spectra = slices.Delete(t.spectra, old, old+1)
 	}
 	t.spectra = append(t.spectra, tSpectra{p0: p0, p1: p1, h: h, data: data, used: t.stamp})
@@ -507,14 +516,38 @@ func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comp
 	}
 }
 
-// tGridBytes bounds the interpolation's memory at the cap: tKeptSpectra
-// sets of spectra, the two spectra of a transform, and the charges and
-// fields on the nodes (2-D).
+// tSpectraBytes returns the bytes of one set of spectra (2-D) for a
+// grid of intervals per axis.
+func tSpectraBytes(intervals int) float64 {
+	p := float64(tFFTSize(2*tNodesPerInterval*intervals - 1))
+	return 16 * p * (p/2 + 1) * float64(tFields(2))
+}
+
+// keepBytes is the budget of the kept spectra: one and a half sets at
+// the cap (the plane of all points and smaller windows beside it).
+func (t *tInterp) keepBytes() float64 {
+	return 1.5 * tSpectraBytes(t.cap())
+}
+
+// cap returns the intervals per axis at most.
+func (t *tInterp) cap() int {
+	if t.capI > 0 {
+		return t.capI
+	}
+	return tMaxIntervals
+}
+
+// tGridBytes bounds the memory of TStress's three interpolations: their
+// kept spectra, the two arrays of a transform, and the charges and fields
+// on the nodes (2-D), at their caps.
 func tGridBytes() float64 {
-	nodes := tNodesPerInterval * tMaxIntervals
-	p := float64(tFFTSize(2*nodes - 1))
-	spectrum := 16 * p * (p/2 + 1)
-	return spectrum*float64(tKeptSpectra*tFields(2)+2) + 8*float64(nodes*nodes)*float64(1+tFields(2))
+	var total float64
+	for _, intervals := range []int{tMaxFineIntervals, tMaxIntervals, tClassIntervals} {
+		nodes := float64(tNodesPerInterval * intervals)
+		p := float64(tFFTSize(2*tNodesPerInterval*intervals - 1))
+		total += 1.5*tSpectraBytes(intervals) + 2*16*p*(p/2+1) + 8*nodes*nodes*float64(1+tFields(2))
+	}
+	return total
 }
 
 // tPointBytes bounds TStress's per-point state: the map in kernel units,
