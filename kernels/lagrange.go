@@ -1,5 +1,7 @@
 package kernels
 
+import "math"
+
 // Lagrange interpolation on equispaced nodes, the interpolation of
 // FIt-SNE-style kernel sums (transforms/tsne's interpolated repulsion and
 // transforms/nerv's t kernel): p nodes at offsets (k + ½)/p of a unit
@@ -49,4 +51,39 @@ func Autocorr(dst, a []float64) {
 		}
 		dst[d+p-1] = c
 	}
+}
+
+// AxisExtent returns the lowest coordinate c of the n points of y (n×dims)
+// and their extent on that axis; for one point, coincident points or
+// non-finite coordinates, an extent of 1 from half a unit below the first
+// point (or from 0), any extent doing then (NaNs propagate to the sums).
+func AxisExtent(y []float64, n, dims, c int) (lo, ext float64) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range n {
+		v := y[i*dims+c]
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	ext = hi - lo
+	if !(ext > 0) || math.IsInf(ext, 0) {
+		lo, ext = 0, 1
+		if n > 0 && !math.IsInf(y[c], 0) && !math.IsNaN(y[c]) {
+			lo = y[c] - 0.5
+		}
+	}
+	return lo, ext
+}
+
+// LocateInterval returns the interval of coordinate v on an axis of nb
+// intervals w wide from lo, clamped to the axis (NaN to interval 0), and
+// writes the Lagrange weights of its position in it to wts (den from
+// LagrangeDenominators).
+func LocateInterval(v, lo, w float64, nb int, wts, den []float64) int {
+	u := (v - lo) / w
+	b := int(u)
+	if !(u >= 0) {
+		b = 0
+	}
+	b = min(b, nb-1)
+	LagrangeWeights(wts, den, u-float64(b))
+	return b
 }

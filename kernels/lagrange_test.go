@@ -59,3 +59,62 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestAxisExtent covers the extent of an axis and its degenerate cases.
+func TestAxisExtent(t *testing.T) {
+	nan, inf := math.NaN(), math.Inf(1)
+	cases := []struct {
+		name    string
+		y       []float64 // 2-D, axis 1 read
+		lo, ext float64
+	}{
+		{"spread", []float64{0, 3, 0, -1, 0, 2}, -1, 4},
+		{"one point", []float64{0, 5}, 4.5, 1},
+		{"coincident", []float64{0, 2, 0, 2}, 1.5, 1},
+		{"infinite", []float64{0, 1, 0, inf}, 0.5, 1},
+		{"infinite first", []float64{0, inf, 0, 1}, 0, 1},
+		{"NaN first", []float64{0, nan, 0, 1}, 0, 1},
+		{"no points", nil, 0, 1},
+	}
+	for _, tc := range cases {
+		lo, ext := AxisExtent(tc.y, len(tc.y)/2, 2, 1)
+		if lo != tc.lo || ext != tc.ext {
+			t.Errorf("%s: lo %g, extent %g, want %g, %g", tc.name, lo, ext, tc.lo, tc.ext)
+		}
+	}
+}
+
+// TestLocateInterval: the interval of a coordinate, clamped to the axis,
+// and weights that reproduce a quadratic through the nodes.
+func TestLocateInterval(t *testing.T) {
+	den := make([]float64, 3)
+	LagrangeDenominators(den)
+	cases := []struct {
+		name string
+		v    float64
+		want int
+	}{
+		{"inside", 2.6, 3}, {"inside low", 0.2, 1}, {"low end", -1, 0}, {"below", -5, 0}, {"high end", 3, 3},
+		{"above", 9, 3}, {"NaN", math.NaN(), 0},
+	}
+	for _, tc := range cases {
+		wts := make([]float64, 3)
+		// Four intervals 1 wide from −1.
+		b := LocateInterval(tc.v, -1, 1, 4, wts, den)
+		if b != tc.want {
+			t.Errorf("%s: interval %d, want %d", tc.name, b, tc.want)
+		}
+		if math.IsNaN(tc.v) || tc.v < -1 || tc.v > 3 {
+			continue
+		}
+		// q(x) = x² at the nodes (offsets (k + ½)/3 of interval b).
+		var got float64
+		for k, w := range wts {
+			x := -1 + float64(b) + (float64(k)+0.5)/3
+			got += w * x * x
+		}
+		if math.Abs(got-tc.v*tc.v) > 1e-12 {
+			t.Errorf("%s: interpolated %g, want %g", tc.name, got, tc.v*tc.v)
+		}
+	}
+}

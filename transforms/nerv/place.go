@@ -349,26 +349,41 @@ func (p *Placer) eval(s *PlaceScratch, y, grad []float64) float64 {
 	amin := math.Inf(1)
 	sqDists(s.aL, y, s.yL, h, &amin)
 	sqDists(s.aC, y, s.yC, h, &amin)
-	if p.o.Kernel == KernelT {
-		return p.evalT(s, y, grad)
-	}
+	// The output kernel's weights e_j: exp(a_min − a_j), 0 beyond the
+	// cut-off, or under the t kernel w_j = 1/(1 + a_j) over every
+	// reference row (the candidates are all the unlisted ones).
+	tk := p.o.Kernel == KernelT
 	lim := amin + PlaceCutoff
 	var z float64
 	for t, a := range s.aC {
 		e := 0.0
-		if a <= lim {
+		switch {
+		case tk:
+			e = 1 / (1 + a)
+		case a <= lim:
 			e = math.Exp(amin - a)
 		}
 		s.eC[t] = e
 		z += e
 	}
 	for q, a := range s.aL {
-		s.eL[q] = math.Exp(amin - a)
+		if tk {
+			s.eL[q] = 1 / (1 + a)
+		} else {
+			s.eL[q] = math.Exp(amin - a)
+		}
 		z += s.eL[q]
 	}
 	logZ, invZ := math.Log(z), 1/z
-	// ζ and, with g_j = b_j ∂ζ/∂b_j, G = Σ g_j, B = Σ b_j (y − y_j) and
-	// W = Σ g_j (y − y_j): ∂ζ/∂y = (G·B − W)/s² (c_j = b_j G − g_j).
+	logb := func(a float64) float64 {
+		if tk {
+			return -math.Log1p(a) - logZ
+		}
+		return amin - a - logZ
+	}
+	// ζ and, with g_j = b_j ∂ζ/∂b_j, G = Σ g_j, B = Σ b_j f_j (y − y_j) and
+	// W = Σ g_j f_j (y − y_j): ∂ζ/∂y = 2h(G·B − W) (c_j = b_j G − g_j),
+	// f_j = 1 for the Gaussian, w_j for t (∂ζ/∂a_j = c_j w_j there).
 	var zeta, gsum float64
 	bv, wv := s.bv, s.wv
 	clear(bv)
@@ -379,30 +394,38 @@ func (p *Placer) eval(s *PlaceScratch, y, grad []float64) float64 {
 		if e == 0 {
 			continue
 		}
-		b, logb := e*invZ, amin-s.aC[t]-logZ
+		b, lb := e*invZ, logb(s.aC[t])
 		lam := s.lamC[t]
-		zeta += lam*b + (1-lam)*b*(logb-lf-1)
-		g := lam*b + (1-lam)*b*(logb-lf)
+		zeta += lam*b + (1-lam)*b*(lb-lf-1)
+		g := lam*b + (1-lam)*b*(lb-lf)
 		gsum += g
 		if grad != nil {
+			f := 1.0
+			if tk {
+				f = e
+			}
 			yj := s.yC[t*dims : (t+1)*dims]
 			for c, v := range y {
-				d := v - yj[c]
+				d := (v - yj[c]) * f
 				bv[c] += b * d
 				wv[c] += g * d
 			}
 		}
 	}
 	for q, e := range s.eL {
-		b, logb := e*invZ, amin-s.aL[q]-logZ
+		b, lb := e*invZ, logb(s.aL[q])
 		beta, lbeta, lam := s.beta[q], s.lb[q], s.lamL[q]
-		zeta += lam*(beta*(lbeta-logb)+b-beta) + (1-lam)*(b*(logb-lbeta)+beta-b)
-		g := lam*(b-beta) + (1-lam)*b*(logb-lbeta)
+		zeta += lam*(beta*(lbeta-lb)+b-beta) + (1-lam)*(b*(lb-lbeta)+beta-b)
+		g := lam*(b-beta) + (1-lam)*b*(lb-lbeta)
 		gsum += g
 		if grad != nil {
+			f := 1.0
+			if tk {
+				f = e
+			}
 			yj := s.yL[q*dims : (q+1)*dims]
 			for c, v := range y {
-				d := v - yj[c]
+				d := (v - yj[c]) * f
 				bv[c] += b * d
 				wv[c] += g * d
 			}
@@ -436,56 +459,4 @@ func sqDists(dst, y, pts []float64, h float64, amin *float64) {
 		}
 	}
 	*amin = m
-}
-
-// evalT is eval under the t kernel: b_j ∝ w_j = 1/(1 + a_j) over every
-// reference row (the candidates are all the unlisted ones), and
-// ∂ζ/∂a_j = c_j w_j, so ∂ζ/∂y = 2h Σ_j (b_j G − g_j) w_j (y − y_j).
-func (p *Placer) evalT(s *PlaceScratch, y, grad []float64) float64 {
-	var z float64
-	for t, a := range s.aC {
-		s.eC[t] = 1 / (1 + a)
-		z += s.eC[t]
-	}
-	for q, a := range s.aL {
-		s.eL[q] = 1 / (1 + a)
-		z += s.eL[q]
-	}
-	logZ, invZ := math.Log(z), 1/z
-	var zeta, gsum float64
-	bv, wv := s.bv, s.wv
-	clear(bv)
-	clear(wv)
-	dims, lf := len(y), s.lf
-	add := func(pts []float64, t int, b, g, w float64) {
-		if grad == nil {
-			return
-		}
-		yj := pts[t*dims : (t+1)*dims]
-		for c, v := range y {
-			d := (v - yj[c]) * w
-			bv[c] += b * d
-			wv[c] += g * d
-		}
-	}
-	for t, w := range s.eC {
-		b, logb := w*invZ, -math.Log1p(s.aC[t])-logZ
-		lam := s.lamC[t]
-		zeta += lam*b + (1-lam)*b*(logb-lf-1)
-		g := lam*b + (1-lam)*b*(logb-lf)
-		gsum += g
-		add(s.yC, t, b, g, w)
-	}
-	for q, w := range s.eL {
-		b, logb := w*invZ, -math.Log1p(s.aL[q])-logZ
-		beta, lbeta, lam := s.beta[q], s.lb[q], s.lamL[q]
-		zeta += lam*(beta*(lbeta-logb)+b-beta) + (1-lam)*(b*(logb-lbeta)+beta-b)
-		g := lam*(b-beta) + (1-lam)*b*(logb-lbeta)
-		gsum += g
-		add(s.yL, q, b, g, w)
-	}
-	for c := range grad {
-		grad[c] = 2 * s.h * (gsum*bv[c] - wv[c])
-	}
-	return zeta
 }

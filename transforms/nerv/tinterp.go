@@ -35,8 +35,11 @@ import (
 // One grid of intervals covers the whole map (setGrid): exactly
 // tIntervalWidth wide, centred, once an axis spans more than tMinIntervals
 // of them (then the node spacing, and with it the kernels' spectra, stays
-// put while the map grows), tMaxIntervals at most (tInterp.maxI: the
-// class planes' coarser grid). Each interval holds
+// put while the map grows), tMaxIntervals at most (tInterp.maxI: 300 for a
+// wide map's fine grid, 40 for soft labels' channels); past the cap the
+// widths take a ladder of 2^(1/8) steps, so that the spectra stay while
+// the map's extent changes a little; a hard class's own grid has a given
+// width (tInterp.width). Each interval holds
 // tNodesPerInterval equispaced Lagrange nodes at offsets (k + ½)/p, as in
 // transforms/tsne's interpolation. A plane takes the window of intervals
 // its members occupy, so a class that fills a corner of the map costs its
@@ -59,9 +62,10 @@ import (
 // 30 iterations on 3,000 rows; with five the monitor ended the level at
 // 50. With the quintic split three nodes give 3e-4 and five 3e-5 on
 // TestTInterpAgainstDirect's wide map, eight 2e-4 (Runge's oscillation
-// on equispaced nodes). The cap bounds the
-// kernels' spectra (six of (2·p·tMaxIntervals)²/2 complex values in 2-D,
-// 72 MB each at five nodes).
+// on equispaced nodes). The caps bound the
+// kernels' spectra (six of about (2·p·intervals)²/2 complex values in
+// 2-D: 19 MB each at 150 intervals and five nodes, 76 MB at 300), of
+// which an interpolation keeps one and a half sets (keepBytes).
 const (
 	tNodesPerInterval = 5
 	tMinIntervals     = 50
@@ -158,18 +162,7 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 	t.nb = [2]int{1, 1}
 	t.w, t.h, t.lo = [2]float64{1, 1}, [2]float64{1, 1}, [2]float64{}
 	for c := range dims {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := range n {
-			v := y[i*dims+c]
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		ext := hi - lo
-		if !(ext > 0) || math.IsInf(ext, 0) {
-			lo, ext = 0, 1
-			if n > 0 && !math.IsInf(y[c], 0) && !math.IsNaN(y[c]) {
-				lo = y[c] - 0.5
-			}
-		}
+		lo, ext := kernels.AxisExtent(y, n, dims, c)
 		minI, maxI := tMinIntervals, tMaxIntervals
 		if t.maxI > 0 {
 			minI, maxI = min(minI, t.maxI), t.maxI
@@ -223,14 +216,7 @@ func (t *tInterp) setGrid(y []float64, n, dims int) {
 // locate returns the interval of coordinate v on axis c and writes the
 // Lagrange weights of its position in it to wts.
 func (t *tInterp) locate(v float64, c int, wts []float64) int {
-	u := (v - t.lo[c]) / t.w[c]
-	b := int(u)
-	if !(u >= 0) {
-		b = 0 // and NaN
-	}
-	b = min(b, t.nb[c]-1)
-	kernels.LagrangeWeights(wts, t.den[:len(wts)], u-float64(b))
-	return b
+	return kernels.LocateInterval(v, t.lo[c], t.w[c], t.nb[c], wts, t.den[:len(wts)])
 }
 
 // tFFTSize returns the smallest of 2^k and 3·2^k (k ≥ 1) at least n.
@@ -554,4 +540,4 @@ func tGridBytes() float64 {
 // the passes' records, a plane's sums and charges (a point in up to
 // three planes with hard labels), the Lagrange weights, the cell list and
 // the rows' chunk accumulators (16 of n×2).
-const tPointBytes = 16 + 8*(9+4) + 3*8*7 + 8 + 8*2*tNodesPerInterval + 24 + 16*16
+const tPointBytes = 16 + 8*(9+4) + 3*8*7 + 8 + 8*2*tNodesPerInterval + 24 + 16*16 + 20

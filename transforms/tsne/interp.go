@@ -180,20 +180,7 @@ func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
 	kernels.LagrangeDenominators(gr.den[:gr.p])
 	gr.nodes = [2]int{1, 1}
 	for c := range dims {
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for i := range n {
-			v := y[i*dims+c]
-			lo, hi = min(lo, v), max(hi, v)
-		}
-		ext := hi - lo
-		if !(ext > 0) || math.IsInf(ext, 0) {
-			// One point, coincident points or non-finite coordinates:
-			// any extent will do (NaNs propagate to the result).
-			lo, ext = 0, 1
-			if n > 0 && !math.IsInf(y[c], 0) && !math.IsNaN(y[c]) {
-				lo = y[c] - 0.5
-			}
-		}
+		lo, ext := kernels.AxisExtent(y, n, dims, c)
 		// Between MinIntervals and MaxIntervals the intervals are exactly
 		// IntervalWidth wide and the grid is centred on the map, so h, and
 		// with it the kernels' spectra, changes only when an axis gains
@@ -227,14 +214,7 @@ func (g *InterpGradient) grid(y []float64, n, dims int) interpGrid {
 // locate returns the interval of coordinate v on axis c and the Lagrange
 // weights of its position in it.
 func (gr *interpGrid) locate(v float64, c int, wts *[MaxNodesPerInterval]float64) int {
-	u := (v - gr.lo[c]) / gr.w[c]
-	b := int(u)
-	if !(u >= 0) {
-		b = 0 // and NaN
-	}
-	b = min(b, gr.nb[c]-1) // the maximum itself
-	kernels.LagrangeWeights(wts[:gr.p], gr.den[:gr.p], u-float64(b))
-	return b
+	return kernels.LocateInterval(v, gr.lo[c], gr.w[c], gr.nb[c], wts[:gr.p], gr.den[:gr.p])
 }
 
 // spread sorts the points by interval row and spreads their charges onto
