@@ -283,10 +283,17 @@
 // 6 widths 0.893, 0.903 and 0.909 (default options). The sums are
 // interpolated per plane (tinterp.go) with the
 // near pairs exact: the planes of all points and of the labelled ones on a
-// grid of at most 150 intervals per axis, the class (channel) planes on
-// one of at most 40 with a near radius as much wider, whose pairs each
-// class's own cell list finds; with soft labels a plane per channel, as
-// the grid has, and their near pairs over all labelled points.
+// fine grid of at most 150 intervals per axis, or 300 on a wide map where
+// a cost model (a node against a near pair, TStress.chooseFine) finds the
+// pairs of the wider radius dearer. Each hard class plane takes the grid
+// of least modelled cost (chooseGrids): the fine grid over the class's
+// window, its near pairs then among the fine ones at no cost of their
+// own (compact classes, as ClassNeRV's maps make them), or a grid of its
+// own of intervals 2^k fine ones wide, its near pairs found by the
+// class's own cell list within the wider radius (classes spread over the
+// map). With soft labels a plane per channel, as the grid has, on one
+// coarse grid of at most 40 intervals, their near pairs over all labelled
+// points.
 // Placing new rows (below) sums over every reference row under the t
 // kernel.
 //

@@ -366,12 +366,16 @@ func tBenchMap(b *testing.B, n, c int, labels string) (*SparseInput, []float64) 
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	const k = 30
 	side := int(math.Ceil(math.Sqrt(float64(c))))
+	gap := 5.0
+	if labels == "islands" {
+		gap = 20
+	}
 	y := make([]float64, 2*n)
 	soft := make([]float64, n*c)
 	for i := range n {
 		m := i % c
-		y[2*i] = 5*float64(m%side) + rng.NormFloat64()
-		y[2*i+1] = 5*float64(m/side) + rng.NormFloat64()
+		y[2*i] = gap*float64(m%side) + rng.NormFloat64()
+		y[2*i+1] = gap*float64(m/side) + rng.NormFloat64()
 		if labels == "mixed" {
 			m = rng.IntN(c)
 		}
@@ -410,7 +414,7 @@ func tBenchMap(b *testing.B, n, c int, labels string) (*SparseInput, []float64) 
 // the t level starts them (tBenchMap): 30 classes, in blobs and mixed.
 func BenchmarkNeRVTStress(b *testing.B) {
 	for _, n := range []int{20000, 100000} {
-		for _, labels := range []string{"blobs", "mixed"} {
+		for _, labels := range []string{"blobs", "islands", "mixed"} {
 			in, y := tBenchMap(b, n, 30, labels)
 			g := make([]float64, len(y))
 			var ts TStress
