@@ -27,7 +27,7 @@ func TestSizeWarning(t *testing.T) {
 		{"cutoff at the limit", Cutoff, StartAuto, bhWarnAbove, 0, ""},
 		{"cutoff above", Cutoff, StartAuto, bhWarnAbove + 1, 0, "tsne is faster"},
 		{"t kernel at the limit", Grid, StartAuto, tMeasuredRows, 0, ""},
-		{"t kernel above", Grid, StartAuto, tMeasuredRows + 1, 0, "output kernel t at N = 20001"},
+		{"t kernel above", Grid, StartAuto, tMeasuredRows + 1, 0, "output kernel t at N = 100001"},
 	} {
 		o := DefaultOptions()
 		o.Method, o.Start = tc.m, tc.start

@@ -49,22 +49,24 @@ const (
 	// coarseMinIter is the iterations of an earlier level that meets its
 	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
 	coarseMinIter = 20
-	// tRowSeconds is one t-kernel evaluation per row (stresst.go): 0.37 s
-	// at 3,000 rows of overlap's 30 classes, 1.5 s at 20,000 (35
-	// evaluations in 54 s), 2.5 s at 20,000 rows of the four clusters (the
-	// class planes on their coarse grid cost little beside the plane of all
-	// points and the near pairs). The monitor stopped the measured t levels
-	// at 30 iterations (overlap at 20,000 rows) and 50 (3,000 rows, and the
-	// four clusters), with 35, 56 and 58 evaluations; the plan counts
-	// tMinIter to tHighIter iterations of tEvalsPerIter evaluations, fitted
-	// to bracket those three runs (a level run to MaxIter = 150 would take
-	// up to 2.5 times the high end). Not fitted above 20,000 rows: 10⁵ rows of the four
-	// clusters had not finished the t level in 12 minutes (at the scale
-	// before tMapScale grew with N), where this model says 5.
+	// tRowSeconds is one t-kernel evaluation per row (stresst.go) up to
+	// tMeasuredRows/5 rows: 0.37 s at 3,000 rows of overlap's 30 classes,
+	// 1.5 s at 20,000 (35 evaluations in 54 s), 2.5 s at 20,000 rows of
+	// the four clusters. Beyond, the cost per row grows as (n/20,000)^
+	// tRowGrowth: on overlap's 10⁵ rows 21 s an evaluation (40 in 849 s),
+	// the map's dense classes putting some 3,000 rows within the near
+	// radius of a grid whose intervals grow with the map (TStress
+	// .chooseFine). The monitor stopped the measured t levels at 30
+	// iterations (overlap at 20,000 and 10⁵ rows) and 50 (3,000 rows, and
+	// the four clusters), with 35, 40, 56 and 58 evaluations; the plan
+	// counts tMinIter to tHighIter iterations of tEvalsPerIter
+	// evaluations, fitted to bracket those four runs (a level run to
+	// MaxIter = 150 would take up to 2.5 times the high end).
 	tRowSeconds = 9e-5
+	tRowGrowth  = 0.65
 	// tMeasuredRows is the most rows the t level was measured at; the stage
 	// warns above it (sizeWarning).
-	tMeasuredRows = 20_000
+	tMeasuredRows = 100_000
 	tMinIter      = 25
 	tHighIter     = 60
 	tEvalsPerIter = 1.2
@@ -111,7 +113,7 @@ func (t TimePlan) String() string {
 func (o Options) timePlan(n, d, threads int, soft bool) TimePlan {
 	var t TimePlan
 	if o.kernel() == KernelT {
-		per := tRowSeconds * float64(n) * tEvalsPerIter
+		per := tRowSeconds * float64(n) * math.Pow(max(1, float64(n)/20_000), tRowGrowth) * tEvalsPerIter
 		if soft {
 			per *= gridSoftFactor
 		}

@@ -40,6 +40,7 @@ func TestTimePlan(t *testing.T) {
 		{"overlap, 3,000 × 50, t kernel (30 classes)", 3000, 50, Grid, 0, 24.8, false, KernelT},
 		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 78.5, false, KernelT},
 		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 161.5, false, KernelT},
+		{"overlap, 10⁵ × 50, t kernel (30 classes)", 100_000, 50, Grid, 0, 988.9, false, KernelT},
 	} {
 		o := DefaultOptions()
 		o.Method = tc.method
