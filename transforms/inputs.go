@@ -41,7 +41,7 @@ func (c Columns) Selection() arrowio.Selection {
 // excludedByDefault reports why a column is left out of the default feature
 // set, or "". The default takes every numeric column not used otherwise;
 // these names are left out of it because taking them is nearly always a
-// mistake: identifiers (id, *_id, row, index, rownames), targets named as such
+// mistake: identifiers (id, *_id, row, index, rownames, pandas' index), targets named as such
 // (target, label, class; not y, which is as often a coordinate or a
 // length) and the outputs of earlier stages (emb_*). Naming a column in
 // --features takes it all the same.
@@ -55,6 +55,10 @@ func excludedByDefault(name string) string {
 		return "looks like an identifier"
 	case n == "target" || n == "targets" || n == "label" || n == "labels" || n == "class" || n == "classes":
 		return "looks like a target"
+	case strings.HasPrefix(n, "__index_level_") && strings.HasSuffix(n, "__"):
+		// pandas' to_parquet of an index that is not a plain range (after
+		// dropna, say): the row labels, never a feature.
+		return "is the pandas index"
 	case strings.HasPrefix(n, "emb_"):
 		return "is an earlier stage's embedding"
 	}
@@ -62,7 +66,7 @@ func excludedByDefault(name string) string {
 }
 
 // DefaultExclusions is the documentation of excludedByDefault, for help.
-const DefaultExclusions = "identifiers (id, *_id, row, index, rownames), targets (target, label, class) and earlier embeddings (emb_*)"
+const DefaultExclusions = "identifiers (id, *_id, row, index, rownames, pandas' __index_level_N__), targets (target, label, class) and earlier embeddings (emb_*)"
 
 // FeatureTable is a feature table read for a stage: the frame (ids, labels,
 // kept columns, raw features) and the features the stage fits on.
