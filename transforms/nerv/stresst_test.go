@@ -358,6 +358,36 @@ func TestTStressThreads(t *testing.T) {
 	}
 }
 
+// TestTStressReuse: a TStress that has evaluated other maps (other
+// extents and windows: its spectra kept, dropped and their buffers
+// reused, makeRoom) gives a map the same bits as a fresh one.
+func TestTStressReuse(t *testing.T) {
+	ctx := context.Background()
+	tc := gridCase{name: "hard, blobs", n: 1500, k: 30, dims: 2, labels: "hard", alpha: 0.6, layout: "blobs, wide"}
+	in, y := tFixture(t, tc, 13)
+	var fresh TStress
+	want := make([]float64, len(y))
+	ws, err := fresh.Stress(ctx, want, y, 2, in, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var used TStress
+	g := make([]float64, len(y))
+	for _, f := range []float64{1.7, 0.6, 3.1, 1.05, 1} {
+		v := make([]float64, len(y))
+		for k := range y {
+			v[k] = y[k] * f
+		}
+		if _, err := used.Stress(ctx, g, v, 2, in, 2); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, _ := used.Stress(ctx, g, y, 2, in, 2)
+	if s != ws || !slices.Equal(g, want) {
+		t.Errorf("%s: after other maps stress %v, a fresh TStress %v (or the gradients differ)", tc.name, s, ws)
+	}
+}
+
 // tBenchMap is a map as the t level starts it: c Gaussian class blobs
 // (labels "blobs") or the same points with random classes ("mixed"), its
 // input the map's own k = 30 neighbours (perplexity 10), scaled as

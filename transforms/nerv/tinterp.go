@@ -128,6 +128,7 @@ type tInterp struct {
 	qs, wk  []complex128
 	fft     kernels.RealFFT2
 	spectra []tSpectra
+	reused  int // buffers makeRoom reused, for tests
 	stamp   int // setGrid calls, for the spectra's last use
 	all     []float64
 	one     [1]float64
@@ -407,7 +408,7 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 	}
 	_, _, h0 := t.fft.Size()
 	size := p1 * h0
-	data := make([]complex128, k*size)
+	data := t.makeRoom(k * size)
 	h := t.h
 	for comp := range k {
 		err := t.fft.Forward(ctx, data[comp*size:(comp+1)*size], func(r int, row []float64) bool {
@@ -445,12 +446,22 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 			return nil, err
 		}
 	}
-	// Drop the least recently used beyond the budget (the memory plan
-	// counts it, tGridBytes).
-	kept := 16 * float64(len(data))
+	t.spectra = append(t.spectra, tSpectra{p0: p0, p1: p1, h: h, data: data, used: t.stamp})
+	return data, nil
+}
+
+// makeRoom drops the least recently used spectra until need more complex
+// values fit the budget (keepBytes; the memory plan counts it,
+// tGridBytes), and returns need values for the new set: the smallest
+// buffer it dropped that holds them, else a new one. The windows and the
+// node spacing change from one map to the next, and a new buffer each
+// time (450 MB at 300 intervals) left the collector the old ones.
+func (t *tInterp) makeRoom(need int) []complex128 {
+	kept := 16 * float64(need)
 	for _, sp := range t.spectra {
-		kept += 16 * float64(len(sp.data))
+		kept += 16 * float64(cap(sp.data))
 	}
+	var spare []complex128
 	for len(t.spectra) > 0 && kept > t.keepBytes() {
 		old := 0
 		for q := range t.spectra {
@@ -458,11 +469,18 @@ func (t *tInterp) spectrum(ctx context.Context, p0, p1 int) ([]complex128, error
 				old = q
 			}
 		}
-		kept -= 16 * float64(len(t.spectra[old].data))
+		d := t.spectra[old].data
+		kept -= 16 * float64(cap(d))
+		if cap(d) >= need && (spare == nil || cap(d) < cap(spare)) {
+			spare = d
+		}
 		t.spectra = slices.Delete(t.spectra, old, old+1)
 	}
-	t.spectra = append(t.spectra, tSpectra{p0: p0, p1: p1, h: h, data: data, used: t.stamp})
-	return data, nil
+	if spare != nil {
+		t.reused++
+		return spare[:need]
+	}
+	return make([]complex128, need)
 }
 
 // tDirect writes the far parts of the sums for near radius r by direct

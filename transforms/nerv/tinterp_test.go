@@ -95,3 +95,52 @@ func tRelErrs(got, want []float64, k int) (e [6]float64) {
 	}
 	return e
 }
+
+// TestTInterpReuse: with a spectra budget of a few small sets (capI 20),
+// maps of other extents and windows drop kept spectra and reuse their
+// buffers (makeRoom); every sum must still be the bits a fresh tInterp
+// gives.
+func TestTInterpReuse(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(5, 5))
+	const n, dims = 2000, 2
+	base := make([]float64, n*dims)
+	for k := range base {
+		base[k] = rng.NormFloat64() * 9
+	}
+	members := make([]int32, n)
+	for i := range members {
+		members[i] = int32(i)
+	}
+	comps := tComps(dims, 0, tFields(dims))
+	used := tInterp{maxI: 20, capI: 20}
+	for step, f := range []float64{1, 2.3, 0.7, 4.1, 1, 3, 0.5, 2.3} {
+		y := make([]float64, len(base))
+		for k, v := range base {
+			y[k] = v * f
+		}
+		// A window: the points left of the map's middle, as a class plane
+		// would take it, then the whole map.
+		for _, part := range [][]int32{members[:n/2], members} {
+			fresh := tInterp{maxI: 20, capI: 20}
+			fresh.setGrid(y, n, dims)
+			want := make([]float64, len(part)*len(comps))
+			if err := fresh.sums(ctx, want, y, part, nil, comps, 2); err != nil {
+				t.Fatal(err)
+			}
+			used.setGrid(y, n, dims)
+			got := make([]float64, len(want))
+			if err := used.sums(ctx, got, y, part, nil, comps, 2); err != nil {
+				t.Fatal(err)
+			}
+			for k := range got {
+				if got[k] != want[k] {
+					t.Fatalf("map %d (×%g), %d members: sum %d is %v, a fresh tInterp's %v", step, f, len(part), k, got[k], want[k])
+				}
+			}
+		}
+	}
+	if used.reused == 0 {
+		t.Errorf("no buffer was reused: makeRoom's reuse was not exercised")
+	}
+}
