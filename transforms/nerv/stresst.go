@@ -645,14 +645,7 @@ func (t *TStress) chooseGrids() {
 			t.factor = append(t.factor, 1)
 			t.clsR = append(t.clsR, 0)
 		}
-		var i0, i1 [2]int32
-		i0 = [2]int32{math.MaxInt32, math.MaxInt32}
-		for _, j := range pl.members {
-			for c := range dims {
-				b := t.interp.cell[int(j)*dims+c]
-				i0[c], i1[c] = min(i0[c], b), max(i1[c], b)
-			}
-		}
+		i0, i1 := t.interp.window(pl.members)
 		best, bestCost := 1, math.Inf(1)
 		for f := 1; f <= 1<<20; f *= 2 {
 			nodes, fits := 1.0, true
@@ -759,9 +752,10 @@ func (t *TStress) nearPairs(members []int32, r float64) float64 {
 	return pairs * math.Pi / 4
 }
 
-// buildClasses builds, for one-hot labels, each class's cell list over
-// the map in kernel units with the coarse grid's near radius; it reports
-// false for a map with non-finite coordinates.
+// buildClasses builds, for one-hot labels, the cell list over the map in
+// kernel units of each class on a grid of its own, with that grid's near
+// radius (chooseGrids); it reports false for a map with non-finite
+// coordinates.
 func (t *TStress) buildClasses(dims int) bool {
 	cls := t.hard.class
 	if cls == nil || !t.hasClassPlanes() || t.rounds {
@@ -812,10 +806,11 @@ func (t *TStress) hasClassPlanes() bool {
 // near adds to every point's record the near parts K·(1 − S) of its sums
 // (tinterp.go): over the points within the fine near radius for the planes
 // of all points and of the labelled ones (weight w0 + wl·[both
-// labelled]), and over the points within the coarse grid's radius for the
-// class planes (weight −α·λ̂_ij; with one-hot labels only the row's own
-// class, from its cell list). Pass 1's sums, or with second pass 2's
-// charged ones.
+// labelled]; a class on the fine grid adds −α for its own rows there),
+// and for a class plane on a coarser grid over the points within that
+// grid's radius (weight −α·λ̂_ij: with one-hot labels the row's own class
+// on a grid of its own, from its cell list; soft labels' channels on the
+// coarse grid). Pass 1's sums, or with second pass 2's charged ones.
 func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
 	n := in.N
 	rf, rc := t.interp.r, t.coarse.r

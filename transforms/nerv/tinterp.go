@@ -249,15 +249,7 @@ func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, c
 		return ctx.Err()
 	}
 	p := t.nodes()
-	// The window of intervals the members occupy.
-	var i0, i1 [2]int32
-	i0, i1 = [2]int32{math.MaxInt32, math.MaxInt32}, [2]int32{0, 0}
-	for _, j := range members {
-		for c := range dims {
-			b := t.cell[int(j)*dims+c]
-			i0[c], i1[c] = min(i0[c], b), max(i1[c], b)
-		}
-	}
+	i0, i1 := t.window(members)
 	n0, n1 := int(i1[0]-i0[0]+1)*p, 1
 	p0, p1 := tFFTSize(2*n0-1), 1
 	if dims == 2 {
@@ -329,6 +321,19 @@ func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, c
 			t.gather(dst[r*nc:(r+1)*nc], pot, int(members[r]), qr, comps, i0, n0)
 		}
 	})
+}
+
+// window returns the first and last intervals per axis that the members
+// occupy, on the grid setGrid last laid.
+func (t *tInterp) window(members []int32) (i0, i1 [2]int32) {
+	i0 = [2]int32{math.MaxInt32, math.MaxInt32}
+	for _, j := range members {
+		for c := range t.dims {
+			b := t.cell[int(j)*t.dims+c]
+			i0[c], i1[c] = min(i0[c], b), max(i1[c], b)
+		}
+	}
+	return i0, i1
 }
 
 // weights returns point j's Lagrange weights on axes 0 and 1 (a single 1
