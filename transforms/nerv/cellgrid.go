@@ -121,10 +121,13 @@ func (g *CellGrid) cellOf(p []float64) int {
 }
 
 // AppendRuns appends to dst the runs [lo, hi) of Perm (and of Pos's rows)
-// whose cells meet the box of half-width r around centre, and returns it.
+// whose cells meet the ball of radius r around centre, and returns it.
 // Every point within distance r of centre is in one of the runs; runs hold
-// other points too, which the caller filters by distance. Runs come in a
-// fixed order (axis dims−1 slowest).
+// other points too, which the caller filters by distance. Each run spans
+// the cells along axis 0 that meet the ball's chord at its row of cells
+// (the nearest point of the row's other axes), so with cells a fraction of
+// r wide the runs hug the ball rather than its box. Runs come in a fixed
+// order (axis dims−1 slowest).
 func (g *CellGrid) AppendRuns(dst [][2]int32, centre []float64, r float64) [][2]int32 {
 	dims := g.Dims
 	var lo, hi [kernels.MaxBHDims]int
@@ -141,12 +144,24 @@ func (g *CellGrid) AppendRuns(dst [][2]int32, centre []float64, r float64) [][2]
 	idx := lo
 	for {
 		base, stride := 0, g.Shape[0]
+		gap := 0.0 // squared distance from centre to the row's cells along axes 1…
 		for c := 1; c < dims; c++ {
 			base += idx[c] * stride
 			stride *= g.Shape[c]
+			cellLo := g.Lo[c] + float64(idx[c])*g.Side
+			// The slack keeps a point that rounding put in this cell
+			// rather than its neighbour.
+			if d := max(cellLo-centre[c], centre[c]-(cellLo+g.Side), 0) - 1e-9*g.Side; d > 0 {
+				gap += d * d
+			}
 		}
-		if s, e := g.Start[base+lo[0]], g.Start[base+hi[0]+1]; e > s {
-			dst = append(dst, [2]int32{s, e})
+		if rem := r*r - gap; rem >= 0 {
+			half := math.Sqrt(rem)
+			a := int(max((centre[0]-half-g.Lo[0])/g.Side, float64(lo[0])))
+			b := int(min((centre[0]+half-g.Lo[0])/g.Side, float64(hi[0])))
+			if s, e := g.Start[base+a], g.Start[base+b+1]; b >= a && e > s {
+				dst = append(dst, [2]int32{s, e})
+			}
 		}
 		c := 1
 		for ; c < dims; c++ {
