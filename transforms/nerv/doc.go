@@ -295,10 +295,11 @@
 // coarse grid of at most 40 intervals, their near pairs over all labelled
 // points.
 // Placing new rows (below) sums over every reference row under the t
-// kernel. At 10⁵ rows of overlap the level took 14 minutes (40
-// evaluations of 21 s: the classes' dense cores put some 3,000 rows
-// within each row's near radius of a grid spanning the map) for T(10)
-// 0.894, against the Gaussian map's 0.890 and t-SNE's 0.905 (run on to
+// kernel. At 10⁵ rows of overlap the level took 8 minutes (40
+// evaluations of 11.8 s, each near pair summed once for both its rows;
+// 21 s when each row summed its own: the classes' dense cores put some
+// 3,000 rows within each row's near radius of a grid spanning the map)
+// for T(10) 0.894, against the Gaussian map's 0.890 and t-SNE's 0.905 (run on to
 // 80 iterations, 0.8947: what is left is not convergence; BENCHMARKS.md,
 // "The t level at 10⁵ rows"); a far field whose cost does not follow
 // the map's bounding box would be the next step.

@@ -91,6 +91,12 @@ type TStress struct {
 	slots  []float64 // the rows' chunk accumulators
 	work   []nervBHScratch
 	cells  CellGrid // the map in kernel units, for the near pairs
+	// The fine near pairs' data in the cells' order (nearFine).
+	cellCls []int32   // class, where its plane is on the fine grid, else −1
+	cellLab []bool    // labelled (when the labelled plane has a weight)
+	chgC    []float64 // pass 2's charges A, B, C
+	acc     []float64 // the sums
+	strips  []int32
 }
 
 // tPlane is one plane: its members (who are also its readers) and its
@@ -158,12 +164,16 @@ func (t *TStress) Stress(ctx context.Context, grad, y []float64, dims int, in *S
 		t.coarse.setGrid(t.u, n, dims)
 	}
 	t.chooseGrids()
-	if !t.cells.Build(t.u, n, dims, t.interp.r) || !t.buildClasses(dims) {
+	// Cells half the near radius wide: a ball's runs then visit about 1.7
+	// times its points (2.9 with cells the radius wide), where a quarter
+	// would visit 1.3 times in four times the runs.
+	if !t.cells.Build(t.u, n, dims, t.interp.r/2) || !t.buildClasses(dims) {
 		for k := range grad {
 			grad[k] = math.NaN()
 		}
 		return math.NaN(), nil
 	}
+	t.cellAttrs(in)
 	if err := t.pass1(ctx, dims, threads); err != nil {
 		return 0, err
 	}
@@ -613,11 +623,14 @@ func (t *TStress) fineWidth() float64 {
 
 // The cost model that lays the grids (chooseGrids, chooseFine), per
 // evaluation on two threads: a node of a plane's window, its share of the
-// 19 transforms of the two passes and the kernels' spectra; a near pair,
-// both passes (BenchmarkNeRVTStress, BenchmarkGridConvolution).
+// 19 transforms of the two passes and the kernels' spectra; a near pair
+// (ordered, as nearPairs counts them), both passes: 17 to 23 ns once each
+// pair is visited once (nearSym), against 57 before, measured on
+// BenchmarkNeRVTStress's maps at each fine cap and on overlap's map at
+// 10⁵ rows (BenchmarkGridConvolution for the nodes).
 const (
 	tNodeSeconds = 0.3e-6
-	tPairSeconds = 0.057e-6
+	tPairSeconds = 0.020e-6
 )
 
 // chooseGrids gives every hard class plane the grid of least cost
@@ -688,26 +701,39 @@ var tFineCaps = [...]int{tMaxIntervals, 212, tMaxFineIntervals}
 // chooseFine lays the fine grid again with more intervals when the cost
 // model (tNodeSeconds, tPairSeconds) finds it cheaper: on a wide map the
 // intervals, and with them the near radius, grow with the map, and its
-// near pairs with their square (100,000 rows: 1,220 a row at 150
-// intervals a side, 5.6 s an evaluation against 7.3 s at 300; at 20,000
-// rows the 150 are cheaper, 1.3 s against 2.2 s).
+// near pairs with their square. The nodes are those of every plane on the
+// fine grid, the hard classes' windows among them (their sum grows with
+// the intervals as the map's does). At 10⁵ rows of BenchmarkNeRVTStress
+// it picks 300 intervals on islands (4.6 s an evaluation; 5.2 s at 150),
+// 212 on blobs (3.0 s; 3.0 at 150, 4.2 at 300) and 150 on mixed (3.5 s;
+// 3.0 at 212).
 func (t *TStress) chooseFine() {
 	w := t.fineWidth()
 	if w <= tIntervalWidth || t.planes == nil {
 		return
 	}
 	all := t.planes[0].members
+	// The nodes of the planes on the fine grid, the hard classes' windows
+	// among them (a class may yet take a grid of its own; chooseGrids).
+	var nodes float64
+	for _, pl := range t.planes {
+		if pl.class && pl.cls < 0 {
+			continue // soft labels' channels: the coarse grid
+		}
+		i0, i1 := t.interp.window(pl.members)
+		k := 1.0
+		for a := range t.interp.dims {
+			k *= float64(i1[a]-i0[a]+1) * float64(t.interp.nodes())
+		}
+		nodes += k
+	}
 	best, bestCost := tMaxIntervals, math.Inf(1)
 	for _, c := range tFineCaps {
 		f := float64(tMaxIntervals) / float64(c)
 		if w*f < tIntervalWidth {
 			break
 		}
-		nodes := 1.0
-		for a := range t.interp.dims {
-			nodes *= float64(t.interp.nb[a]) / f * float64(t.interp.nodes())
-		}
-		cost := nodes*tNodeSeconds + t.nearPairs(all, tNearRadius*w*f)*tPairSeconds
+		cost := nodes/math.Pow(f, float64(t.interp.dims))*tNodeSeconds + t.nearPairs(all, tNearRadius*w*f)*tPairSeconds
 		if cost < bestCost {
 			best, bestCost = c, cost
 		}
@@ -786,7 +812,7 @@ func (t *TStress) buildClasses(dims int) bool {
 		for _, i := range t.clsIdx[k] {
 			pos = append(pos, t.u[int(i)*dims:int(i+1)*dims]...)
 		}
-		if !t.byCls[k].Build(pos, len(t.clsIdx[k]), dims, t.clsR[k]) {
+		if !t.byCls[k].Build(pos, len(t.clsIdx[k]), dims, t.clsR[k]/2) {
 			return false
 		}
 	}
@@ -810,55 +836,275 @@ func (t *TStress) hasClassPlanes() bool {
 // and for a class plane on a coarser grid over the points within that
 // grid's radius (weight −α·λ̂_ij: with one-hot labels the row's own class
 // on a grid of its own, from its cell list; soft labels' channels on the
-// coarse grid). Pass 1's sums, or with second pass 2's charged ones.
+// coarse grid, nearSoft). Pass 1's sums, or with second pass 2's charged
+// ones.
 func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
-	n := in.N
-	rf, rc := t.interp.r, t.coarse.r
-	classes := t.hasClassPlanes()
-	return kernels.ParallelForWorker(ctx, n, threads, 256, func(wk, lo, hi int) {
+	fine := tNearSet{g: &t.cells, r: t.interp.r, all: true, fine: true, alpha: in.Alpha}
+	if err := t.nearSym(ctx, &fine, dims, second, threads); err != nil {
+		return err
+	}
+	if !t.hasClassPlanes() {
+		return nil
+	}
+	if t.rounds || t.hard.class == nil {
+		return t.nearSoft(ctx, in, dims, second, threads)
+	}
+	for k := range t.factor {
+		if t.factor[k] == 1 || k >= len(t.byCls) || len(t.clsIdx[k]) == 0 {
+			continue // on the fine grid, or no members
+		}
+		own := tNearSet{g: &t.byCls[k], idx: t.clsIdx[k], r: t.clsR[k], u: -in.Alpha}
+		if err := t.nearSym(ctx, &own, dims, second, threads); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// tNearSet is a cell list whose near pairs nearSym sums: the fine one
+// over all points (weights by TStress.weight, and the planes of all points
+// with them), or a hard class's own (weight u, its plane only).
+type tNearSet struct {
+	g     *CellGrid
+	idx   []int32 // the list's points' rows; nil: the list is over all rows
+	r     float64 // the near radius
+	u     float64 // the pairs' weight, unless fine
+	alpha float64 // α, for fine weights
+	all   bool    // the pairs count in the planes of all points (Z, A)
+	fine  bool    // the fine list: weights by weight
+}
+
+// row returns the row of the list's point at cell position p.
+func (s *tNearSet) row(p int) int {
+	j := int(s.g.Perm[p])
+	if s.idx != nil {
+		j = int(s.idx[j])
+	}
+	return j
+}
+
+// weight returns u_ij of the pair at cell positions p < q.
+func (t *TStress) weight(s *tNearSet, p, q int) float64 {
+	if !s.fine {
+		return s.u
+	}
+	u := t.w0
+	if len(t.cellLab) != 0 && t.cellLab[p] && t.cellLab[q] {
+		u += t.wl
+	}
+	if len(t.cellCls) != 0 && t.cellCls[p] >= 0 && t.cellCls[p] == t.cellCls[q] {
+		u -= s.alpha
+	}
+	return u
+}
+
+// cellAttrs lays out, in the order of the fine cell list, what the fine
+// near pairs read of each point: its class where that class's plane is on
+// the fine grid (else −1) and whether it is labelled, so that the pair
+// loop streams through memory.
+func (t *TStress) cellAttrs(in *SparseInput) {
+	perm := t.cells.Perm
+	t.cellCls = t.cellCls[:0]
+	if t.hasClassPlanes() && !t.rounds && t.hard.class != nil {
+		for _, i := range perm {
+			k := t.classOf(int(i))
+			if k < 0 || k >= len(t.factor) || t.factor[k] != 1 {
+				k = -1
+			}
+			t.cellCls = append(t.cellCls, int32(k))
+		}
+	}
+	t.cellLab = t.cellLab[:0]
+	if t.wl != 0 {
+		for _, i := range perm {
+			t.cellLab = append(t.cellLab, in.labelled(int(i)))
+		}
+	}
+}
+
+// nearSym sums the near parts over the cell list of s, each pair once:
+// the pair's kernels are symmetric and its forces antisymmetric, so one
+// visit adds to both points. Points go in strips of cell rows along the
+// slowest axis, at least the near radius tall, so a point's partners
+// (those after it in cell order) lie in its strip or the next; the even
+// strips run in parallel, then the odd ones, and no two running strips
+// write the same point. Each point's sum thus gathers in a fixed order,
+// whatever the thread count. The sums gather in cell order (t.acc) and
+// are then added to the points' records.
+func (t *TStress) nearSym(ctx context.Context, s *tNearSet, dims int, second bool, threads int) error {
+	g := s.g
+	m, rec := len(g.Perm), tRec(dims)
+	width := rec
+	if second {
+		width = dims
+		t.chgC = kernels.Grow(t.chgC, 3*m)
+		for p := range m {
+			i := s.row(p)
+			copy(t.chgC[3*p:3*p+3], t.row[4*i:4*i+3])
+		}
+	}
+	t.acc = kernels.Grow(t.acc, m*width)
+	clear(t.acc[:m*width])
+	slow := dims - 1
+	rowCells := 1
+	for c := range slow {
+		rowCells *= g.Shape[c]
+	}
+	h := max(1, int(math.Ceil(s.r/g.Side)))
+	strips := (g.Shape[slow] + h - 1) / h
+	bounds := func(k int) (int32, int32) {
+		return g.Start[k*h*rowCells], g.Start[min((k+1)*h, g.Shape[slow])*rowCells]
+	}
+	for phase := range 2 {
+		// The largest strips first, so that the last to finish is small.
+		t.strips = t.strips[:0]
+		for k := phase; k < strips; k += 2 {
+			if lo, hi := bounds(k); hi > lo {
+				t.strips = append(t.strips, int32(k))
+			}
+		}
+		slices.SortStableFunc(t.strips, func(a, b int32) int {
+			la, ha := bounds(int(a))
+			lb, hb := bounds(int(b))
+			return int(hb-lb) - int(ha-la)
+		})
+		err := kernels.ParallelForWorker(ctx, len(t.strips), threads, 1, func(wk, lo, hi int) {
+			sc := &t.work[wk]
+			for _, k := range t.strips[lo:hi] {
+				p0, p1 := bounds(int(k))
+				for p := p0; p < p1; p++ {
+					sc.runs = g.AppendRuns(sc.runs[:0], g.Pos[int(p)*dims:int(p+1)*dims], s.r)
+					if second {
+						t.nearRow2(s, sc.runs, int(p), dims)
+					} else {
+						t.nearRow1(s, sc.runs, int(p), dims)
+					}
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+	}
+	off := 0
+	if second {
+		off = 3
+	}
+	for p := range m {
+		i := s.row(p)
+		d := t.pt[i*rec+off : i*rec+off+width]
+		for c, v := range t.acc[p*width : (p+1)*width] {
+			d[c] += v
+		}
+	}
+	return nil
+}
+
+// nearRow1 adds pass 1's near parts of the pairs (p, q), q > p, of the
+// runs to both points' sums in t.acc.
+func (t *TStress) nearRow1(s *tNearSet, runs [][2]int32, p, dims int) {
+	g := s.g
+	r := s.r
+	r2 := r * r
+	rec := tRec(dims)
+	ui := g.Pos[p*dims : (p+1)*dims]
+	var own [3 + 3*gridMaxDims]float64
+	for _, run := range runs {
+		for q := max(int(run[0]), p+1); q < int(run[1]); q++ {
+			uj := g.Pos[q*dims : (q+1)*dims]
+			a := kernels.EmbedSqDist(ui, uj)
+			if a >= r2 {
+				continue
+			}
+			u := t.weight(s, p, q)
+			w := 1 / (1 + a)
+			wk := w * (1 - tSplit(a, r))
+			l := math.Log(1 + a) // a ≥ 0: Log1p's care is not needed, at half its speed
+			w2 := w * wk
+			s1 := u * wk
+			s2 := s1 * l
+			dj := t.acc[q*rec : (q+1)*rec]
+			if s.all {
+				own[0] += wk
+				dj[0] += wk
+			}
+			own[1] += s1
+			own[2] += s2
+			dj[1] += s1
+			dj[2] += s2
+			for c := range dims {
+				f := w2 * (ui[c] - uj[c])
+				uf := u * f
+				if s.all {
+					own[3+c] += f
+					dj[3+c] -= f
+				}
+				own[3+dims+c] += uf
+				own[3+2*dims+c] += uf * l
+				dj[3+dims+c] -= uf
+				dj[3+2*dims+c] -= uf * l
+			}
+		}
+	}
+	di := t.acc[p*rec : (p+1)*rec]
+	for c := range di {
+		di[c] += own[c]
+	}
+}
+
+// nearRow2 adds pass 2's charged near parts of the pairs (p, q), q > p,
+// of the runs to both points' sums in t.acc: the force on p from q's
+// charges u(B + C·L), and A with all, and the reaction on q from p's.
+func (t *TStress) nearRow2(s *tNearSet, runs [][2]int32, p, dims int) {
+	g := s.g
+	r := s.r
+	r2 := r * r
+	ui := g.Pos[p*dims : (p+1)*dims]
+	ci := t.chgC[3*p : 3*p+3]
+	var own [gridMaxDims]float64
+	for _, run := range runs {
+		for q := max(int(run[0]), p+1); q < int(run[1]); q++ {
+			uj := g.Pos[q*dims : (q+1)*dims]
+			a := kernels.EmbedSqDist(ui, uj)
+			if a >= r2 {
+				continue
+			}
+			u := t.weight(s, p, q)
+			w := 1 / (1 + a)
+			w2 := w * w * (1 - tSplit(a, r))
+			l := math.Log(1 + a)
+			cj := t.chgC[3*q : 3*q+3]
+			chj, chi := u*(cj[1]+cj[2]*l), u*(ci[1]+ci[2]*l)
+			if s.all {
+				chj += cj[0]
+				chi += ci[0]
+			}
+			fi, fj := w2*chj, w2*chi
+			dj := t.acc[q*dims : (q+1)*dims]
+			for c := range dims {
+				v := ui[c] - uj[c]
+				own[c] += fi * v
+				dj[c] -= fj * v
+			}
+		}
+	}
+	di := t.acc[p*dims : (p+1)*dims]
+	for c := range di {
+		di[c] += own[c]
+	}
+}
+
+// nearSoft adds the near parts of soft labels' channel planes, on the
+// coarse grid, row by row: every labelled point within its radius, by λ̂.
+func (t *TStress) nearSoft(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
+	rc := t.coarse.r
+	return kernels.ParallelForWorker(ctx, in.N, threads, 256, func(wk, lo, hi int) {
 		sc := &t.work[wk]
 		for i := lo; i < hi; i++ {
+			if !in.labelled(i) {
+				continue
+			}
 			ui := t.u[i*dims : (i+1)*dims]
-			labI := in.labelled(i)
-			// Row i's class plane on the fine grid: its near pairs are
-			// the fine ones of its class, by weight −α.
-			k := t.classOf(i)
-			fine := k >= 0 && k < len(t.factor) && t.factor[k] == 1
-			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rf)
-			for _, run := range sc.runs {
-				for p := run[0]; p < run[1]; p++ {
-					j := int(t.cells.Perm[p])
-					if j == i {
-						continue
-					}
-					u := t.w0
-					if t.wl != 0 && labI && in.labelled(j) {
-						u += t.wl
-					}
-					if fine && t.hard.class[j] == int32(k) {
-						u -= in.Alpha
-					}
-					t.nearPair(i, j, ui, t.cells.Pos[int(p)*dims:int(p+1)*dims], rf, u, true, second)
-				}
-			}
-			if !classes || !labI || fine {
-				continue
-			}
-			if k >= 0 {
-				g := &t.byCls[k]
-				r := t.clsR[k]
-				sc.runs = g.AppendRuns(sc.runs[:0], ui, r)
-				for _, run := range sc.runs {
-					for p := run[0]; p < run[1]; p++ {
-						j := int(t.clsIdx[k][g.Perm[p]])
-						if j != i {
-							t.nearPair(i, j, ui, g.Pos[int(p)*dims:int(p+1)*dims], r, -in.Alpha, false, second)
-						}
-					}
-				}
-				continue
-			}
-			// Soft rows: every labelled point within rc, by λ̂.
 			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rc)
 			for _, run := range sc.runs {
 				for p := run[0]; p < run[1]; p++ {
@@ -897,7 +1143,7 @@ func (t *TStress) nearPair(i, j int, ui, uj []float64, r, u float64, all, second
 	d := t.pt[i*rec : (i+1)*rec]
 	kn := 1 - tSplit(a, r)
 	w := 1 / (1 + a)
-	l := math.Log1p(a)
+	l := math.Log(1 + a)
 	w2 := w * w * kn
 	if second {
 		ch := u*t.row[4*j+1] + u*t.row[4*j+2]*l

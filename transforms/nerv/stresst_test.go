@@ -336,6 +336,8 @@ func TestTStressThreads(t *testing.T) {
 	for _, tc := range []gridCase{
 		{name: "hard, wide", n: 1500, k: 30, dims: 2, labels: "hard+unlabelled", alpha: 0.6, layout: "wide"},
 		{name: "soft", n: 1500, k: 30, dims: 2, labels: "soft", alpha: 0.6, layout: "converged"},
+		// Classes on grids of their own: their near pairs in strips too.
+		{name: "hard, blobs, wide", n: 1500, k: 30, dims: 2, labels: "hard", alpha: 1, layout: "blobs, wide"},
 	} {
 		in, y := tFixture(t, tc, 11)
 		var want []float64
@@ -392,7 +394,7 @@ func TestTStressReuse(t *testing.T) {
 // (labels "blobs") or the same points with random classes ("mixed"), its
 // input the map's own k = 30 neighbours (perplexity 10), scaled as
 // refineT scales it (tMapScale).
-func tBenchMap(b *testing.B, n, c int, labels string) (*SparseInput, []float64) {
+func tBenchMap(b testing.TB, n, c int, labels string) (*SparseInput, []float64) {
 	rng := rand.New(rand.NewPCG(7, uint64(n)))
 	const k = 30
 	side := int(math.Ceil(math.Sqrt(float64(c))))

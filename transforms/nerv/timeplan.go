@@ -50,20 +50,19 @@ const (
 	// tolerance before CoarseMaxIter (17 to 30 on diamonds).
 	coarseMinIter = 20
 	// tRowSeconds is one t-kernel evaluation per row (stresst.go) up to
-	// tMeasuredRows/5 rows: 0.37 s at 3,000 rows of overlap's 30 classes,
-	// 1.5 s at 20,000 (35 evaluations in 54 s), 2.5 s at 20,000 rows of
-	// the four clusters. Beyond, the cost per row grows as (n/20,000)^
-	// tRowGrowth: on overlap's 10⁵ rows 21 s an evaluation (40 in 849 s),
-	// the map's dense classes putting some 3,000 rows within the near
+	// 20,000 rows: 0.75 s at 20,000 rows of overlap's 30 classes (35
+	// evaluations in 26 s). Beyond, the cost per row grows as (n/20,000)^
+	// tRowGrowth: on overlap's 10⁵ rows 11.8 s an evaluation (40 in 474
+	// s), the map's dense classes putting some 3,000 rows within the near
 	// radius of a grid whose intervals grow with the map (TStress
 	// .chooseFine). The monitor stopped the measured t levels at 30
 	// iterations (overlap at 20,000 and 10⁵ rows) and 50 (3,000 rows, and
-	// the four clusters), with 35, 40, 56 and 58 evaluations; the plan
-	// counts tMinIter to tHighIter iterations of tEvalsPerIter
-	// evaluations, fitted to bracket those four runs (a level run to
-	// MaxIter = 150 would take up to 2.5 times the high end).
-	tRowSeconds = 9e-5
-	tRowGrowth  = 0.65
+	// 20,000 of the four clusters); the plan counts tMinIter to tHighIter
+	// iterations of tEvalsPerIter evaluations, and brackets the whole
+	// runs (TestTimePlan; a level run to MaxIter = 150 would take up to
+	// 2.5 times the high end).
+	tRowSeconds = 3.8e-5
+	tRowGrowth  = 0.7
 	// tMeasuredRows is the most rows the t level was measured at; the stage
 	// warns above it (sizeWarning).
 	tMeasuredRows = 100_000
