@@ -179,10 +179,14 @@ func TestTStressGradient(t *testing.T) {
 // small, and with the default nodes within the error the fit lives with.
 func TestTStressAgainstBrute(t *testing.T) {
 	ctx := context.Background()
-	for _, nodes := range []int{8, 0} {
+	for _, v := range []struct {
+		nodes    int
+		gridOnly bool
+	}{{8, true}, {0, true}, {0, false}} {
+		nodes := v.nodes
 		for _, tc := range tCases(1000, 2) {
 			in, y := tFixture(t, tc, 5)
-			ts := TStress{NodesPerInterval: nodes}
+			ts := TStress{NodesPerInterval: nodes, gridOnly: v.gridOnly}
 			grad := make([]float64, len(y))
 			s, err := ts.Stress(ctx, grad, y, tc.dims, in, 2)
 			if err != nil {
@@ -191,6 +195,9 @@ func TestTStressAgainstBrute(t *testing.T) {
 			want := nervSparseBruteT(y, tc.dims, in)
 			// Measured: stress errors up to 6e-7 (8 nodes) and 4e-8 (5), the
 			// gradient's 3e-5, the central differences' own.
+			// Without gridOnly the planes cheaper summed directly are (the
+			// map's, of 1,000 rows; a class's own coarse grid stays), to
+			// the same tolerance.
 			sTol, gTol := 2e-6, 1e-4
 			if nodes == 0 {
 				sTol = 2e-7
@@ -340,21 +347,23 @@ func TestTStressThreads(t *testing.T) {
 		{name: "hard, blobs, wide", n: 1500, k: 30, dims: 2, labels: "hard", alpha: 1, layout: "blobs, wide"},
 	} {
 		in, y := tFixture(t, tc, 11)
-		var want []float64
-		var ws float64
-		for _, threads := range []int{1, 2, 3} {
-			var ts TStress
-			g := make([]float64, len(y))
-			s, err := ts.Stress(ctx, g, y, 2, in, threads)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want == nil {
-				want, ws = g, s
-				continue
-			}
-			if s != ws || !slices.Equal(g, want) {
-				t.Errorf("%s: %d threads: stress %v, gradient differs from one thread's (%v)", tc.name, threads, s, ws)
+		for _, grid := range []bool{true, false} {
+			var want []float64
+			var ws float64
+			for _, threads := range []int{1, 2, 3} {
+				ts := TStress{gridOnly: grid}
+				g := make([]float64, len(y))
+				s, err := ts.Stress(ctx, g, y, 2, in, threads)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want == nil {
+					want, ws = g, s
+					continue
+				}
+				if s != ws || !slices.Equal(g, want) {
+					t.Errorf("%s, grid only %v: %d threads: stress %v, gradient differs from one thread's (%v)", tc.name, grid, threads, s, ws)
+				}
 			}
 		}
 	}
@@ -367,13 +376,13 @@ func TestTStressReuse(t *testing.T) {
 	ctx := context.Background()
 	tc := gridCase{name: "hard, blobs", n: 1500, k: 30, dims: 2, labels: "hard", alpha: 0.6, layout: "blobs, wide"}
 	in, y := tFixture(t, tc, 13)
-	var fresh TStress
+	fresh := TStress{gridOnly: true}
 	want := make([]float64, len(y))
 	ws, err := fresh.Stress(ctx, want, y, 2, in, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var used TStress
+	used := TStress{gridOnly: true}
 	g := make([]float64, len(y))
 	for _, f := range []float64{1.7, 0.6, 3.1, 1.05, 1} {
 		v := make([]float64, len(y))

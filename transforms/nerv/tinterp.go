@@ -53,7 +53,9 @@ import (
 // itself (the weights' autocorrelation against the kernel at the node
 // offsets), not w(0) = 1 and L(0) = 0; those of G0 and G1 vanish, the
 // autocorrelation being even and the kernels odd. Planes of at most
-// tDirectMax members are summed directly.
+// tDirectMax members are summed directly, and so is any call whose pairs
+// cost less than its transforms (direct: a small map's grid is as wide as
+// a large one's).
 
 // The interpolation's settings: openTSNE's min_num_intervals and
 // ints_in_interval, and five nodes per interval where openTSNE has three:
@@ -112,6 +114,9 @@ type tInterp struct {
 	maxI  int     // intervals per axis at most; 0 means tMaxIntervals
 	capI  int     // the most maxI will be (the spectra's budget); 0 means tMaxIntervals
 	width float64 // > 0: intervals exactly this wide (a class's own grid)
+	// gridOnly interpolates every plane of more than tDirectMax members,
+	// however few (tests of the interpolation).
+	gridOnly bool
 
 	dims    int
 	lo, w   [2]float64 // origin of interval 0 and interval width per axis
@@ -130,7 +135,6 @@ type tInterp struct {
 	spectra []tSpectra
 	reused  int // buffers makeRoom reused, for tests
 	stamp   int // setGrid calls, for the spectra's last use
-	all     []float64
 	one     [1]float64
 }
 
@@ -239,14 +243,8 @@ func tFFTSize(n int) int {
 // on which setGrid last ran.
 func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, charge []float64, comps []int, threads int) error {
 	dims, m, nc := t.dims, len(members), len(comps)
-	k := tFields(dims)
 	if len(dst) != m*nc || (charge != nil && len(charge) != m) {
 		panic(fmt.Sprintf("nerv: len(dst) = %d, want %d; %d charges for %d members", len(dst), m*nc, len(charge), m))
-	}
-	if m <= tDirectMax {
-		t.all = kernels.Grow(t.all, k)
-		tDirect(dst, y, dims, members, charge, comps, t.all, t.r)
-		return ctx.Err()
 	}
 	p := t.nodes()
 	i0, i1 := t.window(members)
@@ -255,6 +253,11 @@ func (t *tInterp) sums(ctx context.Context, dst, y []float64, members []int32, c
 	if dims == 2 {
 		n1 = int(i1[1]-i0[1]+1) * p
 		p1 = tFFTSize(2*n1 - 1)
+	}
+	if t.direct(m, nc, p0, p1) {
+		return kernels.ParallelFor(ctx, m, threads, 64, func(lo, hi int) {
+			tDirectRows(dst, y, dims, members, charge, comps, t.r, lo, hi)
+		})
 	}
 	t.charge = kernels.Grow(t.charge, n0*n1)
 	q := t.charge[:n0*n1]
@@ -489,12 +492,20 @@ func (t *tInterp) makeRoom(need int) []complex128 {
 }
 
 // tDirect writes the far parts of the sums for near radius r by direct
-// summation (whole kernels with r = 0); all is scratch of tFields(dims)
-// values.
-func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comps []int, all []float64, radius float64) {
+// summation (whole kernels with r = 0).
+func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comps []int, radius float64) {
+	tDirectRows(dst, y, dims, members, charge, comps, radius, 0, len(members))
+}
+
+// tDirectRows is tDirect for the members at positions lo … hi−1.
+func tDirectRows(dst, y []float64, dims int, members []int32, charge []float64, comps []int, radius float64, lo, hi int) {
 	nc := len(comps)
-	for r, i := range members {
-		clear(all)
+	var all [2 + 2*gridMaxDims]float64
+	// Pass 2's first call wants G0 alone, which needs no logarithm.
+	needL := slices.ContainsFunc(comps, func(f int) bool { return f == 1 || f >= 2+dims })
+	for r := lo; r < hi; r++ {
+		i := members[r]
+		clear(all[:])
 		yi := y[int(i)*dims : int(i+1)*dims]
 		for s, j := range members {
 			if j == i {
@@ -510,7 +521,10 @@ func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comp
 				q *= tSplit(d2, radius)
 			}
 			w := 1 / (1 + d2)
-			l := math.Log1p(d2)
+			l := 0.0
+			if needL {
+				l = math.Log(1 + d2) // d2 ≥ 0: Log1p's care is not needed
+			}
 			all[0] += q * w
 			all[1] += q * w * l
 			for c := range dims {
@@ -523,6 +537,22 @@ func tDirect(dst, y []float64, dims int, members []int32, charge []float64, comp
 			dst[r*nc+f] = all[comp]
 		}
 	}
+}
+
+// direct reports whether a call of sums for m members and nc fields,
+// whose transforms are p0×p1 long, is cheaper summed directly
+// (tDirectPairSeconds a pair) than by the grid (tFFTPointSeconds a point of
+// each of its 1 + nc transforms): a small map's grid is 50 to 150
+// intervals a side whatever its rows, and 569 rows spent a third of a
+// second an evaluation on it.
+func (t *tInterp) direct(m, nc, p0, p1 int) bool {
+	if m <= tDirectMax {
+		return true
+	}
+	if t.gridOnly {
+		return false
+	}
+	return float64(m)*float64(m)*tDirectPairSeconds < float64(1+nc)*float64(p0)*float64(p1)*tFFTPointSeconds
 }
 
 // tSpectraBytes returns the bytes of one set of spectra (2-D) for a

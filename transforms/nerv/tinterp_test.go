@@ -2,9 +2,12 @@ package nerv
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/ordinate/ordinate/kernels"
 )
 
 // TestTInterpAgainstDirect checks the interpolated sums against direct
@@ -63,9 +66,10 @@ func TestTInterpAgainstDirect(t *testing.T) {
 		}
 		var ti tInterp
 		ti.p = tc.p
+		ti.gridOnly = true
 		ti.setGrid(y, tc.n, tc.dims)
 		want := make([]float64, len(members)*k)
-		tDirect(want, y, tc.dims, members, charge, comps, make([]float64, k), ti.r)
+		tDirect(want, y, tc.dims, members, charge, comps, ti.r)
 		got := make([]float64, len(members)*k)
 		if err := ti.sums(context.Background(), got, y, members, charge, comps, 2); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -113,7 +117,7 @@ func TestTInterpReuse(t *testing.T) {
 		members[i] = int32(i)
 	}
 	comps := tComps(dims, 0, tFields(dims))
-	used := tInterp{maxI: 20, capI: 20}
+	used := tInterp{maxI: 20, capI: 20, gridOnly: true}
 	for step, f := range []float64{1, 2.3, 0.7, 4.1, 1, 3, 0.5, 2.3} {
 		y := make([]float64, len(base))
 		for k, v := range base {
@@ -122,7 +126,7 @@ func TestTInterpReuse(t *testing.T) {
 		// A window: the points left of the map's middle, as a class plane
 		// would take it, then the whole map.
 		for _, part := range [][]int32{members[:n/2], members} {
-			fresh := tInterp{maxI: 20, capI: 20}
+			fresh := tInterp{maxI: 20, capI: 20, gridOnly: true}
 			fresh.setGrid(y, n, dims)
 			want := make([]float64, len(part)*len(comps))
 			if err := fresh.sums(ctx, want, y, part, nil, comps, 2); err != nil {
@@ -142,5 +146,89 @@ func TestTInterpReuse(t *testing.T) {
 	}
 	if used.reused == 0 {
 		t.Errorf("no buffer was reused: makeRoom's reuse was not exercised")
+	}
+}
+
+// BenchmarkTDirect: one call of a plane's direct sums (pass 1's fields),
+// the cost tInterp.direct weighs against the grid's (tDirectPairSeconds:
+// the time over m²).
+func BenchmarkTDirect(b *testing.B) {
+	for _, m := range []int{1000, 4000} {
+		rng := rand.New(rand.NewPCG(3, uint64(m)))
+		y := make([]float64, 2*m)
+		for k := range y {
+			y[k] = 30 * rng.NormFloat64()
+		}
+		members := make([]int32, m)
+		for i := range members {
+			members[i] = int32(i)
+		}
+		comps := []int{0, 1, 2, 3, 4, 5}
+		dst := make([]float64, m*len(comps))
+		ti := tInterp{}
+		ti.setGrid(y, m, 2)
+		b.Run(fmt.Sprint(m), func(b *testing.B) {
+			for range b.N {
+				if err := kernels.ParallelFor(context.Background(), m, 2, 64, func(lo, hi int) {
+					tDirectRows(dst, y, 2, members, nil, comps, ti.r, lo, hi)
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(m)/float64(m), "ns/pair")
+		})
+	}
+}
+
+// TestTInterpDirect: a plane whose grid costs more than its pairs is
+// summed directly, to the bits of tDirect; a large plane is interpolated,
+// and gridOnly interpolates a small one.
+func TestTInterpDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, tc := range []struct {
+		name      string
+		n         int
+		spread    float64
+		gridOnly  bool
+		direct    bool
+		tolerance float64 // against tDirect, relative
+	}{
+		{"569 rows over a wide grid", 569, 400, false, true, 0},
+		{"569 rows, grid only", 569, 400, true, false, 1e-3},
+		{"30,000 rows over 50 intervals", 30000, 10, false, false, 1e-4},
+	} {
+		y := make([]float64, 2*tc.n)
+		for k := range y {
+			y[k] = tc.spread * rng.NormFloat64()
+		}
+		members := make([]int32, tc.n)
+		for i := range members {
+			members[i] = int32(i)
+		}
+		ti := tInterp{gridOnly: tc.gridOnly}
+		ti.setGrid(y, tc.n, 2)
+		i0, i1 := ti.window(members)
+		p0 := tFFTSize(2*int(i1[0]-i0[0]+1)*ti.nodes() - 1)
+		p1 := tFFTSize(2*int(i1[1]-i0[1]+1)*ti.nodes() - 1)
+		if got := ti.direct(tc.n, 6, p0, p1); got != tc.direct {
+			t.Errorf("%s: direct %v, want %v (grid %v intervals)", tc.name, got, tc.direct, ti.nb)
+		}
+		if tc.n > 5000 {
+			continue // tDirect's reference would take seconds
+		}
+		comps := []int{0, 1, 2, 3, 4, 5}
+		want := make([]float64, tc.n*6)
+		tDirect(want, y, 2, members, nil, comps, ti.r)
+		got := make([]float64, tc.n*6)
+		if err := ti.sums(context.Background(), got, y, members, nil, comps, 2); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		worst := 0.0
+		for _, e := range tRelErrs(got, want, 6) {
+			worst = max(worst, e)
+		}
+		if worst > tc.tolerance || (worst == 0) != tc.direct {
+			t.Errorf("%s: relative error %.2g against tDirect, want ≤ %g (and 0 only when direct)", tc.name, worst, tc.tolerance)
+		}
 	}
 }
