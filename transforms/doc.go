@@ -78,7 +78,7 @@
 // Columns.Exclude names (which also thins the globs of explicit features);
 // one line names the features used and every column left out, with why (a
 // warning when a name was guessed to be an identifier or target). Features
-// of scales (standard deviations) more than 1e3 apart are a warning when
+// of scales (standard deviations) more than 100 apart are a warning when
 // they are not standardised. A constant column is dropped with a warning,
 // standardised or not. Standardisation is the
 // z-score with the training mean and the sample standard deviation

@@ -134,10 +134,11 @@ func TestScaleGapWarning(t *testing.T) {
 		want        string // in the warning; "" none
 	}{
 		{"price beside carat", []float64{4000, 0.5, 1}, false, `"a" has standard deviation`},
-		{"a factor 100", []float64{100, 1, 10}, false, ""},
-		{"just above 1e3", []float64{1, 1, 1500}, false, `"c" has standard deviation`},
+		{"a factor 30", []float64{30, 1, 10}, false, ""},
+		{"just above 100", []float64{1, 1, 150}, false, `"c" has standard deviation`},
 		{"tiny beside unit", []float64{1, 1e-4, 1}, false, `, "b" 9.`},
 		{"standardised", []float64{4000, 0.5, 1}, true, ""},
+		{"palmerpenguins: body mass beside bill depth", []float64{802, 1.97, 14}, false, `"a" has standard deviation`},
 	}
 	for _, tc := range tests {
 		rec := record(t, mem, map[string][]float64{"a": col(tc.sds[0]), "b": col(tc.sds[1]), "c": col(tc.sds[2])}, []string{"a", "b", "c"})

@@ -96,7 +96,7 @@ func (t *FeatureTable) K() int { return len(t.Scaling.Names) }
 //     carries no information, and has no scale to standardise by.
 //   - With standardize, every kept column is z-scored with its mean and
 //     sample standard deviation (N−1); without it, features whose standard
-//     deviations differ by more than a factor 1e3 are a warning (scaleGap).
+//     deviations differ by more than a factor 100 are a warning (scaleGap).
 //   - With an id column (sel.ID), ids must be unique (CheckUniqueIDs): a
 //     later evaluate or apply matches rows by id.
 //   - The rows read are fingerprinted (FingerprintOf: their ids or row

@@ -14,7 +14,7 @@ import (
 // features standardised as the fit takes them. It runs ReadFeatures'
 // checks on the statistics (a column too large to standardise, a range
 // whose squares overflow: named by file and column, not row), warns of
-// unstandardised scales a factor 1e3 apart, and records the features.
+// unstandardised scales a factor 100 apart, and records the features.
 func (t *Table) Standardize(env *transforms.Env, m *Moments, standardize bool) (*transforms.Scaling, *Moments, error) {
 	s, warns, err := m.Scaling(t.Features, standardize)
 	if err != nil {
