@@ -63,6 +63,10 @@ const (
 	// 2.5 times the high end).
 	tRowSeconds = 3.8e-5
 	tRowGrowth  = 0.7
+	// tEvalFloorSeconds is what an evaluation's grids cost however few
+	// the rows (digits' 1,797: 49 evaluations of about 0.13 s, where the
+	// rows' share is 0.07).
+	tEvalFloorSeconds = 0.05
 	// tMeasuredRows is the most rows the t level was measured at; the stage
 	// warns above it (sizeWarning).
 	tMeasuredRows = 100_000
@@ -112,7 +116,11 @@ func (t TimePlan) String() string {
 func (o Options) timePlan(n, d, threads int, soft bool) TimePlan {
 	var t TimePlan
 	if o.kernel() == KernelT {
-		per := tRowSeconds * float64(n) * math.Pow(max(1, float64(n)/20_000), tRowGrowth) * tEvalsPerIter
+		// A small map's grid is as wide as a large one's: its transforms
+		// take tEvalFloorSeconds unless its pairs summed directly are
+		// cheaper (TStress's planes go direct then; tInterp.direct).
+		floor := min(tEvalFloorSeconds, float64(n)*float64(n)*3*tDirectPairSeconds)
+		per := (tRowSeconds*float64(n)*math.Pow(max(1, float64(n)/20_000), tRowGrowth) + floor) * tEvalsPerIter
 		if soft {
 			per *= gridSoftFactor
 		}

@@ -38,6 +38,8 @@ func TestTimePlan(t *testing.T) {
 		{"diamonds, 3,000 rows, exact (seven levels)", 3000, 7, Exact, 0, 49.9, false, ""},
 		{"diamonds, 1,000 rows, exact", 1000, 7, Exact, 0, 2.86, false, ""},
 		{"overlap, 3,000 × 50, t kernel (30 classes)", 3000, 50, Grid, 0, 10.2, false, KernelT},
+		{"digits, 1,797 × 61, t kernel (10 classes)", 1797, 61, Grid, 0, 9.2, false, KernelT},
+		{"breast cancer, 569 × 30, t kernel (direct sums)", 569, 30, Grid, 0, 1.4, false, KernelT},
 		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 54.9, false, KernelT},
 		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 69.8, false, KernelT},
 		{"overlap, 10⁵ × 50, t kernel (30 classes)", 100_000, 50, Grid, 0, 617.4, false, KernelT},
