@@ -94,7 +94,7 @@ type TStress struct {
 	slots  []float64 // the rows' chunk accumulators
 	work   []nervBHScratch
 	cells  CellGrid // the map in kernel units, for the near pairs
-	// The fine near pairs' data in the cells' order (nearFine).
+	// The near pairs' data in the cells' order (nearSym).
 	cellCls []int32   // class, where its plane is on the fine grid, else −1
 	cellLab []bool    // labelled (when the labelled plane has a weight)
 	chgC    []float64 // pass 2's charges A, B, C

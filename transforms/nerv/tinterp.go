@@ -591,6 +591,7 @@ func tGridBytes() float64 {
 
 // tPointBytes bounds TStress's per-point state: the map in kernel units,
 // the passes' records, a plane's sums and charges (a point in up to
-// three planes with hard labels), the Lagrange weights, the cell list and
-// the rows' chunk accumulators (16 of n×2).
-const tPointBytes = 16 + 8*(9+4) + 3*8*7 + 8 + 8*2*tNodesPerInterval + 24 + 16*16 + 20
+// three planes with hard labels), the Lagrange weights, the cell list, the
+// rows' chunk accumulators (16 of n×2), and the near pairs' class, label,
+// charges and sums in the cells' order (nearSym).
+const tPointBytes = 16 + 8*(9+4) + 3*8*7 + 8 + 8*2*tNodesPerInterval + 24 + 16*16 + 20 + 4 + 1 + 24 + 8*9
