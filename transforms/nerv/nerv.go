@@ -854,7 +854,9 @@ func memoryPlan(n int, o Options, soft bool) plan {
 				// counted both, as the collector may not have).
 				p.pairs += tGridBytes() + tPointBytes*float64(n)
 				if soft {
-					p.pairs += float64(8*tFields(2)*DefaultGridSoftLevels) * float64(n)
+					// The channels' sums, and the rows' levels in the
+					// cells' order (at most 8 counted, as gridSoftPointBytes).
+					p.pairs += float64(8*tFields(2)*DefaultGridSoftLevels+8) * float64(n)
 				}
 				p.what += " and the t kernel's interpolation"
 			}

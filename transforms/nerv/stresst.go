@@ -95,11 +95,12 @@ type TStress struct {
 	work   []nervBHScratch
 	cells  CellGrid // the map in kernel units, for the near pairs
 	// The near pairs' data in the cells' order (nearSym).
-	cellCls []int32   // class, where its plane is on the fine grid, else −1
-	cellLab []bool    // labelled (when the labelled plane has a weight)
-	chgC    []float64 // pass 2's charges A, B, C
-	acc     []float64 // the sums
-	strips  []int32
+	cellCls   []int32   // class, where its plane is on the fine grid, else −1
+	cellLab   []bool    // labelled (when the labelled plane has a weight, or labels are soft)
+	cellLevel []uint8   // soft labels' levels, c a row
+	chgC      []float64 // pass 2's charges A, B, C
+	acc       []float64 // the sums
+	strips    []int32
 }
 
 // tPlane is one plane: its members (who are also its readers) and its
@@ -847,7 +848,7 @@ func (t *TStress) hasClassPlanes() bool {
 // and for a class plane on a coarser grid over the points within that
 // grid's radius (weight −α·λ̂_ij: with one-hot labels the row's own class
 // on a grid of its own, from its cell list; soft labels' channels on the
-// coarse grid, nearSoft). Pass 1's sums, or with second pass 2's charged
+// coarse grid). Pass 1's sums, or with second pass 2's charged
 // ones.
 func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
 	fine := tNearSet{g: &t.cells, r: t.interp.r, all: true, fine: true, alpha: in.Alpha}
@@ -857,8 +858,9 @@ func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bo
 	if !t.hasClassPlanes() {
 		return nil
 	}
-	if t.rounds || t.hard.class == nil {
-		return t.nearSoft(ctx, in, dims, second, threads)
+	if t.softNear() {
+		soft := tNearSet{g: &t.cells, r: t.coarse.r, soft: true, alpha: in.Alpha, c: in.C}
+		return t.nearSym(ctx, &soft, dims, second, threads)
 	}
 	for k := range t.factor {
 		if t.factor[k] == 1 || k >= len(t.byCls) || len(t.clsIdx[k]) == 0 {
@@ -872,6 +874,10 @@ func (t *TStress) near(ctx context.Context, in *SparseInput, dims int, second bo
 	return nil
 }
 
+// softNear reports whether the class planes' near pairs are soft labels'
+// channels, by λ̂ (else each hard class's own, by −α).
+func (t *TStress) softNear() bool { return t.rounds || t.hard.class == nil }
+
 // tNearSet is a cell list whose near pairs nearSym sums: the fine one
 // over all points (weights by TStress.weight, and the planes of all points
 // with them), or a hard class's own (weight u, its plane only).
@@ -879,10 +885,14 @@ type tNearSet struct {
 	g     *CellGrid
 	idx   []int32 // the list's points' rows; nil: the list is over all rows
 	r     float64 // the near radius
-	u     float64 // the pairs' weight, unless fine
-	alpha float64 // α, for fine weights
+	u     float64 // the pairs' weight, unless fine or soft
+	alpha float64 // α, for fine and soft weights
 	all   bool    // the pairs count in the planes of all points (Z, A)
 	fine  bool    // the fine list: weights by weight
+	// soft: soft labels' channels on the fine list within the coarse
+	// grid's radius, weight −α·λ̂ between labelled rows (c channels).
+	soft bool
+	c    int
 }
 
 // row returns the row of the list's point at cell position p.
@@ -896,6 +906,17 @@ func (s *tNearSet) row(p int) int {
 
 // weight returns u_ij of the pair at cell positions p < q.
 func (t *TStress) weight(s *tNearSet, p, q int) float64 {
+	if s.soft {
+		if !t.cellLab[p] || !t.cellLab[q] {
+			return 0
+		}
+		var sum int
+		a, b := t.cellLevel[p*s.c:(p+1)*s.c], t.cellLevel[q*s.c:(q+1)*s.c]
+		for k, r := range a {
+			sum += int(min(r, b[k]))
+		}
+		return -s.alpha * float64(sum) / float64(t.soft.levels)
+	}
 	if !s.fine {
 		return s.u
 	}
@@ -926,9 +947,22 @@ func (t *TStress) cellAttrs(in *SparseInput) {
 		}
 	}
 	t.cellLab = t.cellLab[:0]
-	if t.wl != 0 {
+	soft := t.hasClassPlanes() && t.softNear()
+	if t.wl != 0 || soft {
 		for _, i := range perm {
 			t.cellLab = append(t.cellLab, in.labelled(int(i)))
+		}
+	}
+	// Soft labels' rounded levels (λ̂, gridSoft.lamHat), for nearSym.
+	t.cellLevel = t.cellLevel[:0]
+	if soft {
+		c := in.C
+		for p, i := range perm {
+			if t.cellLab[p] {
+				t.cellLevel = append(t.cellLevel, t.soft.level[int(i)*c:int(i+1)*c]...)
+			} else {
+				t.cellLevel = append(t.cellLevel, make([]uint8, c)...)
+			}
 		}
 	}
 }
@@ -1028,6 +1062,9 @@ func (t *TStress) nearRow1(s *tNearSet, runs [][2]int32, p, dims int) {
 				continue
 			}
 			u := t.weight(s, p, q)
+			if u == 0 && !s.all {
+				continue // soft rows with nothing in common, or an unlabelled one
+			}
 			w := 1 / (1 + a)
 			wk := w * (1 - tSplit(a, r))
 			l := math.Log(1 + a) // a ≥ 0: Log1p's care is not needed, at half its speed
@@ -1081,6 +1118,9 @@ func (t *TStress) nearRow2(s *tNearSet, runs [][2]int32, p, dims int) {
 				continue
 			}
 			u := t.weight(s, p, q)
+			if u == 0 && !s.all {
+				continue // soft rows with nothing in common, or an unlabelled one
+			}
 			w := 1 / (1 + a)
 			w2 := w * w * (1 - tSplit(a, r))
 			l := math.Log(1 + a)
@@ -1103,33 +1143,6 @@ func (t *TStress) nearRow2(s *tNearSet, runs [][2]int32, p, dims int) {
 	for c := range di {
 		di[c] += own[c]
 	}
-}
-
-// nearSoft adds the near parts of soft labels' channel planes, on the
-// coarse grid, row by row: every labelled point within its radius, by λ̂.
-func (t *TStress) nearSoft(ctx context.Context, in *SparseInput, dims int, second bool, threads int) error {
-	rc := t.coarse.r
-	return kernels.ParallelForWorker(ctx, in.N, threads, 256, func(wk, lo, hi int) {
-		sc := &t.work[wk]
-		for i := lo; i < hi; i++ {
-			if !in.labelled(i) {
-				continue
-			}
-			ui := t.u[i*dims : (i+1)*dims]
-			sc.runs = t.cells.AppendRuns(sc.runs[:0], ui, rc)
-			for _, run := range sc.runs {
-				for p := run[0]; p < run[1]; p++ {
-					j := int(t.cells.Perm[p])
-					if j == i || !in.labelled(j) {
-						continue
-					}
-					if lam := t.soft.lamHat(i, j, in.C); lam > 0 {
-						t.nearPair(i, j, ui, t.cells.Pos[int(p)*dims:int(p+1)*dims], rc, -in.Alpha*lam, false, second)
-					}
-				}
-			}
-		}
-	})
 }
 
 // classOf returns row i's class with one-hot labels and class cell lists,

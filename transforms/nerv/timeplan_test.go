@@ -42,6 +42,7 @@ func TestTimePlan(t *testing.T) {
 		{"breast cancer, 569 × 30, t kernel (direct sums)", 569, 30, Grid, 0, 1.4, false, KernelT},
 		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 54.9, false, KernelT},
 		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 69.8, false, KernelT},
+		{"four clusters, 20,000 × 3, t kernel, soft labels", 20_000, 3, Grid, 0, 175.0, true, KernelT},
 		{"overlap, 10⁵ × 50, t kernel (30 classes)", 100_000, 50, Grid, 0, 617.4, false, KernelT},
 	} {
 		o := DefaultOptions()
