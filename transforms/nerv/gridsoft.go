@@ -157,12 +157,16 @@ func roundRow(dst []uint8, w []float64, levels int) int {
 
 // lamHat returns λ̂_ij of two labelled rows.
 func (s *gridSoft) lamHat(i, j, c int) float64 {
+	return levelsCommunity(s.level[i*c:(i+1)*c], s.level[j*c:(j+1)*c], s.levels)
+}
+
+// levelsCommunity is λ̂ of two rows' rounded levels a and b.
+func levelsCommunity(a, b []uint8, levels int) float64 {
 	var sum int
-	a, b := s.level[i*c:(i+1)*c], s.level[j*c:(j+1)*c]
 	for k, r := range a {
 		sum += int(min(r, b[k]))
 	}
-	return float64(sum) / float64(s.levels)
+	return float64(sum) / float64(levels)
 }
 
 // softListed returns what a listed pair of two labelled rows adds to the

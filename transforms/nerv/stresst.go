@@ -910,12 +910,7 @@ func (t *TStress) weight(s *tNearSet, p, q int) float64 {
 		if !t.cellLab[p] || !t.cellLab[q] {
 			return 0
 		}
-		var sum int
-		a, b := t.cellLevel[p*s.c:(p+1)*s.c], t.cellLevel[q*s.c:(q+1)*s.c]
-		for k, r := range a {
-			sum += int(min(r, b[k]))
-		}
-		return -s.alpha * float64(sum) / float64(t.soft.levels)
+		return -s.alpha * levelsCommunity(t.cellLevel[p*s.c:(p+1)*s.c], t.cellLevel[q*s.c:(q+1)*s.c], t.soft.levels)
 	}
 	if !s.fine {
 		return s.u
