@@ -7,7 +7,10 @@ scikit-learn's trustworthiness T(10), continuity C(10) (T with the spaces
 swapped) and the leave-one-out 10-NN class accuracy in the map; the first
 row is the input space's own 10-NN class accuracy. With --all-rows it adds,
 for the input and each map, the 10-NN class accuracy with neighbours among
-all rows (not only the sample's):
+all rows (not only the sample's). With --penalty it splits each map's
+1 − T(10) by where the false neighbours come from: the share of the penalty
+from map neighbours of the row's own class and from other classes, and the
+share of map neighbours from other classes:
 
     python scripts/nervbh/score.py four-clusters-1m.parquet nerv-1m.parquet tsne-1m.parquet
     python scripts/nervbh/score.py --label label --features f0,f1,… data.parquet map.parquet
@@ -33,11 +36,32 @@ def knn_accuracy(z, lab):
     return np.mean([np.bincount(lab[v]).argmax() == l for v, l in zip(idx, lab)])
 
 
+def penalty_split(xs, ys, ls):
+    """Shares of trustworthiness's penalty Σ max(0, r − K) (r the input rank
+    of a map neighbour) from neighbours of the row's own class and of other
+    classes, the share of map neighbours of another class, and T itself."""
+    n = len(xs)
+    d = ((xs[:, None, :] - xs[None, :, :]) ** 2).sum(-1)
+    np.fill_diagonal(d, np.inf)
+    order = np.argsort(d, axis=1, kind="stable")
+    rank = np.empty_like(order)
+    rank[np.arange(n)[:, None], order] = np.arange(1, n + 1)[None, :]
+    nb = NearestNeighbors(n_neighbors=K + 1).fit(ys).kneighbors(ys, return_distance=False)[:, 1:]
+    pen = np.maximum(rank[np.arange(n)[:, None], nb] - K, 0).astype(float)
+    same = ls[nb] == ls[:, None]
+    total = pen.sum()
+    t = 1 - total * 2.0 / (n * K * (2 * n - 3 * K - 1))
+    if total == 0:
+        return 0.0, 0.0, 1 - same.mean(), t
+    return pen[same].sum() / total, pen[~same].sum() / total, 1 - same.mean(), t
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--label", default="class")
     ap.add_argument("--features", default="x,y,z", help="comma list, or all")
     ap.add_argument("--all-rows", action="store_true", help="also the 10-NN class accuracy among all rows")
+    ap.add_argument("--penalty", action="store_true", help="split 1 − T(10) by the false neighbours' class")
     ap.add_argument("data")
     ap.add_argument("maps", nargs="+")
     a = ap.parse_args()
@@ -63,6 +87,11 @@ def main():
         tr = trustworthiness(xs, ys, n_neighbors=K)
         co = trustworthiness(ys, xs, n_neighbors=K)
         print(f"| {path} | {len(y)} | {tr:.4f} | {co:.4f} | {knn_accuracy(ys, ls):.4f} |")
+        if a.penalty:
+            same, other, frac, t = penalty_split(xs, ys, ls)
+            if abs(t - tr) > 1e-9:
+                raise SystemExit(f"{path}: the split's T(10) {t} is not scikit-learn's {tr}")
+            print(f"|   1 − T(10) from: own class {same:.2f}, other classes {other:.2f}; map neighbours of another class {frac:.3f} | | | | |")
         if a.all_rows:
             maps.append((path, y))
     if a.all_rows:
