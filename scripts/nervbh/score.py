@@ -10,7 +10,10 @@ for the input and each map, the 10-NN class accuracy with neighbours among
 all rows (not only the sample's). With --penalty it splits each map's
 1 − T(10) by where the false neighbours come from: the share of the penalty
 from map neighbours of the row's own class and from other classes, and the
-share of map neighbours from other classes:
+share of map neighbours from other classes. With --preserved it adds, for
+each map, the share of each row's 10 nearest input neighbours among its 10
+nearest map neighbours, both among all rows, over every (N/1,000)-th row
+(the neighbourhood monitor's local score, computed here independently):
 
     python scripts/nervbh/score.py four-clusters-1m.parquet nerv-1m.parquet tsne-1m.parquet
     python scripts/nervbh/score.py --label label --features f0,f1,… data.parquet map.parquet
@@ -62,6 +65,7 @@ def main():
     ap.add_argument("--features", default="x,y,z", help="comma list, or all")
     ap.add_argument("--all-rows", action="store_true", help="also the 10-NN class accuracy among all rows")
     ap.add_argument("--penalty", action="store_true", help="split 1 − T(10) by the false neighbours' class")
+    ap.add_argument("--preserved", action="store_true", help="also the 10-NN preservation among all rows, on 1,000 rows")
     ap.add_argument("data")
     ap.add_argument("maps", nargs="+")
     a = ap.parse_args()
@@ -78,6 +82,7 @@ def main():
     print("|---|---:|---:|---:|---:|")
     print(f"| the input space ({len(feats)} features) | {len(x)} | – | – | {knn_accuracy(xs, ls):.4f} |")
     maps = []
+    nx = None
     for path in a.maps:
         e = pq.read_table(path)
         y = np.column_stack([e[c].to_numpy() for c in e.column_names if c.startswith("emb_")])
@@ -92,6 +97,13 @@ def main():
             if abs(t - tr) > 1e-9:
                 raise SystemExit(f"{path}: the split's T(10) {t} is not scikit-learn's {tr}")
             print(f"|   1 − T(10) from: own class {same:.2f}, other classes {other:.2f}; map neighbours of another class {frac:.3f} | | | | |")
+        if a.preserved:
+            if nx is None:
+                rows = np.arange(0, len(x), max(1, len(x) // 1000))[:1000]
+                nx = NearestNeighbors(n_neighbors=K + 1).fit(x).kneighbors(x[rows], return_distance=False)
+            ny = NearestNeighbors(n_neighbors=K + 1).fit(y).kneighbors(y[rows], return_distance=False)
+            kept = np.mean([len(set(u[u != r][:K]) & set(v[v != r][:K])) / K for r, u, v in zip(rows, nx, ny)])
+            print(f"|   10-NN preserved among all rows: {kept:.4f} | | | | |")
         if a.all_rows:
             maps.append((path, y))
     if a.all_rows:
