@@ -228,7 +228,11 @@
 // the input's 0.86); the sample's scores see that. The accuracies of 1,000
 // rows move by 0.002 to 0.008 between the checks of a converged map (rows
 // on class boundaries flip), so the tolerance is not finer than that. The
-// final score is Result.Quality (the stage's figure "quality").
+// t kernel's level compares each check with the one before the previous
+// (tMonitorSpan = 2): its rows' neighbourhoods form slowly out of the
+// Gaussian map's and drift by about half the tolerance a check, which the
+// one-check rule took for converged. The final score is Result.Quality
+// (the stage's figure "quality").
 //
 // Time is then bounded by the iteration cost, not by the data: at N = 800
 // an iteration costs about one Stress evaluation, which keeps each pair's
@@ -300,17 +304,16 @@
 // coarse grid of at most 40 intervals, their near pairs over all labelled
 // points.
 // Placing new rows (below) sums over every reference row under the t
-// kernel. At 10⁵ rows of overlap the level took 8 minutes (40
-// evaluations of 11.8 s, each near pair summed once for both its rows;
-// 21 s when each row summed its own: the classes' dense cores put some
-// 3,000 rows within each row's near radius of a grid spanning the map)
-// for T(10) 0.894, against the Gaussian map's 0.890 and t-SNE's 0.905 (run on to
-// 80 iterations, 0.8947: what is left is not convergence; BENCHMARKS.md,
-// "The t level at 10⁵ rows"); a far field whose cost does not follow
-// the map's bounding box would be the next step. The level's gain shrinks
-// with n: within 0.01 of t-SNE's T(10) at 20,000 rows of overlap and of
-// the four clusters, 0.011 and 0.017 short at 10⁵ from the sample start
-// and from the PCA start alike.
+// kernel. At 10⁵ rows of overlap the level took 14 minutes (50
+// iterations, 64 evaluations of about 13 s, each near pair summed once
+// for both its rows; 21 s when each row summed its own: the classes'
+// dense cores put some 3,000 rows within each row's near radius of a grid
+// spanning the map) for T(10) 0.8947, against the Gaussian map's 0.890
+// and t-SNE's 0.905 (BENCHMARKS.md, "The t level at 10⁵ rows"); a far
+// field whose cost does not follow the map's bounding box would be the
+// next step. The level's gain shrinks with n: within 0.01 of t-SNE's
+// T(10) at 20,000 rows of overlap and of the four clusters, 0.010 and
+// 0.017 short at 10⁵ from the sample start and from the PCA start alike.
 //
 // # Placing new rows
 //

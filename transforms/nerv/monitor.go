@@ -28,7 +28,8 @@ import (
 //     was 0.77 against the input's 0.86 (class fragments still merging).
 //
 // The level stops when none of the four moved by more than
-// Options.NeighbourTol since the previous check: the stress keeps falling
+// Options.NeighbourTol since the previous check (the t level: since the
+// check before it, tMonitorSpan): the stress keeps falling
 // long after the neighbourhoods stopped moving (on diamonds, 150 → 492
 // iterations lowered the stress 3.80 → 3.70 with T(10) 0.9726 → 0.9729).
 // The accuracies of 1,000 rows move by 0.002 to 0.008 between checks of a
@@ -89,6 +90,11 @@ type neighbourMonitor struct {
 	hits, correct, hitsS, correctS []float64
 	last                           Quality
 	tol                            float64
+	// span is how many checks back a score is compared with (1 unless
+	// set; the t level's is tMonitorSpan), and prev the last span scores,
+	// oldest first.
+	span int
+	prev []Quality
 }
 
 // newNeighbourMonitor samples rows of x (n×d, the input) and idx (n×k
@@ -286,10 +292,15 @@ func (m *neighbourMonitor) converged(ctx context.Context, iter int, y []float64)
 	if err != nil {
 		return false // cancelled: the optimiser returns ctx.Err()
 	}
-	prev := m.last
+	q.Checks = m.last.Checks + 1
 	m.last = q
-	m.last.Checks++
-	return prev.Checks > 0 && m.tol > 0 && q.moved(prev) <= m.tol
+	span := max(1, m.span)
+	m.prev = append(m.prev, q)
+	if len(m.prev) <= span {
+		return false
+	}
+	m.prev = m.prev[len(m.prev)-span-1:]
+	return m.tol > 0 && q.moved(m.prev[0]) <= m.tol
 }
 
 // DefaultNeighbourTol is Options.NeighbourTol's default.

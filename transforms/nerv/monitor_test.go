@@ -165,8 +165,9 @@ func TestMonitorScore(t *testing.T) {
 }
 
 // TestMonitorConverged: checks every monitorEvery iterations; the first
-// check never stops; a later one stops when neither score moved by more
-// than the tolerance; tolerance 0 never stops.
+// check never stops; a later one stops when no score moved by more than
+// the tolerance since span checks before (the first span checks never
+// stop); tolerance 0 never stops.
 func TestMonitorConverged(t *testing.T) {
 	ctx := context.Background()
 	const n, k = 300, 10
@@ -186,27 +187,33 @@ func TestMonitorConverged(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		tol   float64
-		maps  [][]float64 // the maps at iterations 10, 20, 30
+		span  int
+		maps  [][]float64 // the maps at iterations 10, 20, …
 		stops int         // the iteration that stops, 0: none
 	}{
-		{"same map", 1e-9, [][]float64{x, x, x}, 20},
-		{"moved, then still", 1e-9, [][]float64{x, moved, moved}, 30},
-		{"moved, loose tolerance", 1, [][]float64{x, moved, moved}, 20},
-		{"tolerance 0", 0, [][]float64{x, x, x}, 0},
+		{"same map", 1e-9, 0, [][]float64{x, x, x}, 20},
+		{"moved, then still", 1e-9, 0, [][]float64{x, moved, moved}, 30},
+		{"moved, loose tolerance", 1, 0, [][]float64{x, moved, moved}, 20},
+		{"tolerance 0", 0, 0, [][]float64{x, x, x}, 0},
+		{"span 2, same map", 1e-9, 2, [][]float64{x, x, x, x}, 30},
+		{"span 2, moved, then still", 1e-9, 2, [][]float64{x, moved, moved, moved}, 40},
+		{"span 2, moved back", 1e-9, 2, [][]float64{x, moved, x, x}, 30},
+		{"span 2, still, then moved", 1e-9, 2, [][]float64{x, x, moved, moved, moved}, 50},
 	} {
 		m, err := newNeighbourMonitor(ctx, x, 2, idx, n, k, nil, 0, 2, n, 1, tc.tol)
 		if err != nil {
 			t.Fatal(err)
 		}
-		stops := 0
-		for it := 1; it <= 30 && stops == 0; it++ {
+		m.span = tc.span
+		stops, last := 0, monitorEvery*len(tc.maps)
+		for it := 1; it <= last && stops == 0; it++ {
 			if m.converged(ctx, it, tc.maps[(it-1)/monitorEvery]) {
 				stops = it
 			}
 		}
 		wantChecks := tc.stops / monitorEvery
 		if tc.stops == 0 {
-			wantChecks = 3
+			wantChecks = len(tc.maps)
 		}
 		if stops != tc.stops || m.last.Checks != wantChecks {
 			t.Errorf("%s: stopped at %d after %d checks, want %d", tc.name, stops, m.last.Checks, tc.stops)

@@ -230,7 +230,7 @@ type Options struct {
 	Start       Start       `opt:"start" help:"start of the map: pca, sample (methods bh, cutoff and grid: fit a quarter of the rows first, itself started the same way above 50,000 rows, scale it to the sample map's own density, place the other rows next to their sampled neighbours, and run the last perplexity only, its first 30 iterations exaggerated, 30·√(N/250,000) above 250,000 rows) or auto (sample above 50,000 rows with bh, cutoff and grid, pca otherwise)"`
 	OutputScale OutputScale `opt:"output-scale" help:"output widths: transfer (sᵢ = σᵢ), global (one width), or auto (transfer; global with methods bh, cutoff and grid)"`
 	// OutputKernel is the output neighbourhood's kernel.
-	OutputKernel Kernel `opt:"output-kernel" help:"output neighbourhood: gaussian (the papers') or t (a last level under Student's t, heavy-tailed, whose maps keep neighbourhoods apart without crowding, T(10) near t-SNE's; costs a plane per class: 49 s at 20,000 rows of 30 classes, 10 minutes at 10⁵; method grid or auto, 1 or 2 dims)"`
+	OutputKernel Kernel `opt:"output-kernel" help:"output neighbourhood: gaussian (the papers') or t (a last level under Student's t, heavy-tailed, whose maps keep neighbourhoods apart without crowding, T(10) near t-SNE's; costs a plane per class: 72 s at 20,000 rows of 30 classes, 17 minutes at 10⁵; method grid or auto, 1 or 2 dims)"`
 	// MaxIter and Tol stop the last (finest) scale: L-BFGS iterations, and
 	// the relative cost decrease over 10 iterations (doc.go, "Stopping
 	// rule").

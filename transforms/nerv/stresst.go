@@ -511,6 +511,7 @@ func (l *sparseLevels) refineT(y, x []float64, d int, o Options, rep transforms.
 		return Level{}, nil, err
 	}
 	if mon != nil {
+		mon.span = tMonitorSpan
 		set.Converged = func(it int, y []float64, _ float64) bool { return mon.converged(l.ctx, it, y) }
 	}
 	r, err := lbfgs.Run(l.ctx, eval, yt, set)
@@ -535,6 +536,14 @@ func (l *sparseLevels) refineT(y, x []float64, d int, o Options, rep transforms.
 	}
 	return lv, out, nil
 }
+
+// tMonitorSpan is how many checks back the t level's monitor compares
+// with: its rows' neighbourhoods form slowly from the Gaussian map's and
+// keep drifting by about half the tolerance a check. On 30,000 rows of
+// blobs of unequal widths the one-check rule stopped at 50 iterations
+// (preservation 0.269, T(10) 0.9626), two checks at 100 (0.284, 0.9668;
+// 150 iterations 0.291, 0.9678; t-SNE 0.9728).
+const tMonitorSpan = 2
 
 // heldSpread returns f with the map's spread held at r0: it evaluates f
 // at v = r0·y/r(y), r the root mean square distance from the centroid, and

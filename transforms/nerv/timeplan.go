@@ -55,12 +55,14 @@ const (
 	// tRowGrowth: on overlap's 10⁵ rows 11.8 s an evaluation (40 in 474
 	// s), the map's dense classes putting some 3,000 rows within the near
 	// radius of a grid whose intervals grow with the map (TStress
-	// .chooseFine). The monitor stopped the measured t levels at 30
-	// iterations (overlap at 20,000 and 10⁵ rows) and 50 (3,000 rows, and
-	// 20,000 of the four clusters); the plan counts tMinIter to tHighIter
-	// iterations of tEvalsPerIter evaluations, and brackets the whole
-	// runs (TestTimePlan; a level run to MaxIter = 150 would take up to
-	// 2.5 times the high end).
+	// .chooseFine). The monitor, comparing each check with the one before
+	// the previous (tMonitorSpan), stopped the measured t levels at 50 to
+	// 110 iterations (50: breast cancer and overlap's 20,000 rows; 60
+	// digits; 70 overlap's 3,000; 80 four clusters' 20,000 with soft labels
+	// and 30,000 blobs; 110 four clusters' 20,000); the plan counts
+	// tMinIter to tHighIter iterations of tEvalsPerIter evaluations, and
+	// brackets the whole runs (TestTimePlan; a level run to MaxIter = 150
+	// would take up to 1.3 times the high end).
 	tRowSeconds = 3.8e-5
 	tRowGrowth  = 0.7
 	// tEvalFloorSeconds is what an evaluation's grids cost however few
@@ -76,8 +78,8 @@ const (
 	// tMeasuredRows is the most rows the t level was measured at; the stage
 	// warns above it (sizeWarning).
 	tMeasuredRows = 100_000
-	tMinIter      = 25
-	tHighIter     = 60
+	tMinIter      = 45
+	tHighIter     = 130
 	tEvalsPerIter = 1.2
 )
 

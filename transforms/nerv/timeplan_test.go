@@ -37,13 +37,14 @@ func TestTimePlan(t *testing.T) {
 		{"diamonds, 3,000 rows", 3000, 7, Grid, 0, 3.26, false, ""},
 		{"diamonds, 3,000 rows, exact (seven levels)", 3000, 7, Exact, 0, 49.9, false, ""},
 		{"diamonds, 1,000 rows, exact", 1000, 7, Exact, 0, 2.86, false, ""},
-		{"overlap, 3,000 × 50, t kernel (30 classes)", 3000, 50, Grid, 0, 10.2, false, KernelT},
-		{"digits, 1,797 × 61, t kernel (10 classes)", 1797, 61, Grid, 0, 9.2, false, KernelT},
-		{"breast cancer, 569 × 30, t kernel (direct sums)", 569, 30, Grid, 0, 1.4, false, KernelT},
-		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 54.9, false, KernelT},
-		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 69.8, false, KernelT},
-		{"four clusters, 20,000 × 3, t kernel, soft labels", 20_000, 3, Grid, 0, 175.0, true, KernelT},
-		{"overlap, 10⁵ × 50, t kernel (30 classes)", 100_000, 50, Grid, 0, 617.4, false, KernelT},
+		{"overlap, 3,000 × 50, t kernel (30 classes)", 3000, 50, Grid, 0, 29.4, false, KernelT},
+		{"digits, 1,797 × 61, t kernel (10 classes)", 1797, 61, Grid, 0, 14.4, false, KernelT},
+		{"breast cancer, 569 × 30, t kernel (direct sums)", 569, 30, Grid, 0, 2.7, false, KernelT},
+		{"overlap, 20,000 × 50, t kernel (30 classes)", 20_000, 50, Grid, 0, 71.7, false, KernelT},
+		{"four clusters, 20,000 × 3, t kernel", 20_000, 3, Grid, 0, 156.7, false, KernelT},
+		{"four clusters, 20,000 × 3, t kernel, soft labels", 20_000, 3, Grid, 0, 214.2, true, KernelT},
+		{"overlap, 10⁵ × 50, t kernel (30 classes)", 100_000, 50, Grid, 0, 1014.2, false, KernelT},
+		{"blobs of unequal widths, 30,000 × 10, t kernel (8 classes)", 30_000, 10, Grid, 0, 183.8, false, KernelT},
 	} {
 		o := DefaultOptions()
 		o.Method = tc.method

@@ -556,7 +556,7 @@ class SoftClassNeRV(_Ordinate):
         output neighbourhood: gaussian (the papers') or t (a last level
         under Student's t, heavy-tailed, whose maps keep neighbourhoods
         apart without crowding, T(10) near t-SNE's; costs a plane per class:
-        49 s at 20,000 rows of 30 classes, 10 minutes at 10⁵; method grid or
+        72 s at 20,000 rows of 30 classes, 17 minutes at 10⁵; method grid or
         auto, 1 or 2 dims) (gaussian, t)
     max_iter : int, binary default 150
         L-BFGS iterations of the last (finest) scale (≥ 1)
