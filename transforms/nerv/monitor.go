@@ -91,8 +91,8 @@ type neighbourMonitor struct {
 	last                           Quality
 	tol                            float64
 	// span is how many checks back a score is compared with (1 unless
-	// set; the t level's is tMonitorSpan), and prev the last span scores,
-	// oldest first.
+	// set; the t level's is tMonitorSpan), and prev the scores of the
+	// last span + 1 checks, oldest first.
 	span int
 	prev []Quality
 }
