@@ -961,11 +961,13 @@ func (t *TStress) cellAttrs(in *SparseInput) {
 	t.cellLevel = t.cellLevel[:0]
 	if soft {
 		c := in.C
+		t.cellLevel = slices.Grow(t.cellLevel, len(perm)*c)[:len(perm)*c]
 		for p, i := range perm {
+			dst := t.cellLevel[p*c : (p+1)*c]
 			if t.cellLab[p] {
-				t.cellLevel = append(t.cellLevel, t.soft.level[int(i)*c:int(i+1)*c]...)
+				copy(dst, t.soft.level[int(i)*c:int(i+1)*c])
 			} else {
-				t.cellLevel = append(t.cellLevel, make([]uint8, c)...)
+				clear(dst) // never read (levelFor checks cellLab), but not stale
 			}
 		}
 	}
